@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The whole test suite (what .ci/run runs): formatting, lints, the Rust tests, and the
+# cross-checks that need Python (gguf-py) or Node (Kaitai) and the SmolLM2 download.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+step "cargo clippy"
+cargo clippy --all-targets -- -D warnings
+step "SmolLM2-135M (download once, sha256-checked)"
+GGUF_SMOLLM2="$(bash scripts/fetch-models.sh)"
+export GGUF_SMOLLM2
+step "cargo test"
+cargo test --all-targets
+cargo test --doc
+step "parity with gguf-py"
+bash scripts/check-gguf-py.sh

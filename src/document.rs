@@ -1,0 +1,177 @@
+//! What a parse returns: the whole header of a GGUF file, borrowed from its bytes.
+
+use std::path::Path;
+
+use crate::error::Error;
+use crate::grammar::file::file;
+use crate::grammar::header::Header;
+use crate::grammar::kv::Kv;
+use crate::grammar::tensor_info::TensorInfo;
+use crate::grammar::value::Value;
+use crate::grammar::Endian;
+
+/// A parsed GGUF file: header, key/values in file order (duplicates kept), tensor
+/// descriptors, and the layout of the tensor data. Everything borrows from the input.
+///
+/// ```
+/// # fn main() -> Result<(), gguf_grammar::Error> {
+/// use gguf_grammar::Gguf;
+///
+/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-spm.gguf").unwrap();
+/// let gguf = Gguf::parse(&bytes)?;
+/// assert_eq!(gguf.get("general.architecture").and_then(|v| v.as_str()), Some("llama"));
+/// let tokens = gguf.get("tokenizer.ggml.tokens").and_then(|v| v.as_array()).unwrap();
+/// assert_eq!(tokens.len(), 32000);
+/// assert_eq!(tokens.get(1).and_then(|t| t.as_str()), Some("<s>"));
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Gguf<'a> {
+    /// Version, byte order and counts.
+    pub header: Header,
+    /// Every key/value pair in file order; duplicates are kept.
+    pub kvs: Vec<Kv<'a>>,
+    /// Every tensor descriptor in file order.
+    pub tensors: Vec<Tensor<'a>>,
+    /// `general.alignment` when it is a non-zero u32, else 32.
+    pub alignment: u64,
+    /// Offset of the first byte after the tensor infos.
+    pub tensor_infos_end: u64,
+    /// Start of the tensor data: `align_up(tensor_infos_end, alignment)` (aligned even when
+    /// there are no tensors, as the specification and gguf-py do).
+    pub tensor_data_offset: u64,
+    /// The input the document was parsed from.
+    pub bytes: &'a [u8],
+}
+
+/// A tensor descriptor with its place in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tensor<'a> {
+    /// The descriptor as stored.
+    pub info: TensorInfo<'a>,
+    /// Absolute offset of the tensor's data: tensor-data start + relative offset
+    /// (`None` if the sum overflows).
+    pub data_offset: Option<u64>,
+    /// Size of the tensor's data from the ggml type table (`None` for unknown or removed
+    /// types, a row length that is not a multiple of the block size, or overflow).
+    pub n_bytes: Option<u64>,
+}
+
+impl<'a> Gguf<'a> {
+    /// Parses a GGUF file (or a prefix of one that holds the whole header), detecting the
+    /// byte order.
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
+        Self::parse_with(bytes, None)
+    }
+
+    /// Parses with a forced byte order (`None` detects it from the version field).
+    pub fn parse_with(bytes: &'a [u8], endian: Option<Endian>) -> Result<Self, Error> {
+        match file(endian)(bytes) {
+            Ok((_, gguf)) => Ok(gguf),
+            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(e),
+            // The grammar turns every shortfall into a located error; kept for completeness.
+            Err(nom::Err::Incomplete(_)) => Err(Error {
+                kind: crate::ErrorKind::Truncated {
+                    construct: "file",
+                    needed: 1,
+                },
+                offset: bytes.len() as u64,
+                path: Default::default(),
+            }),
+        }
+    }
+
+    /// The first value stored under `key`.
+    pub fn get(&self, key: &str) -> Option<Value<'a>> {
+        self.get_kv(key).map(|pair| pair.value)
+    }
+
+    /// The first key/value pair whose key is `key`.
+    pub fn get_kv(&self, key: &str) -> Option<&Kv<'a>> {
+        self.kvs
+            .iter()
+            .find(|pair| pair.key.as_bytes() == key.as_bytes())
+    }
+
+    /// The first tensor named `name`.
+    pub fn tensor(&self, name: &str) -> Option<&Tensor<'a>> {
+        self.tensors
+            .iter()
+            .find(|t| t.info.name.as_bytes() == name.as_bytes())
+    }
+
+    /// Byte order of the file.
+    pub fn endian(&self) -> Endian {
+        self.header.ctx.endian
+    }
+
+    /// GGUF version number (1, 2 or 3).
+    pub fn version(&self) -> u32 {
+        self.header.ctx.version.number()
+    }
+
+    /// Where `part` (a slice of the parsed input, such as [`Kv::raw`]) starts in the file,
+    /// or `None` if it does not lie inside the input.
+    pub fn offset_of(&self, part: &[u8]) -> Option<u64> {
+        let start = self.bytes.as_ptr() as usize;
+        let at = part.as_ptr() as usize;
+        let end = start + self.bytes.len();
+        (start..=end)
+            .contains(&at)
+            .then(|| (at - start) as u64)
+            .filter(|offset| offset + part.len() as u64 <= self.bytes.len() as u64)
+    }
+}
+
+/// A memory-mapped GGUF file: only the pages a parse touches are read from disk.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use gguf_grammar::GgufFile;
+///
+/// let file = GgufFile::open("tests/corpus/ggml-vocab-aquila.gguf")?;
+/// let gguf = file.parse()?;
+/// assert_eq!(gguf.version(), 2);
+/// # Ok(()) }
+/// ```
+pub struct GgufFile {
+    map: Option<memmap2::Mmap>,
+}
+
+impl GgufFile {
+    /// Maps the file at `path` read-only.
+    pub fn open(path: impl AsRef<Path>) -> std::io::Result<Self> {
+        let file = std::fs::File::open(path)?;
+        // mmap of a zero-length file fails on some platforms; an empty file is simply empty.
+        let map = if file.metadata()?.len() == 0 {
+            None
+        } else {
+            Some(map_read_only(&file)?)
+        };
+        Ok(GgufFile { map })
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.map.as_deref().unwrap_or(&[])
+    }
+
+    /// Parses the mapped file.
+    pub fn parse(&self) -> Result<Gguf<'_>, Error> {
+        Gguf::parse(self.bytes())
+    }
+}
+
+/// The crate's one use of `unsafe`.
+///
+/// Safety: `memmap2::Mmap::map` is unsafe because the mapping aliases a file that another
+/// process could truncate or modify while we hold it; the bytes would then change under a
+/// `&[u8]` (or reads past a truncation would fault). The crate only ever reads the mapping
+/// and never relies on it staying unchanged between reads for memory safety: every access is
+/// bounds-checked against the mapping's length fixed at map time. Concurrent truncation of a
+/// model file while it is being inspected is outside what this crate defends against, as with
+/// every mmap-based reader (ggml's included).
+#[allow(unsafe_code)]
+fn map_read_only(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
+    unsafe { memmap2::Mmap::map(file) }
+}

@@ -1,0 +1,240 @@
+//! Parse errors: what was expected, where, and inside which construct.
+//!
+//! Every error carries a byte offset and a [`Path`] naming the construct it occurred in,
+//! e.g. `kv[27] "tokenizer.ggml.tokens"[40213]` or `tensor[3] "blk.0.attn_q.weight".dims[1]`.
+//!
+//! The construct parsers in [`crate::grammar`] see only the rest of their input, so while an
+//! error travels up through them its `offset` counts the bytes *remaining* after the failure
+//! point; the entry points ([`crate::Gguf::parse`], [`crate::grammar::file::file`] through it)
+//! call [`Error::located`] to turn that into an absolute offset. If you drive a construct parser
+//! yourself, do the same with the length of the input you gave it.
+
+use std::fmt;
+
+/// A GGUF parse error: kind, byte offset and construct path.
+///
+/// ```
+/// use gguf_grammar::{Gguf, ErrorKind};
+///
+/// let err = Gguf::parse(b"GGML\x03\0\0\0").unwrap_err();
+/// assert_eq!(err.offset, 0);
+/// assert!(matches!(err.kind, ErrorKind::BadMagic { .. }));
+/// assert_eq!(err.to_string(), "offset 0x0 (0): header.magic: expected \"GGUF\", found \"GGML\"");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("offset {offset:#x} ({offset}): {}{kind}", PathPrefix(path))]
+pub struct Error {
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// Absolute byte offset of the failure in the input (see the module docs for the
+    /// remaining-bytes form used inside the grammar).
+    pub offset: u64,
+    /// The construct the failure occurred in, outermost first.
+    pub path: Path,
+}
+
+/// The ways GGUF bytes can fail to decode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The file does not start with the bytes `GGUF`.
+    BadMagic {
+        /// The first four bytes found instead (fewer if the input is shorter).
+        found: Vec<u8>,
+    },
+    /// A version other than 1, 2 or 3: its layout is unknown.
+    UnsupportedVersion {
+        /// The version as read in the detected byte order.
+        version: u32,
+    },
+    /// A value type tag outside 0..=12.
+    UnknownValueType {
+        /// The tag read.
+        tag: u32,
+    },
+    /// The input ends inside a fixed-size field.
+    Truncated {
+        /// The field being read, e.g. `"string length"`.
+        construct: &'static str,
+        /// At least this many more bytes past the end of the input are needed to finish
+        /// the header (the field's missing bytes plus the least the constructs after it take).
+        needed: u64,
+    },
+    /// A length or count read from the file claims more bytes than the input has left.
+    LengthPastEnd {
+        /// What the length counts, e.g. `"string"` or `"array of uint32"`.
+        construct: &'static str,
+        /// The declared length (in bytes for strings, in elements for arrays).
+        declared: u64,
+        /// Bytes left in the input after the length field.
+        available: u64,
+        /// At least this many more bytes are needed to finish the header (saturated at
+        /// `u64::MAX`).
+        needed: u64,
+    },
+    /// Arrays nested deeper than [`crate::grammar::value::MAX_NESTING`].
+    NestingTooDeep {
+        /// The depth limit.
+        limit: u32,
+    },
+    /// An error from a nom combinator (should not occur with the crate's own parsers).
+    Nom(nom::error::ErrorKind),
+}
+
+impl ErrorKind {
+    /// For a truncated input, how many more bytes past its end are needed at least;
+    /// `None` for errors more bytes cannot fix. The streaming reader is driven by this.
+    pub fn bytes_needed(&self) -> Option<u64> {
+        match *self {
+            ErrorKind::Truncated { needed, .. } | ErrorKind::LengthPastEnd { needed, .. } => {
+                Some(needed)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ErrorKind::BadMagic { found } => write!(
+                f,
+                "expected \"GGUF\", found \"{}\"",
+                found.escape_ascii()
+            ),
+            ErrorKind::UnsupportedVersion { version } => {
+                write!(f, "unsupported version {version} (known: 1, 2, 3)")
+            }
+            ErrorKind::UnknownValueType { tag } => {
+                write!(f, "unknown value type {tag} (known: 0..=12)")
+            }
+            ErrorKind::Truncated { construct, needed } => write!(
+                f,
+                "input ends inside the {construct} (the header needs at least {needed} more byte{})",
+                if *needed == 1 { "" } else { "s" }
+            ),
+            ErrorKind::LengthPastEnd {
+                construct,
+                declared,
+                available,
+                ..
+            } => write!(
+                f,
+                "{construct} length {declared} exceeds the {available} bytes left"
+            ),
+            ErrorKind::NestingTooDeep { limit } => {
+                write!(f, "arrays nested more than {limit} deep")
+            }
+            ErrorKind::Nom(kind) => write!(f, "{}", kind.description()),
+        }
+    }
+}
+
+/// Where in the file's structure an error occurred: a list of segments, outermost first.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Path(pub Vec<Segment>);
+
+/// One step of a [`Path`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    /// A part of the header: `header.magic`, `header.version`, ...
+    Header(&'static str),
+    /// The n-th key/value pair: `kv[n]`.
+    Kv(u64),
+    /// The n-th tensor info: `tensor[n]`.
+    Tensor(u64),
+    /// A key or tensor name, shown quoted (lossily decoded for display only).
+    Name(String),
+    /// The n-th element of an array: `[n]`.
+    Element(u64),
+    /// The n-th dimension of a tensor info: `.dims[n]`.
+    Dim(u64),
+    /// A named field: `.key`, `.value`, `.name`, `.type`, `.offset`.
+    Field(&'static str),
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, segment) in self.0.iter().enumerate() {
+            match segment {
+                Segment::Header(field) => write!(f, "header.{field}")?,
+                Segment::Kv(n) => write!(f, "kv[{n}]")?,
+                Segment::Tensor(n) => write!(f, "tensor[{n}]")?,
+                Segment::Name(name) if i == 0 => write!(f, "{name:?}")?,
+                Segment::Name(name) => write!(f, " {name:?}")?,
+                Segment::Element(n) => write!(f, "[{n}]")?,
+                Segment::Dim(n) => write!(f, ".dims[{n}]")?,
+                Segment::Field(field) => write!(f, ".{field}")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+struct PathPrefix<'p>(&'p Path);
+
+impl fmt::Display for PathPrefix<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0 .0.is_empty() {
+            Ok(())
+        } else {
+            write!(f, "{}: ", self.0)
+        }
+    }
+}
+
+impl Error {
+    /// An error at the start of `input` (offset in remaining-bytes form).
+    pub fn at(input: &[u8], kind: ErrorKind) -> Self {
+        Error {
+            kind,
+            offset: input.len() as u64,
+            path: Path::default(),
+        }
+    }
+
+    /// Converts the remaining-bytes offset recorded inside the grammar into an absolute
+    /// offset, given the length of the input the outermost parser was called with.
+    pub fn located(mut self, input_len: usize) -> Self {
+        self.offset = (input_len as u64).saturating_sub(self.offset);
+        self
+    }
+
+    /// For a truncation, raises the bytes still needed by `more` (what the constructs after
+    /// the truncated one take at least), so that `needed` bounds the rest of the header.
+    pub fn needs_more(mut self, more: u64) -> Self {
+        if let ErrorKind::Truncated { needed, .. } | ErrorKind::LengthPastEnd { needed, .. } =
+            &mut self.kind
+        {
+            *needed = needed.saturating_add(more);
+        }
+        self
+    }
+
+    /// Prepends a segment to the path (errors gain context as they travel outwards).
+    pub fn within(mut self, segment: Segment) -> Self {
+        self.path.0.insert(0, segment);
+        self
+    }
+}
+
+impl<'a> nom::error::ParseError<&'a [u8]> for Error {
+    fn from_error_kind(input: &'a [u8], kind: nom::error::ErrorKind) -> Self {
+        Error::at(input, ErrorKind::Nom(kind))
+    }
+
+    fn append(_input: &'a [u8], _kind: nom::error::ErrorKind, other: Self) -> Self {
+        other
+    }
+}
+
+impl<'a> nom::error::ContextError<&'a [u8]> for Error {
+    fn add_context(_input: &'a [u8], context: &'static str, other: Self) -> Self {
+        other.within(Segment::Field(context))
+    }
+}
+
+/// Adds the segment `make` builds (only on failure) to the path of a nom error.
+pub(crate) fn within(make: impl Fn() -> Segment) -> impl Fn(nom::Err<Error>) -> nom::Err<Error> {
+    move |err| err.map(|e| e.within(make()))
+}

@@ -1,0 +1,78 @@
+//! `tensor_info = name:string n_dims:u32 dims:count[n_dims] ggml_type:u32 offset:u64`
+
+use nom_derive::{Nom, Parse};
+
+use super::string::{string, GgufStr};
+use super::{complete, Ctx, PResult};
+use crate::error::{within, Segment};
+use crate::ggml_type::GgmlType;
+
+/// A tensor descriptor as stored in the file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorInfo<'a> {
+    /// The tensor's name, as stored.
+    pub name: GgufStr<'a>,
+    /// Dimensions in file order: `dims[0]` is ne0, the fastest-varying.
+    pub dims: Vec<u64>,
+    /// Element type (unknown ids are kept).
+    pub ggml_type: GgmlType,
+    /// Offset of the tensor's data relative to the start of the tensor-data section.
+    pub offset: u64,
+    /// The descriptor's bytes ([`crate::Gguf::offset_of`] gives their position in the file).
+    pub raw: &'a [u8],
+}
+
+/// The fixed tail after the dims: a plain record, parsed by nom-derive in the file's byte order.
+#[derive(Nom)]
+#[nom(GenericErrors, ExtraArgs(ctx: Ctx), SetEndian(nom::number::Endianness::from(ctx.endian)))]
+struct Tail {
+    ggml_type: u32,
+    offset: u64,
+}
+
+/// Parses a tensor info.
+///
+/// ```
+/// use gguf_grammar::grammar::{tensor_info::tensor_info, Ctx, Endian, Version};
+/// use gguf_grammar::GgmlType;
+///
+/// // v1, big endian: name "w", 2 dims [8, 2], type 1 (f16), offset 64
+/// let bytes = b"\0\0\0\x01w\0\0\0\x02\0\0\0\x08\0\0\0\x02\0\0\0\x01\0\0\0\0\0\0\0\x40";
+/// let ctx = Ctx { version: Version::V1, endian: Endian::Big };
+/// let (_, t) = tensor_info(ctx)(bytes).unwrap();
+/// assert_eq!((t.dims.as_slice(), t.ggml_type, t.offset), (&[8, 2][..], GgmlType::F16, 64));
+/// ```
+pub fn tensor_info(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, TensorInfo<'_>> {
+    move |input| {
+        let (rest, name) = string(ctx)(input).map_err(within(|| Segment::Field("name")))?;
+        let in_tensor = within(|| Segment::Name(name.to_string()));
+        let (mut rest, n_dims) = ctx
+            .u32(rest, "n_dims")
+            .map_err(within(|| Segment::Field("n_dims")))
+            .map_err(&in_tensor)?;
+        // Room for no more dims than the input holds: n_dims is untrusted.
+        let room = rest.len() as u64 / ctx.count_width();
+        let mut dims = Vec::with_capacity(u64::from(n_dims).min(room) as usize);
+        for index in 0..n_dims {
+            let (next, dim) = ctx
+                .count(rest, "dim")
+                .map_err(within(|| Segment::Dim(index.into())))
+                .map_err(&in_tensor)?;
+            dims.push(dim);
+            rest = next;
+        }
+        let (rest, tail) =
+            complete(rest, "tensor type and offset", Tail::parse(rest, ctx)).map_err(&in_tensor)?;
+        let raw = &input[..input.len() - rest.len()];
+        Ok((
+            rest,
+            TensorInfo {
+                name,
+                dims,
+                ggml_type: GgmlType(tail.ggml_type),
+                offset: tail.offset,
+                raw,
+            },
+        ))
+    }
+}

@@ -1,0 +1,214 @@
+//! The native JSON rendering (`gguf dump --json`): every key/value in file order with full
+//! array values, and every tensor descriptor.
+//!
+//! ```text
+//! {"version": 3, "endian": "little", "alignment": 32, "tensor_data_offset": N, "file_size": N,
+//!  "metadata": [{"key": K, "type": "uint32", "value": 42},
+//!               {"key": K, "type": "array", "element_type": "string", "len": 2, "value": ["a", "b"]},
+//!               {"key": K, "type": "array", "element_type": "array", "len": 1,
+//!                "value": [{"element_type": "uint8", "len": 1, "value": [7]}]}],
+//!  "tensors": [{"name": N, "dims": [ne0, ...], "type": "q4_K", "type_id": 12,
+//!               "offset": REL, "data_offset": ABS, "n_bytes": N}]}
+//! ```
+//!
+//! Type names are the specification's (`uint8` ... `float64`). Floats print in their shortest
+//! round-trip form; NaN and infinities, which JSON lacks, print as the strings `"nan"`,
+//! `"inf"`, `"-inf"`. A string that is not UTF-8 prints as `{"bytes_hex": "..."}`. A tensor
+//! type id ggml never defined prints as `null`, as do a `data_offset` or `n_bytes` that cannot
+//! be computed.
+
+use std::io::{self, Write};
+
+use crate::document::Gguf;
+use crate::grammar::string::GgufStr;
+use crate::grammar::value::{Array, Value};
+
+/// Writes the native JSON document for `gguf`; `file_size` is the length of the whole file.
+///
+/// ```
+/// let bytes = std::fs::read("tests/conformance/cases/kv-only.gguf").unwrap();
+/// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
+/// let mut out = Vec::new();
+/// gguf_grammar::render::json::write(&gguf, bytes.len() as u64, &mut out).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// assert!(text.contains(r#"{"key": "test.answer", "type": "uint32", "value": 42}"#));
+/// ```
+pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Result<()> {
+    write!(
+        out,
+        "{{\"version\": {}, \"endian\": \"{}\", \"alignment\": {}, \"tensor_data_offset\": {}, \"file_size\": {},\n \"metadata\": [",
+        gguf.version(),
+        gguf.endian().name(),
+        gguf.alignment,
+        gguf.tensor_data_offset,
+        file_size
+    )?;
+    for (i, pair) in gguf.kvs.iter().enumerate() {
+        out.write_all(if i == 0 { b"\n  " } else { b",\n  " })?;
+        out.write_all(b"{\"key\": ")?;
+        string(pair.key, out)?;
+        write!(out, ", \"type\": \"{}\", ", pair.value.value_type())?;
+        match pair.value {
+            Value::Array(array) => array_fields(array, out)?,
+            scalar => {
+                out.write_all(b"\"value\": ")?;
+                value(scalar, out)?;
+            }
+        }
+        out.write_all(b"}")?;
+    }
+    out.write_all(b"],\n \"tensors\": [")?;
+    for (i, tensor) in gguf.tensors.iter().enumerate() {
+        let info = &tensor.info;
+        out.write_all(if i == 0 { b"\n  " } else { b",\n  " })?;
+        out.write_all(b"{\"name\": ")?;
+        string(info.name, out)?;
+        out.write_all(b", \"dims\": [")?;
+        for (d, dim) in info.dims.iter().enumerate() {
+            write!(out, "{}{dim}", if d == 0 { "" } else { ", " })?;
+        }
+        out.write_all(b"], \"type\": ")?;
+        match info.ggml_type.name() {
+            Some(name) => write!(out, "\"{name}\"")?,
+            None => out.write_all(b"null")?,
+        }
+        write!(
+            out,
+            ", \"type_id\": {}, \"offset\": {}, \"data_offset\": {}, \"n_bytes\": {}}}",
+            info.ggml_type.0,
+            info.offset,
+            OrNull(tensor.data_offset),
+            OrNull(tensor.n_bytes)
+        )?;
+    }
+    out.write_all(b"]}\n")
+}
+
+struct OrNull(Option<u64>);
+
+impl std::fmt::Display for OrNull {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(n) => write!(f, "{n}"),
+            None => f.write_str("null"),
+        }
+    }
+}
+
+/// `"element_type": T, "len": N, "value": [...]`
+fn array_fields(array: Array<'_>, out: &mut impl Write) -> io::Result<()> {
+    write!(
+        out,
+        "\"element_type\": \"{}\", \"len\": {}, \"value\": [",
+        array.element_type(),
+        array.len()
+    )?;
+    for (i, element) in array.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b", ")?;
+        }
+        value(element, out)?;
+    }
+    out.write_all(b"]")
+}
+
+fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
+    match value {
+        Value::U8(v) => write!(out, "{v}"),
+        Value::I8(v) => write!(out, "{v}"),
+        Value::U16(v) => write!(out, "{v}"),
+        Value::I16(v) => write!(out, "{v}"),
+        Value::U32(v) => write!(out, "{v}"),
+        Value::I32(v) => write!(out, "{v}"),
+        Value::U64(v) => write!(out, "{v}"),
+        Value::I64(v) => write!(out, "{v}"),
+        Value::F32(v) if v.is_finite() => write!(out, "{v:?}"),
+        Value::F64(v) if v.is_finite() => write!(out, "{v:?}"),
+        Value::F32(v) => non_finite(v.into(), out),
+        Value::F64(v) => non_finite(v, out),
+        Value::Bool(byte) => write!(out, "{}", byte != 0),
+        Value::String(s) => string(s, out),
+        Value::Array(array) => {
+            out.write_all(b"{")?;
+            array_fields(array, out)?;
+            out.write_all(b"}")
+        }
+    }
+}
+
+fn non_finite(v: f64, out: &mut impl Write) -> io::Result<()> {
+    out.write_all(match v {
+        f64::INFINITY => b"\"inf\"",
+        f64::NEG_INFINITY => b"\"-inf\"",
+        _ => b"\"nan\"",
+    })
+}
+
+/// A JSON string, or `{"bytes_hex": ...}` for bytes that are not UTF-8.
+fn string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
+    let Ok(text) = s.to_str() else {
+        out.write_all(b"{\"bytes_hex\": \"")?;
+        for byte in s.as_bytes() {
+            write!(out, "{byte:02x}")?;
+        }
+        return out.write_all(b"\"}");
+    };
+    out.write_all(b"\"")?;
+    let bytes = text.as_bytes();
+    let mut plain_from = 0;
+    for (i, &byte) in bytes.iter().enumerate() {
+        let escape: &[u8] = match byte {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1f | 0x7f => b"",
+            _ => continue,
+        };
+        out.write_all(&bytes[plain_from..i])?;
+        if escape.is_empty() {
+            write!(out, "\\u{byte:04x}")?;
+        } else {
+            out.write_all(escape)?;
+        }
+        plain_from = i + 1;
+    }
+    out.write_all(&bytes[plain_from..])?;
+    out.write_all(b"\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json_string(bytes: &[u8]) -> String {
+        let mut out = Vec::new();
+        string(GgufStr(bytes), &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn strings_escape_and_round_trip_through_a_json_parser() {
+        for text in ["plain", "q\"b\\s", "\n\t\r\u{0}\u{1f}\u{7f}", "é€😀", ""] {
+            let json = json_string(text.as_bytes());
+            assert_eq!(serde_json::from_str::<String>(&json).unwrap(), text);
+        }
+        assert_eq!(json_string(b"\xc3\x28"), r#"{"bytes_hex": "c328"}"#);
+    }
+
+    #[test]
+    fn floats_are_shortest_round_trip_and_non_finite_are_strings() {
+        let render = |v: Value<'_>| {
+            let mut out = Vec::new();
+            value(v, &mut out).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(render(Value::F32(0.1)), "0.1");
+        assert_eq!(render(Value::F32(f32::MIN_POSITIVE / 8.0)), "1.469368e-39");
+        assert_eq!(render(Value::F64(-0.0)), "-0.0");
+        assert_eq!(render(Value::F32(f32::NAN)), "\"nan\"");
+        assert_eq!(render(Value::F64(f64::NEG_INFINITY)), "\"-inf\"");
+        assert_eq!(render(Value::Bool(2)), "true");
+    }
+}

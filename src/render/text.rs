@@ -1,0 +1,103 @@
+//! The human-readable dump (`gguf dump`), in the spirit of gguf-py's `gguf-dump`: the
+//! header, every key/value (long arrays abbreviated) and every tensor.
+
+use std::io::{self, Write};
+
+use crate::document::Gguf;
+use crate::grammar::value::Value;
+
+/// Arrays longer than this show their first elements and a count of the rest.
+pub const ARRAY_PREVIEW: usize = 8;
+
+/// Writes the dump of `gguf`; `file_size` is the length of the whole file.
+///
+/// ```
+/// let bytes = std::fs::read("tests/conformance/cases/kv-only.gguf").unwrap();
+/// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
+/// let mut out = Vec::new();
+/// gguf_grammar::render::text::write(&gguf, bytes.len() as u64, &mut out).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// assert!(text.contains("test.answer = 42"), "{text}");
+/// ```
+pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "GGUF v{}, {} endian, {} bytes; alignment {}, tensor data at {}",
+        gguf.version(),
+        gguf.endian().name(),
+        file_size,
+        gguf.alignment,
+        gguf.tensor_data_offset
+    )?;
+    writeln!(out, "{} key/value pairs:", gguf.kvs.len())?;
+    let width = gguf.kvs.len().to_string().len();
+    for (i, pair) in gguf.kvs.iter().enumerate() {
+        let ty = match pair.value {
+            Value::Array(a) => format!("[{}; {}]", a.element_type(), a.len()),
+            v => v.value_type().to_string(),
+        };
+        write!(out, "  {:>width$}: {ty:<16} {} = ", i + 1, pair.key)?;
+        value(pair.value, out)?;
+        writeln!(out)?;
+    }
+    writeln!(out, "{} tensors:", gguf.tensors.len())?;
+    let width = gguf.tensors.len().to_string().len();
+    for (i, tensor) in gguf.tensors.iter().enumerate() {
+        let info = &tensor.info;
+        let dims: Vec<String> = info.dims.iter().map(u64::to_string).collect();
+        writeln!(
+            out,
+            "  {:>width$}: {:<8} {:<24} {} at {} ({} bytes)",
+            i + 1,
+            info.ggml_type.to_string(),
+            format!("[{}]", dims.join(", ")),
+            info.name,
+            Known(tensor.data_offset),
+            Known(tensor.n_bytes),
+        )?;
+    }
+    Ok(())
+}
+
+struct Known(Option<u64>);
+
+impl std::fmt::Display for Known {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(n) => write!(f, "{n}"),
+            None => f.write_str("?"),
+        }
+    }
+}
+
+fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
+    match value {
+        Value::U8(v) => write!(out, "{v}"),
+        Value::I8(v) => write!(out, "{v}"),
+        Value::U16(v) => write!(out, "{v}"),
+        Value::I16(v) => write!(out, "{v}"),
+        Value::U32(v) => write!(out, "{v}"),
+        Value::I32(v) => write!(out, "{v}"),
+        Value::U64(v) => write!(out, "{v}"),
+        Value::I64(v) => write!(out, "{v}"),
+        Value::F32(v) => write!(out, "{v:?}"),
+        Value::F64(v) => write!(out, "{v:?}"),
+        Value::Bool(0) => write!(out, "false"),
+        Value::Bool(1) => write!(out, "true"),
+        Value::Bool(byte) => write!(out, "true (byte {byte})"),
+        Value::String(s) => write!(out, "{:?}", s.to_string()),
+        Value::Array(array) => {
+            out.write_all(b"[")?;
+            for (i, element) in array.iter().take(ARRAY_PREVIEW).enumerate() {
+                if i > 0 {
+                    out.write_all(b", ")?;
+                }
+                self::value(element, out)?;
+            }
+            if array.len() > ARRAY_PREVIEW as u64 {
+                write!(out, ", ... {} more", array.len() - ARRAY_PREVIEW as u64)?;
+            }
+            out.write_all(b"]")
+        }
+    }
+}

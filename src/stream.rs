@@ -1,0 +1,70 @@
+//! Reading just the header of a GGUF file from any [`Read`], however large the file.
+//!
+//! The reader pulls 64 KiB, tries to parse, and when the parse runs out of input pulls what
+//! the error says is missing ([`crate::ErrorKind::bytes_needed`], a lower bound on the rest of the
+//! header), rounded up to 64 KiB. It never reads more than the header plus 64 KiB, and its
+//! buffer only ever holds bytes actually read: a hostile length grows it by the bytes the
+//! reader really delivers, never by the declared amount.
+
+use std::io::{self, Read};
+
+use crate::document::Gguf;
+use crate::error::Error;
+use crate::grammar::file::file;
+use crate::grammar::Endian;
+
+/// Bytes pulled at a time.
+pub const CHUNK: u64 = 64 * 1024;
+
+/// Why a streamed header could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// The reader failed.
+    #[error("read error: {0}")]
+    Io(#[from] io::Error),
+    /// The bytes are not a GGUF header (including: the reader ended inside it).
+    #[error(transparent)]
+    Parse(#[from] Error),
+}
+
+/// Reads the header of a GGUF file from `reader` into `buf` (cleared first) and parses it.
+/// `endian` forces a byte order; `None` detects it.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use gguf_grammar::stream::read_header;
+///
+/// let file = std::fs::File::open("tests/corpus/ggml-vocab-llama-spm.gguf")?;
+/// let mut buf = Vec::new();
+/// let gguf = read_header(file, &mut buf, None)?;
+/// assert_eq!(gguf.kvs.len(), 22);
+/// # Ok(()) }
+/// ```
+pub fn read_header<R: Read>(
+    mut reader: R,
+    buf: &mut Vec<u8>,
+    endian: Option<Endian>,
+) -> Result<Gguf<'_>, StreamError> {
+    buf.clear();
+    let mut want = CHUNK;
+    let mut at_eof = false;
+    loop {
+        at_eof |= fill(&mut reader, buf, want)?;
+        let needed = match file(endian)(buf) {
+            Ok(_) => break,
+            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => match e.kind.bytes_needed() {
+                Some(needed) if !at_eof => needed,
+                _ => return Err(e.into()),
+            },
+            Err(nom::Err::Incomplete(_)) => 1,
+        };
+        want = needed.div_ceil(CHUNK).saturating_mul(CHUNK);
+    }
+    Ok(Gguf::parse_with(buf, endian)?)
+}
+
+/// Appends up to `want` bytes from `reader` to `buf`; true when the reader is exhausted.
+fn fill<R: Read>(reader: &mut R, buf: &mut Vec<u8>, want: u64) -> io::Result<bool> {
+    let got = reader.by_ref().take(want).read_to_end(buf)? as u64;
+    Ok(got < want)
+}
