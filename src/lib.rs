@@ -42,6 +42,7 @@ pub mod ggml_type;
 pub mod grammar;
 pub mod render;
 pub mod stream;
+pub mod validate;
 
 pub use document::{Gguf, GgufFile, Tensor};
 pub use error::{Error, ErrorKind};
