@@ -9,14 +9,16 @@
 # generated parsers over each file (runtimes: PyPI kaitaistruct, npm kaitai-struct), turns each
 # parse into the crate's native JSON and compares it with `gguf dump --json FILE`: version, byte
 # order, alignment, tensor-data offset, file size, every key/type/value and every tensor's name,
-# dims, ggml type and offsets. With no FILE it runs over tests/corpus/*.gguf, the SmolLM2 model
-# that scripts/fetch-models.sh caches, and every case in tests/conformance/cases/ that
-# `gguf dump --json` accepts. A FILE that `gguf dump` rejects passes when the grammar rejects it
-# too. Prints `N passed, M failed` (one check per file per language); exits 1 on any failure.
+# dims, ggml type, offsets and byte size. With no FILE it runs over tests/corpus/*.gguf, the
+# SmolLM2 model that scripts/fetch-models.sh caches, big-endian (gguf-py's gguf-convert-endian)
+# and v1 (scripts/grammar/reencode.py) copies of some of them, and every case in
+# tests/conformance/cases/ that `gguf dump --json` accepts. A FILE that `gguf dump` rejects
+# passes when the grammar rejects it too. Prints `N passed, M failed` (one check per file per
+# language); exits 1 on any failure.
 #
 # Installs what it needs, once: node packages under scripts/grammar/node_modules (npm ci), the
 # kaitaistruct runtime into .venv/ (made by scripts/venv.sh), and builds target/release/gguf
-# with cargo. Generated parsers go to target/grammar/.
+# with cargo. Generated parsers and derived files go to target/grammar/.
 #
 # Environment: GGUF_BIN  use this gguf binary instead of building one
 #              NODE, PYTHON  interpreters to use (default: node; python3 for the venv)
@@ -24,7 +26,7 @@
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 
@@ -122,6 +124,45 @@ if [[ ${#files[@]} -eq 0 ]]; then
         files+=("$model")
     else
         say "note: scripts/fetch-models.sh is absent: SmolLM2 not checked"
+    fi
+    # Inputs no converter in the corpus wrote: big-endian copies of a v2 and a v3 real file made
+    # by gguf-py's gguf-convert-endian, and v1 copies made by scripts/grammar/reencode.py
+    # (nothing else writes v1). Made once into target/grammar/derived/, remade when the source
+    # or the tool changes.
+    derived="$target/grammar/derived"
+    mkdir -p "$derived"
+    derive() { # derive SOURCE OUT KIND...
+        local src="$1" out="$derived/$2" tmp
+        shift 2
+        if [[ ! -f "$src" ]]; then
+            say "note: $src is absent: $(basename "$out") not made"
+            return 0
+        fi
+        if [[ ! -f "$out" || "$src" -nt "$out" || "$here/reencode.py" -nt "$out" ]]; then
+            tmp="$out.tmp"
+            if [[ "$1" == "convert-endian" ]]; then
+                if [[ ! -x "$repo/.venv/bin/gguf-convert-endian" ]]; then
+                    say "note: no gguf-convert-endian in .venv (gguf-py): $(basename "$out") not made"
+                    return 0
+                fi
+                cp "$src" "$tmp"
+                # It asks for a typed YES before rewriting the file in place.
+                printf 'YES\n' | "$repo/.venv/bin/gguf-convert-endian" "$tmp" big >/dev/null 2>&1 \
+                    || die "gguf-convert-endian failed on a copy of $src"
+            else
+                "$py" "$here/reencode.py" "$src" "$tmp" "$@" || die "reencode.py failed on $src"
+            fi
+            mv "$tmp" "$out"
+        fi
+        files+=("$out")
+    }
+    derive "$repo/tests/corpus/ggml-vocab-aquila.gguf" aquila-v2-be.gguf convert-endian
+    derive "$repo/tests/corpus/ggml-vocab-llama-spm.gguf" llama-spm-v3-be.gguf convert-endian
+    derive "$repo/tests/corpus/ggml-vocab-llama-spm.gguf" llama-spm-v1-le.gguf \
+        --version 1 --endian little
+    derive "$repo/tests/corpus/ggml-vocab-aquila.gguf" aquila-v1-be.gguf --version 1 --endian big
+    if [[ -n "${model:-}" ]]; then
+        derive "$model" smollm2-v1-le.gguf --version 1 --endian little
     fi
     if [[ -d "$repo/tests/conformance/cases" ]]; then
         cases=(--cases-dir "$repo/tests/conformance/cases")

@@ -6,8 +6,9 @@ Usage: check.py --build DIR --gguf BIN [--cases-dir DIR] [--js-generated DIR] FI
   --build DIR         folder that holds python/gguf_file.py (and javascript/GgufFile.js) as
                       compile.js wrote them; the JavaScript parses are written under it too
   --gguf BIN          the gguf binary whose `dump --json` is the reference
-  --cases-dir DIR     also run every *.gguf in DIR that `gguf dump --json` accepts; the cases it
-                      rejects are listed as skipped, not compared
+  --cases-dir DIR     also run every *.gguf in DIR that `gguf dump --json` accepts; for the
+                      cases it rejects, whether the grammar rejects them too is reported but
+                      not counted
   --node NODE         node executable (default: node)
   --no-js             run only the Python parser
 
@@ -271,24 +272,20 @@ def main():
     native = Native(GgufFile)
 
     # The reference first: it decides which conformance cases take part.
-    work = []  # (path, rust document or None, rust error, named on the command line)
+    work = []  # (path, rust document or None, rust error, counted)
     for f in args.files:
         doc, rc, err = rust_dump(args.gguf, f)
         if rc not in (0, 1):
             print(f"grammar-check: `gguf dump --json {f}` exited {rc}: {err}", file=sys.stderr)
             return 2
         work.append((f, doc, err, True))
-    skipped = []
     if args.cases_dir:
         for name in sorted(os.listdir(args.cases_dir)):
             if not name.endswith(".gguf"):
                 continue
             f = os.path.join(args.cases_dir, name)
             doc, rc, err = rust_dump(args.gguf, f)
-            if doc is None:
-                skipped.append(name)
-            else:
-                work.append((f, doc, "", False))
+            work.append((f, doc, err, doc is not None))
     t_rust = time.monotonic()
 
     # The JavaScript parser runs in its own process while this one runs the Python parser.
@@ -304,8 +301,12 @@ def main():
         )
 
     results = []  # (file, lang, ok, lines)
+    rejected = []  # (file, lang, grammar also rejects) for cases gguf dump rejects
 
-    def judge(f, lang, rust, err, kai):
+    def judge(f, lang, rust, err, kai, counted):
+        if not counted:
+            rejected.append((f, lang, "error" in kai))
+            return
         if rust is None:
             if "error" in kai:
                 results.append((f, lang, True, []))
@@ -319,7 +320,7 @@ def main():
         results.append((f, lang, not d, d))
 
     py_seconds = {}
-    for f, rust, err, _ in work:
+    for f, rust, err, counted in work:
         t0 = time.monotonic()
         try:
             with open(f, "rb") as fh:
@@ -328,7 +329,7 @@ def main():
         except Exception as e:  # the parser's rejection, whatever its exception type
             kai = {"error": f"{type(e).__name__}: {e}"}
         py_seconds[f] = time.monotonic() - t0
-        judge(f, "python", rust, err, kai)
+        judge(f, "python", rust, err, kai, counted)
     t_py = time.monotonic()
 
     if js_proc is not None:
@@ -336,10 +337,10 @@ def main():
         if rc != 0:
             print(f"grammar-check: dump.js exited {rc}", file=sys.stderr)
             return 2
-        for i, (f, rust, err, _) in enumerate(work):
+        for i, (f, rust, err, counted) in enumerate(work):
             with open(os.path.join(js_dir, f"{i}.json"), encoding="utf-8") as fh:
                 kai = json.load(fh)
-            judge(f, "javascript", rust, err, kai)
+            judge(f, "javascript", rust, err, kai, counted)
             os.remove(os.path.join(js_dir, f"{i}.json"))
         os.rmdir(js_dir)
     t_js = time.monotonic()
@@ -351,14 +352,21 @@ def main():
             print(f"FAIL {f} [{lang}]")
             for line in lines[:MAX_DIFFS]:
                 print(f"    {line}")
-    if skipped:
-        print(f"skipped {len(skipped)} conformance cases that gguf dump rejects: "
-              + ", ".join(s[:-5] for s in skipped))
+    if rejected:
+        langs = sorted({lang for _, lang, _ in rejected}, reverse=True)
+        n = len({f for f, _, _ in rejected})
+        agree = ", ".join(
+            f"{lang} {sum(1 for _, l, ok in rejected if l == lang and ok)}/{n}" for lang in langs)
+        print(f"not compared: {n} conformance cases that gguf dump rejects; "
+              f"the grammar rejects them too in {agree}")
+        for f, lang, ok in rejected:
+            if not ok:
+                print(f"    note: {f} [{lang}]: gguf dump rejects it, the grammar reads it")
     slow = sorted(py_seconds.items(), key=lambda kv: -kv[1])[:1]
     timing = (f"timing: gguf dump {t_rust - t_start:.1f}s, python {t_py - t_rust:.1f}s"
               + (f" (slowest {os.path.basename(slow[0][0])} {slow[0][1]:.1f}s)" if slow else "")
               + (f", javascript +{t_js - t_py:.1f}s after python" if js_proc else ""))
-    print(f"files: {len(work)} ({len(results)} checks), {timing}")
+    print(f"files: {sum(1 for w in work if w[3])} compared ({len(results)} checks), {timing}")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
