@@ -97,3 +97,97 @@ fn parse_file(input: &[u8], endian: Option<Endian>) -> PResult<'_, Gguf<'_>> {
         },
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::test_bytes::{all_ctx, Enc};
+    use crate::grammar::value::ValueType;
+    use crate::grammar::{Ctx, Version};
+    use crate::GgmlType;
+
+    /// Two kvs (one if no alignment) and two tensors: `a` f32 [4, 2] at 0, `b` f16 [3] at 64.
+    fn whole_file(ctx: Ctx, alignment: Option<u32>) -> Vec<u8> {
+        let n_kv = 1 + u64::from(alignment.is_some());
+        let mut enc = Enc::new(ctx);
+        enc.bytes.extend(b"GGUF"); // the magic is never byte-swapped
+        let mut enc = enc.u32(ctx.version.number()).count(2).count(n_kv);
+        enc = enc
+            .string(b"general.name")
+            .u32(ValueType::String.tag())
+            .string(b"t");
+        if let Some(a) = alignment {
+            enc = enc
+                .string(b"general.alignment")
+                .u32(ValueType::U32.tag())
+                .u32(a);
+        }
+        enc = enc
+            .string(b"a")
+            .u32(2)
+            .count(4)
+            .count(2)
+            .u32(0)
+            .raw(&0u64.to_be_bytes());
+        enc = enc
+            .string(b"b")
+            .u32(1)
+            .count(3)
+            .u32(1)
+            .raw(&64u64.to_be_bytes());
+        enc.bytes
+    }
+
+    #[test]
+    fn whole_header_in_every_version_and_byte_order() {
+        for ctx in all_ctx() {
+            let bytes = whole_file(ctx, None);
+            let (rest, gguf) = file(None)(&bytes).unwrap();
+            assert!(rest.is_empty());
+            assert_eq!(gguf.header.ctx, ctx);
+            assert_eq!(gguf.kvs.len(), 1);
+            assert_eq!(gguf.get("general.name").and_then(|v| v.as_str()), Some("t"));
+            assert_eq!(gguf.tensor_infos_end, bytes.len() as u64);
+            assert_eq!(gguf.alignment, 32);
+            let start = gguf.tensor_data_offset;
+            assert_eq!((start % 32, start >= bytes.len() as u64), (0, true));
+            let a = &gguf.tensors[0];
+            assert_eq!(
+                (a.info.dims.as_slice(), a.info.ggml_type),
+                (&[4, 2][..], GgmlType::F32)
+            );
+            assert_eq!((a.data_offset, a.n_bytes), (Some(start), Some(32)));
+            let b = gguf.tensor("b").unwrap();
+            assert_eq!((b.data_offset, b.n_bytes), (Some(start + 64), Some(6)));
+            let kv_at = gguf.offset_of(gguf.kvs[0].raw).unwrap();
+            assert_eq!(kv_at, if ctx.version == Version::V1 { 16 } else { 24 });
+        }
+    }
+
+    #[test]
+    fn general_alignment_moves_the_data_start() {
+        let bytes = whole_file(Ctx::V3_LE, Some(64));
+        let (_, gguf) = file(None)(&bytes).unwrap();
+        assert_eq!(gguf.alignment, 64);
+        assert_eq!(
+            gguf.tensor_data_offset,
+            bytes.len().next_multiple_of(64) as u64
+        );
+    }
+
+    #[test]
+    fn errors_are_located_and_name_the_kv() {
+        let bytes = whole_file(Ctx::V3_LE, None);
+        let cut = &bytes[..24 + 8 + 12 + 4 + 8];
+        let nom::Err::Error(e) = file(None)(cut).unwrap_err() else {
+            panic!()
+        };
+        assert_eq!(e.path.to_string(), "kv[0] \"general.name\"");
+        assert_eq!(e.offset, 24 + 8 + 12 + 4);
+        assert!(
+            e.to_string()
+                .contains("string length 1 exceeds the 0 bytes left"),
+            "{e}"
+        );
+    }
+}

@@ -40,3 +40,50 @@ pub fn kv(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, Kv<'_>> {
         Ok((rest, Kv { key, value, raw }))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::grammar::test_bytes::{all_ctx, Enc};
+    use crate::grammar::value::ValueType;
+
+    #[test]
+    fn key_and_value_in_every_version_and_byte_order() {
+        for ctx in all_ctx() {
+            let bytes = Enc::new(ctx)
+                .string(b"general.alignment")
+                .u32(ValueType::U32.tag())
+                .u32(64)
+                .bytes;
+            let (rest, pair) = kv(ctx)(&bytes).unwrap();
+            assert!(rest.is_empty());
+            assert_eq!(pair.key.to_str(), Ok("general.alignment"));
+            assert_eq!(pair.value, Value::U32(64));
+            assert_eq!(pair.raw, &bytes[..]);
+        }
+    }
+
+    #[test]
+    fn errors_name_the_key() {
+        let ctx = Ctx::V3_LE;
+        let bytes = Enc::new(ctx)
+            .string(b"a.b")
+            .u32(ValueType::U64.tag())
+            .u32(1)
+            .bytes;
+        let nom::Err::Error(e) = kv(ctx)(&bytes).unwrap_err() else {
+            panic!()
+        };
+        let e = e.located(bytes.len());
+        assert_eq!(e.path.to_string(), "\"a.b\"");
+        assert_eq!(e.offset, 8 + 3 + 4);
+        assert_eq!(e.kind.bytes_needed(), Some(4));
+        let bytes = Enc::new(ctx).string(b"a.b").u32(99).bytes;
+        let nom::Err::Error(e) = kv(ctx)(&bytes).unwrap_err() else {
+            panic!()
+        };
+        assert_eq!(e.path.to_string(), "\"a.b\".type");
+        assert_eq!(e.kind, ErrorKind::UnknownValueType { tag: 99 });
+    }
+}

@@ -284,3 +284,61 @@ mod tests {
         );
     }
 }
+
+/// Hand-built bytes for the construct tests, in any version and byte order.
+#[cfg(test)]
+pub(crate) mod test_bytes {
+    use super::{Ctx, Endian, Version};
+
+    /// Every version in both byte orders.
+    pub fn all_ctx() -> impl Iterator<Item = Ctx> {
+        [Endian::Little, Endian::Big]
+            .into_iter()
+            .flat_map(|endian| {
+                [Version::V1, Version::V2, Version::V3]
+                    .into_iter()
+                    .map(move |version| Ctx { version, endian })
+            })
+    }
+
+    /// A byte buffer that encodes fields in `ctx`'s widths and byte order.
+    pub struct Enc {
+        pub ctx: Ctx,
+        pub bytes: Vec<u8>,
+    }
+
+    impl Enc {
+        pub fn new(ctx: Ctx) -> Self {
+            Enc {
+                ctx,
+                bytes: Vec::new(),
+            }
+        }
+
+        /// Appends `be` or its reverse, as the byte order asks.
+        pub fn raw(mut self, be: &[u8]) -> Self {
+            match self.ctx.endian {
+                Endian::Big => self.bytes.extend_from_slice(be),
+                Endian::Little => self.bytes.extend(be.iter().rev()),
+            }
+            self
+        }
+
+        pub fn u32(self, v: u32) -> Self {
+            self.raw(&v.to_be_bytes())
+        }
+
+        pub fn count(self, v: u64) -> Self {
+            match self.ctx.version {
+                Version::V1 => self.u32(v as u32),
+                _ => self.raw(&v.to_be_bytes()),
+            }
+        }
+
+        pub fn string(self, s: &[u8]) -> Self {
+            let mut enc = self.count(s.len() as u64);
+            enc.bytes.extend_from_slice(s);
+            enc
+        }
+    }
+}

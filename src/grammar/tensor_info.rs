@@ -76,3 +76,64 @@ pub fn tensor_info(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, TensorInfo<'_>> {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::test_bytes::{all_ctx, Enc};
+
+    #[test]
+    fn every_version_and_byte_order() {
+        for ctx in all_ctx() {
+            let bytes = Enc::new(ctx)
+                .string(b"blk.0.attn_q.weight")
+                .u32(3)
+                .count(4096)
+                .count(1)
+                .count(7)
+                .u32(12)
+                .raw(&0x1_0000_0020u64.to_be_bytes())
+                .bytes;
+            let (rest, t) = tensor_info(ctx)(&bytes).unwrap();
+            assert!(rest.is_empty());
+            assert_eq!(t.name.to_str(), Ok("blk.0.attn_q.weight"));
+            assert_eq!(t.dims, [4096, 1, 7]);
+            assert_eq!((t.ggml_type, t.offset), (GgmlType::Q4_K, 0x1_0000_0020));
+            assert_eq!(t.raw, &bytes[..]);
+        }
+    }
+
+    #[test]
+    fn truncated_dims_and_hostile_n_dims_are_located() {
+        let ctx = Ctx::V3_LE;
+        let bytes = Enc::new(ctx).string(b"w").u32(2).count(8).bytes;
+        let nom::Err::Error(e) = tensor_info(ctx)(&bytes[..bytes.len()]).unwrap_err() else {
+            panic!()
+        };
+        let e = e.located(bytes.len());
+        assert_eq!(e.path.to_string(), "\"w\".dims[1]");
+        assert_eq!(
+            (e.offset, e.kind.bytes_needed()),
+            (bytes.len() as u64, Some(8))
+        );
+
+        let bytes = Enc::new(ctx).string(b"w").u32(u32::MAX).bytes;
+        let nom::Err::Error(e) = tensor_info(ctx)(&bytes).unwrap_err() else {
+            panic!()
+        };
+        assert_eq!(e.path.to_string(), "\"w\".dims[0]");
+    }
+
+    #[test]
+    fn unknown_types_are_kept() {
+        let ctx = Ctx::V3_LE;
+        let bytes = Enc::new(ctx)
+            .string(b"w")
+            .u32(0)
+            .u32(1000)
+            .raw(&[0; 8])
+            .bytes;
+        let (_, t) = tensor_info(ctx)(&bytes).unwrap();
+        assert_eq!((t.ggml_type, t.dims.len()), (GgmlType(1000), 0));
+    }
+}

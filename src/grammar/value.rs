@@ -483,3 +483,163 @@ fn element(ctx: Ctx, ty: ValueType, depth: u32, input: &[u8]) -> PResult<'_, Val
         ValueType::F64 => ctx.f64(input, what).map(|(r, v)| (r, Value::F64(v)))?,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::test_bytes::{all_ctx, Enc};
+
+    fn parse_ok(ctx: Ctx, ty: ValueType, bytes: &[u8]) -> Value<'_> {
+        let (rest, v) = value(ctx, ty)(bytes).unwrap();
+        assert!(rest.is_empty(), "{ctx:?} {ty:?}: {} bytes left", rest.len());
+        v
+    }
+
+    fn error(result: PResult<'_, impl std::fmt::Debug>, input_len: usize) -> Error {
+        match result {
+            Err(nom::Err::Error(e)) => e.located(input_len),
+            other => panic!("expected an error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn every_scalar_type_in_every_version_and_byte_order() {
+        for ctx in all_ctx() {
+            let cases: [(ValueType, &[u8], Value<'_>); 12] = [
+                (ValueType::U8, &[0xfe], Value::U8(0xfe)),
+                (ValueType::I8, &[0xfe], Value::I8(-2)),
+                (ValueType::U16, &[0x12, 0x34], Value::U16(0x1234)),
+                (ValueType::I16, &[0xff, 0xfe], Value::I16(-2)),
+                (ValueType::U32, &[0, 0, 1, 2], Value::U32(0x102)),
+                (ValueType::I32, &[0xff, 0xff, 0xff, 0xfd], Value::I32(-3)),
+                (ValueType::F32, &[0x3f, 0xc0, 0, 0], Value::F32(1.5)),
+                (ValueType::Bool, &[2], Value::Bool(2)),
+                (
+                    ValueType::U64,
+                    &[1, 0, 0, 0, 0, 0, 0, 2],
+                    Value::U64(0x0100_0000_0000_0002),
+                ),
+                (ValueType::I64, &[0xff; 8], Value::I64(-1)),
+                (
+                    ValueType::F64,
+                    &[0xc0, 0x04, 0, 0, 0, 0, 0, 0],
+                    Value::F64(-2.5),
+                ),
+                (ValueType::String, b"", Value::String(GgufStr(b"h\xc3\xa9"))),
+            ];
+            for (ty, be, expected) in cases {
+                let bytes = if ty == ValueType::String {
+                    Enc::new(ctx).string(b"h\xc3\xa9").bytes
+                } else {
+                    Enc::new(ctx).raw(be).bytes
+                };
+                assert_eq!(parse_ok(ctx, ty, &bytes), expected, "{ctx:?} {ty:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn numeric_arrays_are_decoded_lazily_in_the_files_byte_order() {
+        for ctx in all_ctx() {
+            let mut enc = Enc::new(ctx).u32(ValueType::I16.tag()).count(3);
+            for v in [1i16, -2, 300] {
+                enc = enc.raw(&v.to_be_bytes());
+            }
+            let Value::Array(array) = parse_ok(ctx, ValueType::Array, &enc.bytes) else {
+                panic!()
+            };
+            assert_eq!((array.element_type(), array.len()), (ValueType::I16, 3));
+            assert_eq!(array.raw_elements().len(), 6);
+            let values: Vec<_> = array.iter().collect();
+            assert_eq!(values, [Value::I16(1), Value::I16(-2), Value::I16(300)]);
+            assert_eq!(array.get(2), Some(Value::I16(300)));
+            assert_eq!(array.get(3), None);
+        }
+    }
+
+    #[test]
+    fn string_and_nested_arrays() {
+        for ctx in all_ctx() {
+            let strings = Enc::new(ctx)
+                .u32(ValueType::String.tag())
+                .count(3)
+                .string(b"a")
+                .string(b"")
+                .string(b"\xff");
+            let Value::Array(array) = parse_ok(ctx, ValueType::Array, &strings.bytes) else {
+                panic!()
+            };
+            let got: Vec<_> = array.iter().map(|v| v.as_gguf_str().unwrap().0).collect();
+            assert_eq!(got, [&b"a"[..], b"", b"\xff"]);
+            assert_eq!(
+                array.get(2).and_then(|v| v.as_gguf_str()),
+                Some(GgufStr(b"\xff"))
+            );
+
+            // [[1, 2], ["x"]]: inner arrays carry their own element type
+            let mut nested = Enc::new(ctx).u32(ValueType::Array.tag()).count(2);
+            nested = nested.u32(ValueType::U8.tag()).count(2).raw(&[1]).raw(&[2]);
+            nested = nested.u32(ValueType::String.tag()).count(1).string(b"x");
+            let Value::Array(outer) = parse_ok(ctx, ValueType::Array, &nested.bytes) else {
+                panic!()
+            };
+            let inner: Vec<Array<'_>> = outer.iter().map(|v| v.as_array().unwrap()).collect();
+            assert_eq!(
+                inner[0].iter().collect::<Vec<_>>(),
+                [Value::U8(1), Value::U8(2)]
+            );
+            assert_eq!(inner[1].get(0).and_then(|v| v.as_str()), Some("x"));
+        }
+    }
+
+    #[test]
+    fn errors_name_the_element_and_where_it_is() {
+        let ctx = Ctx::V3_LE;
+        let bytes = Enc::new(ctx)
+            .u32(ValueType::String.tag())
+            .count(2)
+            .string(b"ok")
+            .count(1 << 40)
+            .bytes;
+        let e = error(array(ctx, 0)(&bytes), bytes.len());
+        assert_eq!(e.path.to_string(), "[1]");
+        assert_eq!(e.offset, 12 + 10);
+        assert!(
+            matches!(e.kind, ErrorKind::LengthPastEnd { declared, available: 0, .. } if declared == 1 << 40)
+        );
+
+        let bytes = Enc::new(ctx).u32(13).bytes;
+        let e = error(value_type(ctx)(&bytes), bytes.len());
+        assert_eq!(
+            (e.kind, e.offset),
+            (ErrorKind::UnknownValueType { tag: 13 }, 0)
+        );
+    }
+
+    #[test]
+    fn hostile_counts_fail_before_any_walk() {
+        let ctx = Ctx::V3_LE;
+        for ty in ValueType::ALL {
+            let bytes = Enc::new(ctx).u32(ty.tag()).count(1 << 62).bytes;
+            let e = error(array(ctx, 0)(&bytes), bytes.len());
+            assert_eq!(e.offset, 4, "{ty:?}");
+            assert!(
+                matches!(e.kind, ErrorKind::LengthPastEnd { .. }),
+                "{ty:?}: {e}"
+            );
+        }
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let ctx = Ctx::V3_LE;
+        let mut enc = Enc::new(ctx);
+        for _ in 0..MAX_NESTING + 1 {
+            enc = enc.u32(ValueType::Array.tag()).count(1);
+        }
+        let bytes = enc.u32(ValueType::U8.tag()).count(0).bytes;
+        let e = error(array(ctx, 0)(&bytes), bytes.len());
+        assert_eq!(e.kind, ErrorKind::NestingTooDeep { limit: MAX_NESTING });
+        assert_eq!(e.path.0.len(), MAX_NESTING as usize);
+    }
+}

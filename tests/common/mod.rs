@@ -1,0 +1,43 @@
+//! Shared by the integration tests: where the real files are.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+/// The repository root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every bundled real file, sorted.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/corpus"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "gguf"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 12, "tests/corpus is missing files");
+    files
+}
+
+/// The SmolLM2-135M model fetched by `scripts/fetch-models.sh`: `$GGUF_SMOLLM2`, else the
+/// default cache. `None` (with a note) when it has not been fetched; `scripts/test.sh` (CI)
+/// always fetches it and sets `GGUF_SMOLLM2`, and then its absence is a failure.
+pub fn smollm2() -> Option<PathBuf> {
+    if let Some(path) = std::env::var_os("GGUF_SMOLLM2") {
+        let path = PathBuf::from(path);
+        assert!(
+            path.is_file(),
+            "GGUF_SMOLLM2={} is not a file",
+            path.display()
+        );
+        return Some(path);
+    }
+    let cached = root().join(".cache/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    if cached.is_file() {
+        Some(cached)
+    } else {
+        eprintln!("note: SmolLM2 not fetched (run scripts/fetch-models.sh); skipping it");
+        None
+    }
+}
