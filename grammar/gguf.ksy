@@ -132,8 +132,8 @@ types:
           metadata_kv_count > 0
           and alignment_search.last.is_alignment_key
           and alignment_search.last.kv.value_type == value_type::uint32
-          and alignment_search.last.kv.value.as<u4> > 0
-          ? alignment_search.last.kv.value.as<u4>
+          and alignment_search.last.kv.uint32_value > 0
+          ? alignment_search.last.kv.uint32_value
           : 32
         doc: |
           The value of the first `general.alignment` KV when it is a u32 greater than zero,
@@ -167,6 +167,10 @@ types:
           value:
             value: data.to_s("UTF-8")
       kv:
+        doc: |
+          A key and a typed value. Exactly one of the `*_value` fields is present, the one that
+          `value_type` names; each type gets its own field so that every target language can
+          give it its exact type (a u64 is no double, an i8 no u64).
         params:
           - id: version
             type: u4
@@ -178,31 +182,54 @@ types:
             enum: value_type
             valid:
               in-enum: true
-          - id: value
-            type:
-              switch-on: value_type
-              cases:
-                value_type::uint8: u1
-                value_type::int8: s1
-                value_type::uint16: u2
-                value_type::int16: s2
-                value_type::uint32: u4
-                value_type::int32: s4
-                value_type::float32: f4
-                value_type::bool: u1
-                value_type::string: gguf_string(version)
-                value_type::array: gguf_array(version)
-                value_type::uint64: u8
-                value_type::int64: s8
-                value_type::float64: f8
-            doc: A bool is one byte, kept raw (0 is false, 1 true; others are not defined).
+          - id: uint8_value
+            type: u1
+            if: value_type == value_type::uint8
+          - id: int8_value
+            type: s1
+            if: value_type == value_type::int8
+          - id: uint16_value
+            type: u2
+            if: value_type == value_type::uint16
+          - id: int16_value
+            type: s2
+            if: value_type == value_type::int16
+          - id: uint32_value
+            type: u4
+            if: value_type == value_type::uint32
+          - id: int32_value
+            type: s4
+            if: value_type == value_type::int32
+          - id: float32_value
+            type: f4
+            if: value_type == value_type::float32
+          - id: bool_value
+            type: u1
+            if: value_type == value_type::bool
+            doc: One byte, kept as read (0 is false, 1 true; other bytes are not defined).
+          - id: string_value
+            type: gguf_string(version)
+            if: value_type == value_type::string
+          - id: array_value
+            type: gguf_array(version)
+            if: value_type == value_type::array
+          - id: uint64_value
+            type: u8
+            if: value_type == value_type::uint64
+          - id: int64_value
+            type: s8
+            if: value_type == value_type::int64
+          - id: float64_value
+            type: f8
+            if: value_type == value_type::float64
       gguf_array:
         params:
           - id: version
             type: u4
         doc: |
-          A homogeneous array: one element type for all elements, then that many values. The element
-          type may itself be `array`; each inner array then carries its own element type and count.
+          A homogeneous array: one element type, a count, then that many values of that type,
+          packed. The element type may itself be `array`: each inner array then has its own
+          element type and count. Exactly one of the `*_elements` lists is present.
         seq:
           - id: element_type
             type: u4
@@ -215,25 +242,71 @@ types:
               cases:
                 1: u4
                 _: u8
-          - id: elements
+          - id: uint8_elements
+            type: u1
             repeat: expr
             repeat-expr: len
-            type:
-              switch-on: element_type
-              cases:
-                value_type::uint8: u1
-                value_type::int8: s1
-                value_type::uint16: u2
-                value_type::int16: s2
-                value_type::uint32: u4
-                value_type::int32: s4
-                value_type::float32: f4
-                value_type::bool: u1
-                value_type::string: gguf_string(version)
-                value_type::array: gguf_array(version)
-                value_type::uint64: u8
-                value_type::int64: s8
-                value_type::float64: f8
+            if: element_type == value_type::uint8
+          - id: int8_elements
+            type: s1
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::int8
+          - id: uint16_elements
+            type: u2
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::uint16
+          - id: int16_elements
+            type: s2
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::int16
+          - id: uint32_elements
+            type: u4
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::uint32
+          - id: int32_elements
+            type: s4
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::int32
+          - id: float32_elements
+            type: f4
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::float32
+          - id: bool_elements
+            type: u1
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::bool
+          - id: string_elements
+            type: gguf_string(version)
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::string
+          - id: array_elements
+            type: gguf_array(version)
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::array
+          - id: uint64_elements
+            type: u8
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::uint64
+          - id: int64_elements
+            type: s8
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::int64
+          - id: float64_elements
+            type: f8
+            repeat: expr
+            repeat-expr: len
+            if: element_type == value_type::float64
       tensor_info:
         params:
           - id: version
@@ -253,8 +326,7 @@ types:
                 1: u4
                 _: u8
             doc: Elements along each dimension, ne0 (the fastest-varying) first.
-          - id: type
-            -orig-id: ggml_type
+          - id: ggml_type
             type: u4
             enum: ggml_type
             doc: Unknown and removed ids are kept, not rejected.
@@ -274,10 +346,10 @@ types:
           ne3:
             value: 'n_dims > 3 ? dims[3] : 1'
           block_size:
-            value: 'type.to_i < 43 ? _root.ggml_block_sizes[type.to_i] : 0'
+            value: 'ggml_type.to_i < 43 ? _root.ggml_block_sizes[ggml_type.to_i] : 0'
             doc: Elements per block of this ggml type; 0 for a removed or unknown id.
           type_size:
-            value: 'type.to_i < 43 ? _root.ggml_type_sizes[type.to_i] : 0'
+            value: 'ggml_type.to_i < 43 ? _root.ggml_type_sizes[ggml_type.to_i] : 0'
             doc: Bytes per block of this ggml type; 0 for a removed or unknown id.
           has_size:
             value: n_dims <= 4 and block_size != 0 and ne0 % block_size == 0

@@ -95,10 +95,11 @@ class Native:
 
     def array(self, a):
         t = int(a.element_type)
+        name = self.type_name[t]
         return {
-            "element_type": self.type_name[t],
+            "element_type": name,
             "len": a.len,
-            "value": self.elements(t, a.elements),
+            "value": self.elements(t, getattr(a, name + "_elements")),
         }
 
     def document(self, g, file_size):
@@ -106,15 +107,17 @@ class Native:
         metadata = []
         for kv in b.metadata_kv:
             t = int(kv.value_type)
-            entry = {"key": text(kv.key), "type": self.type_name[t]}
+            name = self.type_name[t]
+            entry = {"key": text(kv.key), "type": name}
+            v = getattr(kv, name + "_value")  # the one field the value type names
             if t == 9:
-                entry.update(self.array(kv.value))
+                entry.update(self.array(v))
             else:
-                entry["value"] = self.value(t, kv.value)
+                entry["value"] = self.value(t, v)
             metadata.append(entry)
         tensors = []
         for ti in b.tensor_infos:
-            tid = int(ti.type)
+            tid = int(ti.ggml_type)
             t = {"name": text(ti.name), "dims": list(ti.dims), "type_id": tid,
                  "offset": ti.offset, "data_offset": u64_or_none(ti.data_offset)}
             if tid in self.ggml_name:

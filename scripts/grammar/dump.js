@@ -105,7 +105,7 @@ function array(a, out, inKv) {
   const et = a.elementType;
   if (!inKv) out.push("{");
   out.push(`"element_type":${JSON.stringify(TYPE_NAME[et])},"len":${int(a.len)},"value":[`);
-  const els = a.elements;
+  const els = a[TYPE_NAME[et] + "Elements"]; // the one list the element type names
   for (let i = 0; i < els.length; i++) {
     if (i) out.push(",");
     value(et, els[i], out);
@@ -126,18 +126,19 @@ function native(g, fileSize) {
     if (i) out.push(",");
     const t = kv.valueType;
     out.push(`{"key":${str(kv.key)},"type":${JSON.stringify(TYPE_NAME[t])},`);
+    const v = kv[TYPE_NAME[t] + "Value"]; // the one field the value type names
     if (t === 9) {
-      array(kv.value, out, true);
+      array(v, out, true);
     } else {
       out.push(`"value":`);
-      value(t, kv.value, out);
+      value(t, v, out);
     }
     out.push("}");
   });
   out.push(`],"tensors":[`);
   b.tensorInfos.forEach((ti, i) => {
     if (i) out.push(",");
-    const typeId = ti.type;
+    const typeId = ti.ggmlType;
     // The grammar's data_offset instance adds two doubles; past 2^53 (or with a BigInt offset)
     // redo the same sum exactly.
     let dataOffset;
