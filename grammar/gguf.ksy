@@ -211,7 +211,7 @@ types:
             type: gguf_string(version)
             if: value_type == value_type::string
           - id: array_value
-            type: gguf_array(version)
+            type: gguf_array(version, 0)
             if: value_type == value_type::array
           - id: uint64_value
             type: u8
@@ -226,11 +226,22 @@ types:
         params:
           - id: version
             type: u4
+          - id: depth
+            type: u4
+            doc: How many arrays enclose this one (0 for the value of a KV).
         doc: |
           A homogeneous array: one element type, a count, then that many values of that type,
           packed. The element type may itself be `array`: each inner array then has its own
           element type and count. Exactly one of the `*_elements` lists is present.
         seq:
+          - id: nesting_limit
+            size: 0
+            valid:
+              expr: depth < 256
+            doc: |
+              Reads nothing: arrays nest at most 256 deep, so an array inside 256 others is an
+              error. This is the crate's limit, not the spec's (which states none); it bounds a
+              reader's recursion on hostile input.
           - id: element_type
             type: u4
             enum: value_type
@@ -288,7 +299,7 @@ types:
             repeat-expr: len
             if: element_type == value_type::string
           - id: array_elements
-            type: gguf_array(version)
+            type: gguf_array(version, depth + 1)
             repeat: expr
             repeat-expr: len
             if: element_type == value_type::array

@@ -11,10 +11,10 @@
 # order, alignment, tensor-data offset, file size, every key/type/value and every tensor's name,
 # dims, ggml type, offsets and byte size. With no FILE it runs over tests/corpus/*.gguf, the
 # SmolLM2 model that scripts/fetch-models.sh caches, big-endian (gguf-py's gguf-convert-endian)
-# and v1 (scripts/grammar/reencode.py) copies of some of them, and every case in
-# tests/conformance/cases/ that `gguf dump --json` accepts. A FILE that `gguf dump` rejects
-# passes when the grammar rejects it too. Prints `N passed, M failed` (one check per file per
-# language); exits 1 on any failure.
+# and v1 (scripts/grammar/reencode.py) copies of some of them, the small files that
+# scripts/grammar/make_edge_cases.py writes, and every case in tests/conformance/cases/ that
+# `gguf dump --json` accepts. A FILE that `gguf dump` rejects passes when the grammar rejects
+# it too. Prints `N passed, M failed` (one check per file per language); exits 1 on any failure.
 #
 # Installs what it needs, once: node packages under scripts/grammar/node_modules (npm ci), the
 # kaitaistruct runtime into .venv/ (made by scripts/venv.sh), and builds target/release/gguf
@@ -26,7 +26,7 @@
 set -euo pipefail
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 
@@ -164,6 +164,11 @@ if [[ ${#files[@]} -eq 0 ]]; then
     if [[ -n "${model:-}" ]]; then
         derive "$model" smollm2-v1-le.gguf --version 1 --endian little
     fi
+    # Corners neither corpus reaches: nesting limit, alignment lookup, every type in v1/v2/v3
+    # and both byte orders (scripts/grammar/make_edge_cases.py; cheap, made every run).
+    rm -rf "$derived/edge"
+    "$py" "$here/make_edge_cases.py" "$derived/edge" || die "make_edge_cases.py failed"
+    files+=("$derived"/edge/*.gguf)
     if [[ -d "$repo/tests/conformance/cases" ]]; then
         cases=(--cases-dir "$repo/tests/conformance/cases")
     else

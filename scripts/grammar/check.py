@@ -269,6 +269,9 @@ def main():
     args = ap.parse_args()
 
     t_start = time.monotonic()
+    # The generated parser recurses a few frames per nested array, and the grammar allows 256
+    # levels: more than Python's default limit of 1000 frames.
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10000))
     GgufFile = load_generated(args.build)
     from kaitaistruct import KaitaiStream
 
