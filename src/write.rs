@@ -1,0 +1,768 @@
+//! The writer: serialises a document in any version and byte order, byte-exact for every
+//! file the parser accepts.
+//!
+//! One type does all writing: [`GgufBuilder`]. Start it empty ([`GgufBuilder::new`]) to create
+//! a file, or from a parsed file ([`GgufBuilder::from_gguf`]) to edit or convert one; change
+//! its key/values and tensor descriptors (plain public fields, plus helpers); then
+//! [`build`](GgufBuilder::build) a `Vec<u8>` or [`write_to`](GgufBuilder::write_to) any
+//! [`Write`]. [`write`] is `GgufBuilder::from_gguf(gguf).build()`.
+//!
+//! # What a written file holds
+//!
+//! `header kv* tensor_info* padding data`, encoded with the same [`Ctx`] (version widths and
+//! byte order) the parser reads with. The alignment is the parser's: the first
+//! `general.alignment` key when it is a non-zero u32, else 32.
+//!
+//! The **data region** is the source file's bytes from its tensor-data start to its end, kept
+//! verbatim (tensor bytes, padding between tensors, anything trailing), followed by the data
+//! of tensors added with [`tensor`](GgufBuilder::tensor) or
+//! [`tensor_at`](GgufBuilder::tensor_at). Relative tensor offsets therefore stay valid
+//! whatever happens to the header. Tensor data is never byte-swapped: converting a file to
+//! the other byte order converts its header only (the layout of a quantised block is
+//! type-specific and outside the container).
+//!
+//! The **padding** between the tensor infos and the data region is the source file's padding,
+//! byte for byte, when the new header has the source's length and alignment (so a round trip
+//! is exact even for non-zero padding or a file that ends inside its padding); otherwise it is
+//! zeros up to the re-aligned data start. A file without any data region ends right after its
+//! tensor infos, as llama.cpp's vocabulary files do.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use gguf_grammar::write::{GgufBuilder, OwnedValue};
+//! use gguf_grammar::{Ctx, Endian, GgmlType, Gguf, ValueType, Version};
+//!
+//! let weights: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+//! let bytes = GgufBuilder::new(Ctx::V3_LE)
+//!     .kv("general.architecture", "llama")
+//!     .kv("llama.block_count", 1u32)
+//!     .kv("tokenizer.ggml.tokens", OwnedValue::array(ValueType::String, ["<s>", "</s>"]))
+//!     .alignment(64)
+//!     .tensor("output_norm.weight", &[4], GgmlType::F32, &weights)
+//!     .build()?;
+//!
+//! let gguf = Gguf::parse(&bytes)?;
+//! assert_eq!((gguf.alignment, gguf.tensor_data_offset % 64), (64, 0));
+//! let t = gguf.tensor("output_norm.weight").unwrap();
+//! let start = t.data_offset.unwrap() as usize;
+//! assert_eq!(&bytes[start..start + 16], &weights[..]);
+//!
+//! // Byte-exact round trip, and conversion to big-endian v2 and back.
+//! assert_eq!(gguf_grammar::write::write(&gguf)?, bytes);
+//! let big = GgufBuilder::from_gguf(&gguf)
+//!     .ctx(Ctx { version: Version::V2, endian: Endian::Big })
+//!     .build()?;
+//! let back = GgufBuilder::from_gguf(&Gguf::parse(&big)?).ctx(Ctx::V3_LE).build()?;
+//! assert_eq!(back, bytes);
+//! # Ok(()) }
+//! ```
+
+use std::borrow::Cow;
+use std::io::Write;
+
+use crate::document::Gguf;
+use crate::ggml_type::GgmlType;
+use crate::grammar::file::DEFAULT_ALIGNMENT;
+use crate::grammar::header::MAGIC;
+use crate::grammar::value::MAX_NESTING;
+use crate::grammar::{align_up, Ctx, Endian, Version};
+use crate::{Value, ValueType};
+
+/// Why a document could not be written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WriteError {
+    /// A count, length or dim does not fit the version's width (u32 in v1).
+    #[error("{what} {value} does not fit in the {width}-byte field of GGUF v{version}")]
+    TooLarge {
+        /// The field, e.g. `"string length"`.
+        what: &'static str,
+        /// The value that does not fit.
+        value: u64,
+        /// The field's width in bytes.
+        width: u64,
+        /// The version written.
+        version: u32,
+    },
+    /// Arrays nested deeper than the parser reads ([`MAX_NESTING`]).
+    #[error("arrays nested more than {limit} deep")]
+    NestingTooDeep {
+        /// The depth limit.
+        limit: u32,
+    },
+    /// A tensor's data would be placed before the end of the source file's data region,
+    /// which is kept verbatim.
+    #[error(
+        "tensor {name:?}: data at offset {offset} overlaps the kept data region (ends at {kept})"
+    )]
+    OverlapsKeptData {
+        /// The tensor's name (lossily decoded).
+        name: String,
+        /// The requested relative offset.
+        offset: u64,
+        /// Length of the kept data region.
+        kept: u64,
+    },
+    /// An offset computation overflowed u64.
+    #[error("tensor {name:?}: offset overflows")]
+    OffsetOverflow {
+        /// The tensor's name (lossily decoded).
+        name: String,
+    },
+    /// The output could not be written.
+    #[error("write error: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A metadata value you create or edit: owns its strings and array elements.
+///
+/// The parser's [`Value`] borrows from the file; `OwnedValue::from(value)` copies one.
+/// Conversions exist from every scalar Rust type, `bool`, `&str` and `String`.
+///
+/// ```
+/// use gguf_grammar::write::OwnedValue;
+/// use gguf_grammar::ValueType;
+///
+/// assert_eq!(OwnedValue::from(7u32), OwnedValue::U32(7));
+/// assert_eq!(OwnedValue::from(true), OwnedValue::Bool(1));
+/// assert_eq!(OwnedValue::from("hi"), OwnedValue::String(b"hi".to_vec()));
+/// let scores = OwnedValue::array(ValueType::F32, [0.5f32, -1.0]);
+/// assert_eq!(scores.value_type(), ValueType::Array);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub enum OwnedValue {
+    /// uint8
+    U8(u8),
+    /// int8
+    I8(i8),
+    /// uint16
+    U16(u16),
+    /// int16
+    I16(i16),
+    /// uint32
+    U32(u32),
+    /// int32
+    I32(i32),
+    /// float32 (bits preserved)
+    F32(f32),
+    /// bool: the byte written (0 false, 1 true; other bytes are written as given)
+    Bool(u8),
+    /// string: the bytes written (conventionally UTF-8)
+    String(Vec<u8>),
+    /// array
+    Array(OwnedArray),
+    /// uint64
+    U64(u64),
+    /// int64
+    I64(i64),
+    /// float64 (bits preserved)
+    F64(f64),
+}
+
+/// An owned array: the element type written in the file and the elements.
+///
+/// Elements are written as they are: an element whose type is not `element_type` gives a
+/// file that says one type and stores another (which is how tests build such files).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OwnedArray {
+    /// The element type tag written.
+    pub element_type: ValueType,
+    /// The elements.
+    pub elements: Vec<OwnedValue>,
+}
+
+impl OwnedValue {
+    /// An array of `element_type` holding `elements`.
+    ///
+    /// ```
+    /// use gguf_grammar::write::OwnedValue;
+    /// use gguf_grammar::ValueType;
+    ///
+    /// let empty = OwnedValue::array(ValueType::String, Vec::<OwnedValue>::new());
+    /// let nested = OwnedValue::array(ValueType::Array, [
+    ///     OwnedValue::array(ValueType::U8, [1u8, 2]),
+    ///     OwnedValue::array(ValueType::U8, [3u8]),
+    /// ]);
+    /// # let _ = (empty, nested);
+    /// ```
+    pub fn array<T: Into<OwnedValue>>(
+        element_type: ValueType,
+        elements: impl IntoIterator<Item = T>,
+    ) -> Self {
+        OwnedValue::Array(OwnedArray {
+            element_type,
+            elements: elements.into_iter().map(Into::into).collect(),
+        })
+    }
+
+    /// A string from any bytes (not necessarily UTF-8).
+    pub fn string(bytes: impl Into<Vec<u8>>) -> Self {
+        OwnedValue::String(bytes.into())
+    }
+
+    /// The value's type tag.
+    pub fn value_type(&self) -> ValueType {
+        match self {
+            OwnedValue::U8(_) => ValueType::U8,
+            OwnedValue::I8(_) => ValueType::I8,
+            OwnedValue::U16(_) => ValueType::U16,
+            OwnedValue::I16(_) => ValueType::I16,
+            OwnedValue::U32(_) => ValueType::U32,
+            OwnedValue::I32(_) => ValueType::I32,
+            OwnedValue::F32(_) => ValueType::F32,
+            OwnedValue::Bool(_) => ValueType::Bool,
+            OwnedValue::String(_) => ValueType::String,
+            OwnedValue::Array(_) => ValueType::Array,
+            OwnedValue::U64(_) => ValueType::U64,
+            OwnedValue::I64(_) => ValueType::I64,
+            OwnedValue::F64(_) => ValueType::F64,
+        }
+    }
+}
+
+impl From<Value<'_>> for OwnedValue {
+    fn from(value: Value<'_>) -> Self {
+        match value {
+            Value::U8(v) => OwnedValue::U8(v),
+            Value::I8(v) => OwnedValue::I8(v),
+            Value::U16(v) => OwnedValue::U16(v),
+            Value::I16(v) => OwnedValue::I16(v),
+            Value::U32(v) => OwnedValue::U32(v),
+            Value::I32(v) => OwnedValue::I32(v),
+            Value::F32(v) => OwnedValue::F32(v),
+            Value::Bool(v) => OwnedValue::Bool(v),
+            Value::String(s) => OwnedValue::String(s.as_bytes().to_vec()),
+            // The parse checked every element is present: the allocation is bounded by the
+            // input's length.
+            Value::Array(a) => OwnedValue::array(a.element_type(), a.iter()),
+            Value::U64(v) => OwnedValue::U64(v),
+            Value::I64(v) => OwnedValue::I64(v),
+            Value::F64(v) => OwnedValue::F64(v),
+        }
+    }
+}
+
+macro_rules! owned_from {
+    ($($ty:ty => $variant:ident),* $(,)?) => {$(
+        impl From<$ty> for OwnedValue {
+            fn from(v: $ty) -> Self {
+                OwnedValue::$variant(v)
+            }
+        }
+    )*};
+}
+
+owned_from!(u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32, f32 => F32,
+    u64 => U64, i64 => I64, f64 => F64, OwnedArray => Array);
+
+impl From<bool> for OwnedValue {
+    fn from(v: bool) -> Self {
+        OwnedValue::Bool(u8::from(v))
+    }
+}
+
+impl From<&str> for OwnedValue {
+    fn from(v: &str) -> Self {
+        OwnedValue::String(v.as_bytes().to_vec())
+    }
+}
+
+impl From<String> for OwnedValue {
+    fn from(v: String) -> Self {
+        OwnedValue::String(v.into_bytes())
+    }
+}
+
+/// A key/value pair to write.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OwnedKv {
+    /// The key's bytes.
+    pub key: Vec<u8>,
+    /// The value.
+    pub value: OwnedValue,
+}
+
+/// A tensor descriptor to write, with the data it brings (if any).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TensorSpec<'a> {
+    /// The name's bytes.
+    pub name: Vec<u8>,
+    /// Dimensions, ne0 first.
+    pub dims: Vec<u64>,
+    /// The ggml type id written.
+    pub ggml_type: GgmlType,
+    /// Offset relative to the data start; `None`: after the previous tensor's data, aligned.
+    pub offset: Option<u64>,
+    /// Bytes to place at the offset (empty for tensors whose data is in the kept region of
+    /// a source file, or when only the descriptor is wanted).
+    pub data: Cow<'a, [u8]>,
+}
+
+/// What is kept from the file a builder was made from.
+#[derive(Clone, Debug, Default)]
+struct Source<'a> {
+    /// Offset of the end of the tensor infos.
+    infos_end: u64,
+    /// The file's alignment.
+    alignment: u64,
+    /// The bytes between the tensor infos and the data start (shorter if the file ends).
+    padding: &'a [u8],
+    /// The bytes from the data start to the end of the file.
+    data: &'a [u8],
+}
+
+/// Builds a GGUF file: key/values in order (duplicates allowed), tensor descriptors and data.
+///
+/// Methods that add or change things take `&mut self` and return it, so calls chain on a
+/// temporary (`GgufBuilder::new(ctx).kv(..).build()`) and work on a variable alike.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use gguf_grammar::write::GgufBuilder;
+/// use gguf_grammar::{Ctx, Gguf};
+///
+/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-spm.gguf")?;
+/// let gguf = Gguf::parse(&bytes)?;
+///
+/// // Edit: every tensor byte stays; the data start is re-aligned if the header size changes.
+/// let mut edit = GgufBuilder::from_gguf(&gguf);
+/// edit.set("general.name", "renamed").remove("tokenizer.ggml.scores");
+/// edit.rename("general.architecture", "general.arch");
+/// let edited = edit.build()?;
+/// let back = Gguf::parse(&edited)?;
+/// assert_eq!(back.get("general.name").and_then(|v| v.as_str()), Some("renamed"));
+/// assert!(back.get("tokenizer.ggml.scores").is_none());
+/// assert_eq!(back.get("general.arch").and_then(|v| v.as_str()), Some("llama"));
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug)]
+pub struct GgufBuilder<'a> {
+    /// Version and byte order written.
+    pub ctx: Ctx,
+    /// Key/value pairs in file order.
+    pub kvs: Vec<OwnedKv>,
+    /// Tensor descriptors in file order.
+    pub tensors: Vec<TensorSpec<'a>>,
+    source: Source<'a>,
+}
+
+impl<'a> GgufBuilder<'a> {
+    /// An empty file of version and byte order `ctx`.
+    pub fn new(ctx: Ctx) -> Self {
+        GgufBuilder {
+            ctx,
+            kvs: Vec::new(),
+            tensors: Vec::new(),
+            source: Source::default(),
+        }
+    }
+
+    /// Everything in `gguf`: its version and byte order, key/values, tensor descriptors, and
+    /// (borrowed, copied verbatim on output) its padding and data region.
+    pub fn from_gguf(gguf: &Gguf<'a>) -> Self {
+        let bytes = gguf.bytes;
+        let len = bytes.len() as u64;
+        let slice = |from: u64, to: u64| {
+            let to = usize::try_from(to.min(len)).unwrap_or(bytes.len());
+            let from = usize::try_from(from).unwrap_or(to).min(to);
+            &bytes[from..to]
+        };
+        GgufBuilder {
+            ctx: gguf.header.ctx,
+            kvs: gguf
+                .kvs
+                .iter()
+                .map(|pair| OwnedKv {
+                    key: pair.key.as_bytes().to_vec(),
+                    value: pair.value.into(),
+                })
+                .collect(),
+            tensors: gguf
+                .tensors
+                .iter()
+                .map(|t| TensorSpec {
+                    name: t.info.name.as_bytes().to_vec(),
+                    dims: t.info.dims.clone(),
+                    ggml_type: t.info.ggml_type,
+                    offset: Some(t.info.offset),
+                    data: Cow::Borrowed(&[]),
+                })
+                .collect(),
+            source: Source {
+                infos_end: gguf.tensor_infos_end,
+                alignment: gguf.alignment,
+                padding: slice(gguf.tensor_infos_end, gguf.tensor_data_offset),
+                data: slice(gguf.tensor_data_offset, len),
+            },
+        }
+    }
+
+    /// Sets the version and byte order written.
+    pub fn ctx(&mut self, ctx: Ctx) -> &mut Self {
+        self.ctx = ctx;
+        self
+    }
+
+    /// Sets the version written.
+    pub fn version(&mut self, version: Version) -> &mut Self {
+        self.ctx.version = version;
+        self
+    }
+
+    /// Sets the byte order written.
+    pub fn endian(&mut self, endian: Endian) -> &mut Self {
+        self.ctx.endian = endian;
+        self
+    }
+
+    /// Appends a key/value pair (even if the key exists: duplicates are allowed).
+    pub fn kv(&mut self, key: impl AsRef<[u8]>, value: impl Into<OwnedValue>) -> &mut Self {
+        self.kvs.push(OwnedKv {
+            key: key.as_ref().to_vec(),
+            value: value.into(),
+        });
+        self
+    }
+
+    /// Sets `general.alignment` to the u32 `alignment` (replacing the first such key, or
+    /// appending one), which the layout then follows.
+    pub fn alignment(&mut self, alignment: u32) -> &mut Self {
+        self.set("general.alignment", alignment)
+    }
+
+    /// The value of the first pair whose key is `key`.
+    pub fn get(&self, key: impl AsRef<[u8]>) -> Option<&OwnedValue> {
+        self.position(key.as_ref()).map(|i| &self.kvs[i].value)
+    }
+
+    /// Replaces the value of the first pair whose key is `key` (keeping its position), or
+    /// appends the pair if there is none.
+    pub fn set(&mut self, key: impl AsRef<[u8]>, value: impl Into<OwnedValue>) -> &mut Self {
+        match self.position(key.as_ref()) {
+            Some(i) => self.kvs[i].value = value.into(),
+            None => {
+                self.kv(key, value);
+            }
+        }
+        self
+    }
+
+    /// Removes every pair whose key is `key` (duplicates included).
+    pub fn remove(&mut self, key: impl AsRef<[u8]>) -> &mut Self {
+        self.kvs.retain(|pair| pair.key != key.as_ref());
+        self
+    }
+
+    /// Renames the first pair whose key is `from`; false if there is none.
+    pub fn rename(&mut self, from: impl AsRef<[u8]>, to: impl AsRef<[u8]>) -> bool {
+        match self.position(from.as_ref()) {
+            Some(i) => {
+                self.kvs[i].key = to.as_ref().to_vec();
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn position(&self, key: &[u8]) -> Option<usize> {
+        self.kvs.iter().position(|pair| pair.key == key)
+    }
+
+    /// Appends a tensor whose data follows the previous tensor's, at the next aligned
+    /// offset, and is padded to the alignment (as llama.cpp and gguf-py write data).
+    pub fn tensor(
+        &mut self,
+        name: impl AsRef<[u8]>,
+        dims: &[u64],
+        ggml_type: GgmlType,
+        data: &'a [u8],
+    ) -> &mut Self {
+        self.push_tensor(name, dims, ggml_type, None, data)
+    }
+
+    /// Appends a tensor with an explicit relative `offset` (aligned or not), placing `data`
+    /// there (the data region is zero-filled up to it). With empty `data` only the descriptor
+    /// is written: offsets past the end of the data are allowed.
+    pub fn tensor_at(
+        &mut self,
+        name: impl AsRef<[u8]>,
+        dims: &[u64],
+        ggml_type: GgmlType,
+        offset: u64,
+        data: &'a [u8],
+    ) -> &mut Self {
+        self.push_tensor(name, dims, ggml_type, Some(offset), data)
+    }
+
+    fn push_tensor(
+        &mut self,
+        name: impl AsRef<[u8]>,
+        dims: &[u64],
+        ggml_type: GgmlType,
+        offset: Option<u64>,
+        data: &'a [u8],
+    ) -> &mut Self {
+        self.tensors.push(TensorSpec {
+            name: name.as_ref().to_vec(),
+            dims: dims.to_vec(),
+            ggml_type,
+            offset,
+            data: Cow::Borrowed(data),
+        });
+        self
+    }
+
+    /// The first tensor named `name`, to change its descriptor.
+    pub fn tensor_mut(&mut self, name: impl AsRef<[u8]>) -> Option<&mut TensorSpec<'a>> {
+        self.tensors.iter_mut().find(|t| t.name == name.as_ref())
+    }
+
+    /// Removes every tensor descriptor named `name` (its bytes in a kept data region stay).
+    pub fn remove_tensor(&mut self, name: impl AsRef<[u8]>) -> &mut Self {
+        self.tensors.retain(|t| t.name != name.as_ref());
+        self
+    }
+
+    /// The layout's alignment, as the parser will read it: the first `general.alignment`
+    /// when it is a non-zero u32, else 32.
+    pub fn layout_alignment(&self) -> u64 {
+        match self.get("general.alignment") {
+            Some(OwnedValue::U32(n)) if *n > 0 => u64::from(*n),
+            _ => DEFAULT_ALIGNMENT,
+        }
+    }
+
+    /// Serialises the file.
+    pub fn build(&self) -> Result<Vec<u8>, WriteError> {
+        let mut out = Vec::new();
+        self.write_to(&mut out)?;
+        Ok(out)
+    }
+
+    /// Serialises the file to `out`, returning the number of bytes written. The kept data
+    /// region is written straight from the source (a memory map stays a memory map).
+    pub fn write_to(&self, out: &mut impl Write) -> Result<u64, WriteError> {
+        let layout = self.layout()?;
+        out.write_all(&layout.head)?;
+        out.write_all(self.source.data)?;
+        out.write_all(&layout.added)?;
+        Ok((layout.head.len() + self.source.data.len() + layout.added.len()) as u64)
+    }
+
+    /// The header and padding bytes, when writing them over the start of the source file is
+    /// the whole edit: nothing was added to the data region and the data start is unchanged.
+    /// Writing them in place is fast but not atomic: an interrupted write leaves a damaged file.
+    pub fn in_place_patch(&self) -> Result<Option<Vec<u8>>, WriteError> {
+        let layout = self.layout()?;
+        let unchanged = layout.added.is_empty()
+            && layout.head.len() as u64 == self.source.infos_end + self.source.padding.len() as u64;
+        Ok(unchanged.then_some(layout.head))
+    }
+
+    /// Encodes the header and tensor infos, resolves tensor offsets and places added data.
+    fn layout(&self) -> Result<Layout, WriteError> {
+        let alignment = self.layout_alignment();
+        let kept = self.source.data.len() as u64;
+        let placed = self.place_tensors(alignment, kept)?;
+
+        let mut enc = Encoder {
+            ctx: self.ctx,
+            out: Vec::new(),
+        };
+        enc.out.extend_from_slice(&MAGIC);
+        enc.u32(self.ctx.version.number());
+        enc.count(self.tensors.len() as u64, "tensor count")?;
+        enc.count(self.kvs.len() as u64, "kv count")?;
+        for pair in &self.kvs {
+            enc.string(&pair.key)?;
+            enc.u32(pair.value.value_type().tag());
+            enc.value(&pair.value, 0)?;
+        }
+        for (tensor, place) in self.tensors.iter().zip(&placed) {
+            enc.string(&tensor.name)?;
+            let n_dims = u32::try_from(tensor.dims.len()).map_err(|_| WriteError::TooLarge {
+                what: "n_dims",
+                value: tensor.dims.len() as u64,
+                width: 4,
+                version: self.ctx.version.number(),
+            })?;
+            enc.u32(n_dims);
+            for &dim in &tensor.dims {
+                enc.count(dim, "dim")?;
+            }
+            enc.u32(tensor.ggml_type.0);
+            enc.u64(place.offset);
+        }
+        let mut head = enc.out;
+
+        // Data added after the kept region: each tensor's bytes at its offset, zeros between.
+        let mut added = Vec::new();
+        for (tensor, place) in self.tensors.iter().zip(&placed) {
+            let Some(end) = place.end else { continue };
+            // Placed data starts at or after `kept` (see place_tensors).
+            let (Ok(from), Ok(to)) = (
+                usize::try_from(place.offset - kept),
+                usize::try_from(end - kept),
+            ) else {
+                return Err(overflow(tensor));
+            };
+            if added.len() < to {
+                added.resize(to, 0);
+            }
+            added[from..from + tensor.data.len()].copy_from_slice(&tensor.data);
+        }
+
+        let infos_end = head.len() as u64;
+        if infos_end == self.source.infos_end && alignment == self.source.alignment {
+            head.extend_from_slice(self.source.padding);
+        }
+        if kept > 0 || !added.is_empty() {
+            // The header is in memory: its aligned end cannot overflow.
+            let data_start = align_up(infos_end, alignment).unwrap_or(infos_end);
+            head.resize(data_start as usize, 0);
+        }
+        Ok(Layout { head, added })
+    }
+
+    /// Each tensor's relative offset and, for tensors that bring data, where it ends.
+    fn place_tensors(&self, alignment: u64, kept: u64) -> Result<Vec<Placed>, WriteError> {
+        let mut cursor = kept;
+        let mut placed = Vec::with_capacity(self.tensors.len());
+        for tensor in &self.tensors {
+            let len = tensor.data.len() as u64;
+            let place = match tensor.offset {
+                Some(offset) if len == 0 => Placed { offset, end: None },
+                Some(offset) if offset < kept => {
+                    return Err(WriteError::OverlapsKeptData {
+                        name: String::from_utf8_lossy(&tensor.name).into_owned(),
+                        offset,
+                        kept,
+                    })
+                }
+                Some(offset) => Placed {
+                    offset,
+                    end: Some(offset.checked_add(len).ok_or_else(|| overflow(tensor))?),
+                },
+                None => {
+                    let offset = align_up(cursor, alignment).ok_or_else(|| overflow(tensor))?;
+                    let end = offset
+                        .checked_add(len)
+                        .and_then(|end| align_up(end, alignment))
+                        .ok_or_else(|| overflow(tensor))?;
+                    Placed {
+                        offset,
+                        end: Some(end),
+                    }
+                }
+            };
+            cursor = cursor.max(place.end.unwrap_or(cursor));
+            placed.push(place);
+        }
+        Ok(placed)
+    }
+}
+
+/// Where a tensor goes: its relative offset and, if it brings data, the end of the span
+/// written for it (its data, then zeros up to the alignment for sequential tensors).
+struct Placed {
+    offset: u64,
+    end: Option<u64>,
+}
+
+fn overflow(tensor: &TensorSpec<'_>) -> WriteError {
+    WriteError::OffsetOverflow {
+        name: String::from_utf8_lossy(&tensor.name).into_owned(),
+    }
+}
+
+/// The bytes before the kept data region and the bytes after it.
+struct Layout {
+    head: Vec<u8>,
+    added: Vec<u8>,
+}
+
+/// Writes `gguf` back in its own version and byte order: `write(parse(bytes)) == bytes` for
+/// every file the parser accepts.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let bytes = std::fs::read("tests/corpus/ggml-vocab-aquila.gguf")?;
+/// let gguf = gguf_grammar::Gguf::parse(&bytes)?;
+/// assert_eq!(gguf_grammar::write::write(&gguf)?, bytes);
+/// # Ok(()) }
+/// ```
+pub fn write(gguf: &Gguf<'_>) -> Result<Vec<u8>, WriteError> {
+    GgufBuilder::from_gguf(gguf).build()
+}
+
+/// Encodes fields with a [`Ctx`]'s widths and byte order: the parser's readers, reversed.
+struct Encoder {
+    ctx: Ctx,
+    out: Vec<u8>,
+}
+
+macro_rules! fixed_width_writer {
+    ($($name:ident: $ty:ty),*) => {$(
+        fn $name(&mut self, v: $ty) {
+            match self.ctx.endian {
+                Endian::Little => self.out.extend_from_slice(&v.to_le_bytes()),
+                Endian::Big => self.out.extend_from_slice(&v.to_be_bytes()),
+            }
+        }
+    )*};
+}
+
+impl Encoder {
+    fixed_width_writer!(u16: u16, u32: u32, u64: u64, f32: f32, f64: f64);
+
+    /// A count, length or dim: u32 in v1, u64 in v2 and v3.
+    fn count(&mut self, n: u64, what: &'static str) -> Result<(), WriteError> {
+        match self.ctx.version {
+            Version::V1 => {
+                let n = u32::try_from(n).map_err(|_| WriteError::TooLarge {
+                    what,
+                    value: n,
+                    width: 4,
+                    version: 1,
+                })?;
+                self.u32(n);
+            }
+            Version::V2 | Version::V3 => self.u64(n),
+        }
+        Ok(())
+    }
+
+    fn string(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
+        self.count(bytes.len() as u64, "string length")?;
+        self.out.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// A value without its type tag; `depth` is the nesting of arrays around it.
+    fn value(&mut self, value: &OwnedValue, depth: u32) -> Result<(), WriteError> {
+        match value {
+            OwnedValue::U8(v) | OwnedValue::Bool(v) => self.out.push(*v),
+            OwnedValue::I8(v) => self.out.extend_from_slice(&v.to_le_bytes()),
+            OwnedValue::U16(v) => self.u16(*v),
+            OwnedValue::I16(v) => self.u16(*v as u16),
+            OwnedValue::U32(v) => self.u32(*v),
+            OwnedValue::I32(v) => self.u32(*v as u32),
+            OwnedValue::F32(v) => self.f32(*v),
+            OwnedValue::U64(v) => self.u64(*v),
+            OwnedValue::I64(v) => self.u64(*v as u64),
+            OwnedValue::F64(v) => self.f64(*v),
+            OwnedValue::String(s) => self.string(s)?,
+            OwnedValue::Array(array) => {
+                if depth >= MAX_NESTING {
+                    return Err(WriteError::NestingTooDeep { limit: MAX_NESTING });
+                }
+                self.u32(array.element_type.tag());
+                self.count(array.elements.len() as u64, "array length")?;
+                for element in &array.elements {
+                    self.value(element, depth + 1)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}

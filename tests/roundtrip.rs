@@ -1,0 +1,162 @@
+//! `write(parse(bytes)) == bytes` for every file the parser accepts: the real corpus,
+//! SmolLM2, and every conformance case that parses; each also written in the other byte
+//! order, parsed again and written back in its own.
+
+use std::path::{Path, PathBuf};
+
+use gguf_grammar::write::{write, GgufBuilder};
+use gguf_grammar::{Ctx, Endian, Gguf};
+
+fn files_in(dir: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "gguf"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// SmolLM2 from `GGUF_SMOLLM2` or the model cache, if present.
+fn smollm2() -> Option<PathBuf> {
+    let cached =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(".cache/models/SmolLM2-135M-Instruct.Q4_1.gguf");
+    std::env::var_os("GGUF_SMOLLM2")
+        .map(PathBuf::from)
+        .or_else(|| cached.exists().then_some(cached))
+}
+
+/// The other byte order.
+fn flip(endian: Endian) -> Endian {
+    match endian {
+        Endian::Little => Endian::Big,
+        Endian::Big => Endian::Little,
+    }
+}
+
+/// Checks one accepted file; returns a description of each mismatch.
+fn check(bytes: &[u8], gguf: &Gguf<'_>) -> Vec<String> {
+    let mut mismatches = Vec::new();
+    match write(gguf) {
+        Ok(out) if out == bytes => {}
+        Ok(out) => mismatches.push(format!(
+            "rewrite differs: {}",
+            first_difference(&out, bytes)
+        )),
+        Err(e) => mismatches.push(format!("rewrite failed: {e}")),
+    }
+    let own = gguf.header.ctx;
+    let other = Ctx {
+        endian: flip(own.endian),
+        ..own
+    };
+    let swapped = match GgufBuilder::from_gguf(gguf).ctx(other).build() {
+        Ok(swapped) => swapped,
+        Err(e) => {
+            mismatches.push(format!("writing as {other:?} failed: {e}"));
+            return mismatches;
+        }
+    };
+    match Gguf::parse(&swapped) {
+        Ok(parsed) => {
+            if parsed.header.ctx != other || parsed.tensor_data_offset != gguf.tensor_data_offset {
+                mismatches.push(format!(
+                    "swapped file reads as {:?} with data at {}",
+                    parsed.header.ctx, parsed.tensor_data_offset
+                ));
+            }
+            match GgufBuilder::from_gguf(&parsed).ctx(own).build() {
+                Ok(back) if back == bytes => {}
+                Ok(back) => mismatches.push(format!(
+                    "swapped and back differs: {}",
+                    first_difference(&back, bytes)
+                )),
+                Err(e) => mismatches.push(format!("swapping back failed: {e}")),
+            }
+        }
+        Err(e) => mismatches.push(format!("swapped file does not parse: {e}")),
+    }
+    mismatches
+}
+
+fn first_difference(a: &[u8], b: &[u8]) -> String {
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        Some(at) => format!("first at offset {at}"),
+        None => format!("lengths {} and {}", a.len(), b.len()),
+    }
+}
+
+#[test]
+fn every_accepted_file_round_trips_in_both_byte_orders() {
+    let mut files = files_in("tests/corpus");
+    let real = files.len();
+    files.extend(files_in("tests/conformance/cases"));
+    match smollm2() {
+        Some(path) => files.push(path),
+        None => eprintln!("SmolLM2 not found (set GGUF_SMOLLM2 or run scripts/fetch-models.sh)"),
+    }
+    let (mut accepted, mut rejected, mut failures) = (0, 0, Vec::new());
+    for (i, path) in files.iter().enumerate() {
+        let bytes = std::fs::read(path).unwrap();
+        let gguf = match Gguf::parse(&bytes) {
+            Ok(gguf) => gguf,
+            Err(e) => {
+                assert!(i >= real, "real file {} must parse: {e}", path.display());
+                rejected += 1;
+                continue;
+            }
+        };
+        accepted += 1;
+        for mismatch in check(&bytes, &gguf) {
+            failures.push(format!("{}: {mismatch}", path.display()));
+        }
+    }
+    eprintln!(
+        "round trip: {accepted} accepted files checked in both byte orders, {} mismatches \
+         ({rejected} conformance cases rejected by the parser)",
+        failures.len()
+    );
+    assert!(accepted >= real + 60, "only {accepted} files accepted");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_changed_header_re_aligns_the_data_and_keeps_every_tensor_byte() {
+    let Some(path) = smollm2() else {
+        eprintln!("SmolLM2 not found: skipped");
+        return;
+    };
+    let bytes = std::fs::read(path).unwrap();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let template = gguf
+        .get("tokenizer.chat_template")
+        .unwrap()
+        .as_str()
+        .unwrap();
+    let longer = format!("{template}{{# edited #}}");
+    let edited = GgufBuilder::from_gguf(&gguf)
+        .set("tokenizer.chat_template", longer.as_str())
+        .build()
+        .unwrap();
+    let back = Gguf::parse(&edited).unwrap();
+    assert_eq!(back.tensor_data_offset % back.alignment, 0);
+    assert_ne!(back.tensor_data_offset, gguf.tensor_data_offset);
+    assert_eq!(
+        back.get("tokenizer.chat_template").unwrap().as_str(),
+        Some(longer.as_str())
+    );
+    assert_eq!(back.tensors.len(), gguf.tensors.len());
+    for (old, new) in gguf.tensors.iter().zip(&back.tensors) {
+        assert_eq!(old.info.offset, new.info.offset);
+        let span = |t: &gguf_grammar::Tensor<'_>| {
+            let start = t.data_offset.unwrap() as usize;
+            start..start + t.n_bytes.unwrap() as usize
+        };
+        assert!(bytes[span(old)] == edited[span(new)], "{:?}", old.info.name);
+    }
+    assert_eq!(
+        &bytes[gguf.tensor_data_offset as usize..],
+        &edited[back.tensor_data_offset as usize..]
+    );
+}
