@@ -43,6 +43,7 @@ pub mod grammar;
 pub mod render;
 pub mod stream;
 pub mod validate;
+pub mod write;
 
 pub use document::{Gguf, GgufFile, Tensor};
 pub use error::{Error, ErrorKind};
