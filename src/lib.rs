@@ -45,6 +45,11 @@ pub mod stream;
 pub mod validate;
 pub mod write;
 
+/// The README's examples, run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 pub use document::{Gguf, GgufFile, Tensor};
 pub use error::{Error, ErrorKind};
 pub use ggml_type::{GgmlType, TypeStatus};
