@@ -26,6 +26,10 @@ enum Command {
         /// array values, and every tensor descriptor.
         #[arg(long)]
         json: bool,
+        /// Print a one-screen model summary instead: architecture, name, parameter count,
+        /// size label, context, layers, heads, vocabulary, quantization, bits per weight.
+        #[arg(long, conflicts_with = "json")]
+        summary: bool,
         /// The GGUF file.
         file: PathBuf,
     },
@@ -41,7 +45,11 @@ enum Failure {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Dump { json, file } => dump(&file, json),
+        Command::Dump {
+            json,
+            summary,
+            file,
+        } => dump(&file, json, summary),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -56,7 +64,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn dump(path: &PathBuf, json: bool) -> Result<(), Failure> {
+fn dump(path: &PathBuf, json: bool, summary: bool) -> Result<(), Failure> {
     let shown = path.display();
     let file = GgufFile::open(path).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
     let gguf = file
@@ -64,7 +72,9 @@ fn dump(path: &PathBuf, json: bool) -> Result<(), Failure> {
         .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
     let file_size = file.bytes().len() as u64;
     let mut out = BufWriter::new(io::stdout().lock());
-    let written = if json {
+    let written = if summary {
+        render::summary::write(&gguf, &mut out)
+    } else if json {
         render::json::write(&gguf, file_size, &mut out)
     } else {
         render::text::write(&gguf, file_size, &mut out)

@@ -77,3 +77,5 @@ pub struct Diagnostic {
     /// The references that reject a file for this (empty: none do).
     pub rejected_by: &'static [Reference],
 }
+
+pub mod schema;

@@ -1,0 +1,768 @@
+//! LLaMA-family schema checks: is a file really a model of its architecture, and is it
+//! self-consistent? Judged from the metadata alone; tensor data is never touched.
+//!
+//! [`check`] applies, in this order:
+//!
+//! 1. **Keys** (`schema-key-missing`, `schema-key-type`): the `general.*` and `tokenizer.*` keys
+//!    every file may have must have their types; an architecture in [`ARCHITECTURES`] adds its
+//!    required and optional keys. Counts may be any integer type holding a non-negative value.
+//! 2. **Tokenizer** (`schema-token-count`, `schema-special-token`, `schema-token-type`,
+//!    `schema-tokenizer-model`, `schema-merges-missing`): tokens, scores and token types have
+//!    one length, equal to `{arch}.vocab_size` when present; special token ids name tokens;
+//!    token types are llama.cpp's; the tokenizer model is one llama.cpp loads; `gpt2`
+//!    tokenizers have merges.
+//! 3. **General values** (`schema-file-type`, `schema-quantization-version`): known values.
+//! 4. **Hyperparameters** of a known architecture (`schema-head-count`, `schema-head-count-kv`,
+//!    `schema-rope-dimension`, `schema-expert-count`): head_count divides embedding_length
+//!    (unless `attention.key_length` sets the head size), head_count_kv divides head_count,
+//!    rope.dimension_count is at most the head size, expert counts agree.
+//! 5. **Tensor layout** of a known architecture (`schema-tensor-missing`, `schema-tensor-shape`,
+//!    `schema-tensor-unexpected`, `schema-tensor-block-index`): every tensor is expected, with
+//!    the shape the hyperparameters give, and every required one is present. A hyperparameter
+//!    that breaks a rule of step 4 is not used to derive shapes, so one mistake gives one
+//!    diagnostic. A file without tensors gets the note `schema-vocab-only` instead.
+//!
+//! A file whose architecture is not in the table gets the note `schema-architecture-unknown`
+//! and steps 1 to 3 only. Every schema diagnostic is about models, not the container: its
+//! `rejected_by` is empty, and all but the two notes are errors.
+//!
+//! ```
+//! use gguf_grammar::{validate::schema, Gguf};
+//!
+//! let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+//! let gguf = Gguf::parse(&bytes).unwrap();
+//! assert!(schema::check(&gguf).is_empty());
+//!
+//! let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-bpe.gguf").unwrap();
+//! let found = schema::check(&Gguf::parse(&bytes).unwrap());
+//! assert_eq!(found.iter().map(|d| d.code).collect::<Vec<_>>(), ["schema-vocab-only"]);
+//! ```
+
+mod arch;
+
+pub use arch::*;
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use super::{Diagnostic, Severity};
+use crate::error::{Path, Segment};
+use crate::grammar::value::{Array, Value, ValueType};
+use crate::{Gguf, Kv};
+
+/// Missing tensors reported one by one; the rest are counted in one more diagnostic.
+pub const MISSING_SHOWN: u64 = 16;
+
+/// The schema diagnostics about `gguf`, in the order of the module documentation.
+pub fn check(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
+    let mut c = Checker {
+        gguf,
+        out: Vec::new(),
+    };
+    let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
+    let arch = arch_name.and_then(architecture);
+    c.keys(arch_name, arch);
+    let hp = Hparams::read(gguf);
+    c.tokenizer(&hp);
+    c.general();
+    if let (Some(name), None) = (arch_name, arch) {
+        let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();
+        c.push_kv(
+            "schema-architecture-unknown",
+            Severity::Note,
+            "general.architecture",
+            format!(
+                "architecture {name:?} is not in the schema table ({}): its hyperparameters and tensors are not checked",
+                known.join(", ")
+            ),
+        );
+    }
+    let shapes = arch.map(|arch| c.hparams(arch, &hp));
+    if gguf.tensors.is_empty() {
+        c.out.push(Diagnostic {
+            code: "schema-vocab-only",
+            severity: Severity::Note,
+            span: None,
+            path: Path::default(),
+            message: "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)"
+                .into(),
+            rejected_by: &[],
+        });
+    } else if let (Some(arch), Some(shapes)) = (arch, shapes) {
+        c.tensors(arch, &hp, &shapes);
+    }
+    c.out
+}
+
+/// A non-negative integer of any type, widened to u64.
+///
+/// ```
+/// use gguf_grammar::{validate::schema::count, Value};
+/// assert_eq!(count(Value::I32(7)), Some(7));
+/// assert_eq!(count(Value::I8(-1)), None);
+/// assert_eq!(count(Value::F32(7.0)), None);
+/// ```
+pub fn count(value: Value<'_>) -> Option<u64> {
+    value
+        .as_u64()
+        .or_else(|| value.as_i64().and_then(|v| u64::try_from(v).ok()))
+}
+
+/// Whether `value` has type `ty`; for a count that is an integer, whether it is non-negative.
+fn type_matches(value: Value<'_>, ty: KeyType) -> bool {
+    let elements = |value: Value<'_>| value.as_array().map(|a| a.element_type());
+    let integer = |t: ValueType| {
+        matches!(
+            t,
+            ValueType::U8
+                | ValueType::I8
+                | ValueType::U16
+                | ValueType::I16
+                | ValueType::U32
+                | ValueType::I32
+                | ValueType::U64
+                | ValueType::I64
+        )
+    };
+    let float = |t: ValueType| matches!(t, ValueType::F32 | ValueType::F64);
+    match ty {
+        KeyType::Count => count(value).is_some(),
+        KeyType::Float => float(value.value_type()),
+        KeyType::Bool => value.value_type() == ValueType::Bool,
+        KeyType::String => value.value_type() == ValueType::String,
+        KeyType::Strings => elements(value) == Some(ValueType::String),
+        KeyType::Floats => elements(value).is_some_and(float),
+        KeyType::Integers => elements(value).is_some_and(integer),
+    }
+}
+
+/// How a value's type is named in diagnostics: `uint32`, `int32 -1`, `array of float32`.
+fn describe(value: Value<'_>) -> String {
+    match value {
+        Value::Array(a) => format!("array of {}", a.element_type()),
+        v if v.as_i64().is_some_and(|n| n < 0) => {
+            format!("{} {}", v.value_type(), v.as_i64().unwrap_or(0))
+        }
+        v => v.value_type().to_string(),
+    }
+}
+
+/// A model's hyperparameters as its keys state them: `None` where a key is absent or is not
+/// a non-negative integer. Read for any architecture (the key names are the LLaMA ones).
+///
+/// ```
+/// use gguf_grammar::{validate::schema::Hparams, Gguf};
+///
+/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-bpe.gguf").unwrap();
+/// let hp = Hparams::read(&Gguf::parse(&bytes).unwrap());
+/// assert_eq!((hp.architecture, hp.head_count, hp.head_count_kv), (Some("llama"), Some(32), Some(8)));
+/// assert_eq!(hp.n_vocab(), Some(128256));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hparams<'a> {
+    /// `general.architecture`.
+    pub architecture: Option<&'a str>,
+    /// `{arch}.context_length`.
+    pub context_length: Option<u64>,
+    /// `{arch}.embedding_length` (`n_embd`).
+    pub embedding_length: Option<u64>,
+    /// `{arch}.block_count` (`n_layer`).
+    pub block_count: Option<u64>,
+    /// `{arch}.feed_forward_length` (`n_ff`).
+    pub feed_forward_length: Option<u64>,
+    /// `{arch}.attention.head_count` (`n_head`).
+    pub head_count: Option<u64>,
+    /// `{arch}.attention.head_count_kv` (`n_head_kv`; llama.cpp defaults it to `n_head`).
+    pub head_count_kv: Option<u64>,
+    /// `{arch}.attention.key_length` (`n_embd_head_k`; default `n_embd / n_head`).
+    pub key_length: Option<u64>,
+    /// `{arch}.attention.value_length` (`n_embd_head_v`; default `n_embd / n_head`).
+    pub value_length: Option<u64>,
+    /// `{arch}.rope.dimension_count` (`n_rot`; default `n_embd_head_k`).
+    pub rope_dimension_count: Option<u64>,
+    /// `{arch}.vocab_size`.
+    pub vocab_size: Option<u64>,
+    /// `{arch}.expert_count`.
+    pub expert_count: Option<u64>,
+    /// `{arch}.expert_used_count`.
+    pub expert_used_count: Option<u64>,
+    /// The length of `tokenizer.ggml.tokens`, when it is an array.
+    pub n_tokens: Option<u64>,
+}
+
+impl<'a> Hparams<'a> {
+    /// Reads the hyperparameters of `gguf`'s architecture.
+    pub fn read(gguf: &Gguf<'a>) -> Self {
+        let architecture = gguf.get("general.architecture").and_then(|v| v.as_str());
+        let arch = architecture.unwrap_or("");
+        let get = |suffix: &str| gguf.get(&format!("{arch}.{suffix}")).and_then(count);
+        Hparams {
+            architecture,
+            context_length: get("context_length"),
+            embedding_length: get("embedding_length"),
+            block_count: get("block_count"),
+            feed_forward_length: get("feed_forward_length"),
+            head_count: get("attention.head_count"),
+            head_count_kv: get("attention.head_count_kv"),
+            key_length: get("attention.key_length"),
+            value_length: get("attention.value_length"),
+            rope_dimension_count: get("rope.dimension_count"),
+            vocab_size: get("vocab_size"),
+            expert_count: get("expert_count"),
+            expert_used_count: get("expert_used_count"),
+            n_tokens: gguf
+                .get("tokenizer.ggml.tokens")
+                .and_then(|v| v.as_array())
+                .map(|a| a.len()),
+        }
+    }
+
+    /// The vocabulary size: the number of tokens, else `{arch}.vocab_size`.
+    pub fn n_vocab(&self) -> Option<u64> {
+        self.n_tokens.or(self.vocab_size)
+    }
+}
+
+/// The dimensions the hyperparameters give, `None` where they are unknown or break a rule.
+#[derive(Clone, Copy, Debug, Default)]
+struct Shapes {
+    embd: Option<u64>,
+    vocab: Option<u64>,
+    ff: Option<u64>,
+    q: Option<u64>,
+    k: Option<u64>,
+    v: Option<u64>,
+    experts: u64,
+    rot_half: Option<u64>,
+}
+
+impl Shapes {
+    fn dim(&self, dim: Dim) -> Option<u64> {
+        match dim {
+            Dim::Embd => self.embd,
+            Dim::Vocab => self.vocab,
+            Dim::Ff => self.ff,
+            Dim::Q => self.q,
+            Dim::K => self.k,
+            Dim::V => self.v,
+            Dim::Experts => Some(self.experts),
+            Dim::RotHalf => self.rot_half,
+        }
+    }
+
+    fn applies(&self, when: When) -> bool {
+        match when {
+            When::Always => true,
+            When::Dense => self.experts == 0,
+            When::Experts => self.experts > 0,
+        }
+    }
+}
+
+struct Checker<'g, 'a> {
+    gguf: &'g Gguf<'a>,
+    out: Vec<Diagnostic>,
+}
+
+impl<'a> Checker<'_, 'a> {
+    /// The first pair stored under `key`, with its index.
+    fn find(&self, key: &str) -> Option<(usize, &Kv<'a>)> {
+        self.gguf
+            .kvs
+            .iter()
+            .enumerate()
+            .find(|(_, pair)| pair.key.as_bytes() == key.as_bytes())
+    }
+
+    fn span(&self, bytes: &[u8]) -> Option<Range<u64>> {
+        let start = self.gguf.offset_of(bytes)?;
+        Some(start..start + bytes.len() as u64)
+    }
+
+    fn push(
+        &mut self,
+        code: &'static str,
+        severity: Severity,
+        span: Option<Range<u64>>,
+        path: Path,
+        message: String,
+    ) {
+        self.out.push(Diagnostic {
+            code,
+            severity,
+            span,
+            path,
+            message,
+            rejected_by: &[],
+        });
+    }
+
+    /// A diagnostic about the pair stored under `key` (or about the key, if it is absent).
+    fn push_kv(&mut self, code: &'static str, severity: Severity, key: &str, message: String) {
+        let (span, path) = match self.find(key) {
+            Some((i, pair)) => (
+                self.span(pair.raw),
+                Path(vec![Segment::Kv(i as u64), Segment::Name(key.into())]),
+            ),
+            None => (None, Path(vec![Segment::Name(key.into())])),
+        };
+        self.push(code, severity, span, path, message);
+    }
+
+    fn error_kv(&mut self, code: &'static str, key: &str, message: String) {
+        self.push_kv(code, Severity::Error, key, message);
+    }
+
+    /// Step 1: presence and types of the keys.
+    fn keys(&mut self, arch_name: Option<&str>, arch: Option<&Architecture>) {
+        let mut specs: Vec<(String, KeyType, bool)> = Vec::new();
+        let groups = [GENERAL_KEYS, TOKENIZER_KEYS]
+            .into_iter()
+            .chain(arch.map_or(&[][..], |a| a.keys).iter().copied());
+        let specials = SPECIAL_TOKEN_IDS.iter().map(|name| (*name, KeyType::Count));
+        let all = groups
+            .flat_map(|g| g.iter().map(|s| (s.name, s.ty, s.required)))
+            .chain(specials.map(|(name, ty)| (name, ty, false)));
+        for (name, ty, required) in all {
+            let name = name.replace("{arch}", arch_name.unwrap_or(""));
+            match specs.iter_mut().find(|s| s.0 == name) {
+                Some(seen) => seen.2 |= required,
+                None => specs.push((name, ty, required)),
+            }
+        }
+        for (name, ty, required) in specs {
+            match self.find(&name).map(|(_, pair)| pair.value) {
+                None if required => self.error_kv(
+                    "schema-key-missing",
+                    &name,
+                    format!("required key is missing ({})", ty.describe()),
+                ),
+                Some(value) if !type_matches(value, ty) => self.error_kv(
+                    "schema-key-type",
+                    &name,
+                    format!("expected {}, found {}", ty.describe(), describe(value)),
+                ),
+                _ => {}
+            }
+        }
+    }
+
+    /// A well-typed array stored under `key`.
+    fn array(&self, key: &str, ty: KeyType) -> Option<Array<'a>> {
+        let (_, pair) = self.find(key)?;
+        type_matches(pair.value, ty)
+            .then(|| pair.value.as_array())
+            .flatten()
+    }
+
+    /// Step 2: the tokenizer's arrays, ids and model.
+    fn tokenizer(&mut self, hp: &Hparams<'_>) {
+        let tokens = self
+            .array("tokenizer.ggml.tokens", KeyType::Strings)
+            .map(|a| a.len());
+        if let Some(n) = tokens {
+            for (key, ty, what) in [
+                ("tokenizer.ggml.scores", KeyType::Floats, "scores"),
+                (
+                    "tokenizer.ggml.token_type",
+                    KeyType::Integers,
+                    "token types",
+                ),
+            ] {
+                if let Some(len) = self.array(key, ty).map(|a| a.len()).filter(|&l| l != n) {
+                    self.error_kv(
+                        "schema-token-count",
+                        key,
+                        format!("{len} {what} for {n} tokens"),
+                    );
+                }
+            }
+            if let (Some(arch), Some(size)) = (hp.architecture, hp.vocab_size) {
+                if size != n {
+                    self.error_kv(
+                        "schema-token-count",
+                        &format!("{arch}.vocab_size"),
+                        format!("vocab_size {size} differs from the {n} tokens"),
+                    );
+                }
+            }
+        }
+        if let Some(n_vocab) = tokens.or(hp.vocab_size) {
+            for key in SPECIAL_TOKEN_IDS {
+                let id = self.find(key).and_then(|(_, pair)| count(pair.value));
+                if let Some(id) = id.filter(|&id| id >= n_vocab) {
+                    self.error_kv(
+                        "schema-special-token",
+                        key,
+                        format!("token id {id} is outside the vocabulary of {n_vocab} tokens"),
+                    );
+                }
+            }
+        }
+        self.token_types();
+        let model = self
+            .find("tokenizer.ggml.model")
+            .and_then(|(_, pair)| pair.value.as_str());
+        if let Some(model) = model.filter(|m| !TOKENIZER_MODELS.contains(m)) {
+            self.error_kv(
+                "schema-tokenizer-model",
+                "tokenizer.ggml.model",
+                format!(
+                    "unknown tokenizer model {model:?} (llama.cpp loads {})",
+                    TOKENIZER_MODELS.join(", ")
+                ),
+            );
+        }
+        if model == Some("gpt2") {
+            let merges = self
+                .find("tokenizer.ggml.merges")
+                .map(|(_, pair)| pair.value);
+            let empty = merges
+                .and_then(|v| v.as_array())
+                .is_some_and(|a| a.is_empty());
+            if merges.is_none() || empty {
+                self.error_kv(
+                    "schema-merges-missing",
+                    "tokenizer.ggml.model",
+                    "a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges".into(),
+                );
+            }
+        }
+    }
+
+    /// Step 2, token types: one diagnostic for the first invalid value.
+    fn token_types(&mut self) {
+        let key = "tokenizer.ggml.token_type";
+        let (Some((i, _)), Some(types)) = (self.find(key), self.array(key, KeyType::Integers))
+        else {
+            return;
+        };
+        let valid = |v: &Value<'_>| v.as_i64().is_some_and(|t| TOKEN_TYPES.contains(&t));
+        let mut invalid = types.iter().enumerate().filter(|(_, v)| !valid(v));
+        let Some((first, value)) = invalid.next() else {
+            return;
+        };
+        let more = invalid.count();
+        let width = types.element_type().fixed_size().unwrap_or(0);
+        let start = self.gguf.offset_of(types.raw_elements());
+        let span = start.map(|s| {
+            let at = s + first as u64 * width;
+            at..at + width
+        });
+        let path = Path(vec![
+            Segment::Kv(i as u64),
+            Segment::Name(key.into()),
+            Segment::Element(first as u64),
+        ]);
+        let value = value.as_i64().map_or_else(|| "?".into(), |v| v.to_string());
+        let others = match more {
+            0 => String::new(),
+            n => format!(" ({n} more invalid values follow)"),
+        };
+        self.push(
+            "schema-token-type",
+            Severity::Error,
+            span,
+            path,
+            format!(
+                "token type {value} is not one of llama.cpp's (0 undefined, 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte){others}"
+            ),
+        );
+    }
+
+    /// Step 3: file type and quantization version.
+    fn general(&mut self) {
+        let get = |key: &str| self.gguf.get(key).and_then(count);
+        if let Some(ft) = get("general.file_type").filter(|&ft| file_type_name(ft).is_none()) {
+            let why = if REMOVED_FILE_TYPES.contains(&ft) {
+                "a file type llama.cpp no longer supports"
+            } else {
+                "not a known file type"
+            };
+            self.error_kv(
+                "schema-file-type",
+                "general.file_type",
+                format!("file type {ft} is {why}"),
+            );
+        }
+        let qv = get("general.quantization_version");
+        if let Some(qv) = qv.filter(|qv| !QUANTIZATION_VERSIONS.contains(qv)) {
+            self.error_kv(
+                "schema-quantization-version",
+                "general.quantization_version",
+                format!("quantization version {qv} is not one ggml writes (2)"),
+            );
+        }
+    }
+
+    /// Step 4: the hyperparameter rules; returns the shapes the hyperparameters give.
+    fn hparams(&mut self, arch: &Architecture, hp: &Hparams<'_>) -> Shapes {
+        let name = arch.name;
+        let key = |suffix: &str| format!("{name}.{suffix}");
+        let embd = hp.embedding_length;
+        let mut head = hp.head_count;
+        let mut head_size = None;
+        match (hp.head_count, embd) {
+            (Some(0), _) => {
+                self.error_kv(
+                    "schema-head-count",
+                    &key("attention.head_count"),
+                    "head_count is 0".into(),
+                );
+                head = None;
+            }
+            (Some(h), Some(e)) if hp.key_length.is_none() && e % h != 0 => {
+                self.error_kv(
+                    "schema-head-count",
+                    &key("attention.head_count"),
+                    format!("head_count {h} does not divide embedding_length {e}"),
+                );
+            }
+            (Some(h), Some(e)) => head_size = Some(e / h),
+            _ => {}
+        }
+        let head_k = hp.key_length.or(head_size);
+        let head_v = hp.value_length.or(head_size);
+        let mut head_kv = hp.head_count_kv.or(head);
+        if let (Some(h), Some(kv)) = (head, hp.head_count_kv) {
+            if kv == 0 || h % kv != 0 {
+                self.error_kv(
+                    "schema-head-count-kv",
+                    &key("attention.head_count_kv"),
+                    format!("head_count_kv {kv} does not divide head_count {h}"),
+                );
+                head_kv = None;
+            }
+        }
+        let mut rot = hp.rope_dimension_count.or(head_k);
+        if let (Some(r), Some(k)) = (hp.rope_dimension_count, head_k) {
+            if r > k {
+                self.error_kv(
+                    "schema-rope-dimension",
+                    &key("rope.dimension_count"),
+                    format!("rope.dimension_count {r} exceeds the head size {k}"),
+                );
+                rot = None;
+            }
+        }
+        let experts = self.experts(arch, hp);
+        let mul = |a: Option<u64>, b: Option<u64>| a?.checked_mul(b?);
+        Shapes {
+            embd,
+            vocab: hp.n_vocab(),
+            ff: hp.feed_forward_length,
+            q: mul(head_k, head),
+            k: mul(head_k, head_kv),
+            v: mul(head_v, head_kv),
+            experts,
+            rot_half: rot.map(|r| r / 2),
+        }
+    }
+
+    /// Step 4, experts: returns the number of experts the blocks use (0: dense).
+    fn experts(&mut self, arch: &Architecture, hp: &Hparams<'_>) -> u64 {
+        if arch.experts == ExpertUse::Never {
+            return 0;
+        }
+        let key = |suffix: &str| format!("{}.{suffix}", arch.name);
+        let n = hp.expert_count.unwrap_or(0);
+        if n == 0 {
+            if arch.experts == ExpertUse::Always && hp.expert_count.is_some() {
+                self.error_kv(
+                    "schema-expert-count",
+                    &key("expert_count"),
+                    format!("expert_count is 0, but {} blocks use experts", arch.name),
+                );
+            }
+            return 0;
+        }
+        match hp.expert_used_count {
+            Some(used) if used == 0 || used > n => self.error_kv(
+                "schema-expert-count",
+                &key("expert_used_count"),
+                format!("expert_used_count {used} is not between 1 and expert_count {n}"),
+            ),
+            None if arch.experts == ExpertUse::Optional => self.error_kv(
+                "schema-expert-count",
+                &key("expert_count"),
+                format!("expert_count is {n}, but expert_used_count is missing"),
+            ),
+            _ => {}
+        }
+        n
+    }
+
+    /// Step 5: the tensor layout.
+    fn tensors(&mut self, arch: &Architecture, hp: &Hparams<'_>, shapes: &Shapes) {
+        let Some(n_layer) = hp.block_count else {
+            return;
+        };
+        let specs: Vec<&TensorSpec> = arch
+            .tensors
+            .iter()
+            .flat_map(|group| group.iter())
+            .filter(|spec| shapes.applies(spec.when))
+            .collect();
+        // (block, name) of every expected tensor present; block u64::MAX for global ones.
+        let mut present: HashSet<(u64, &str)> = HashSet::new();
+        for (i, tensor) in self.gguf.tensors.iter().enumerate() {
+            let info = &tensor.info;
+            let name = info.name.to_str().unwrap_or("");
+            let (block, rest) = match split_block(name) {
+                Some((block, rest)) => (Some(block), rest),
+                None => (None, name),
+            };
+            let scope = if block.is_some() {
+                Scope::Block
+            } else {
+                Scope::Global
+            };
+            let spec = specs.iter().find(|s| s.scope == scope && s.name == rest);
+            let path = Path(vec![
+                Segment::Tensor(i as u64),
+                Segment::Name(info.name.to_string()),
+            ]);
+            let span = self.span(info.raw);
+            let message = match (spec, block) {
+                (None, _) => Some((
+                    "schema-tensor-unexpected",
+                    format!("not a tensor of the {} layout", arch.name),
+                )),
+                (Some(_), Some(b)) if b >= n_layer => Some((
+                    "schema-tensor-block-index",
+                    format!("block {b} is past the last block ({n_layer} blocks)"),
+                )),
+                (Some(spec), _) => {
+                    present.insert((block.unwrap_or(u64::MAX), spec.name));
+                    let expected: Option<Vec<u64>> =
+                        spec.shape.iter().map(|&d| shapes.dim(d)).collect();
+                    expected
+                        .filter(|want| !same_shape(&info.dims, want))
+                        .map(|want| {
+                            let names: Vec<&str> = spec.shape.iter().map(|d| d.name()).collect();
+                            (
+                                "schema-tensor-shape",
+                                format!(
+                                    "shape {:?}, expected {want:?} ({})",
+                                    info.dims,
+                                    names.join(", ")
+                                ),
+                            )
+                        })
+                }
+            };
+            if let Some((code, message)) = message {
+                self.push(code, Severity::Error, span, path, message);
+            }
+        }
+        self.missing(&specs, n_layer, &present);
+    }
+
+    /// Step 5, required tensors that are absent: the first [`MISSING_SHOWN`] one by one, the
+    /// rest counted (a hostile block count cannot make this loop long or the output large).
+    fn missing(&mut self, specs: &[&TensorSpec], n_layer: u64, present: &HashSet<(u64, &str)>) {
+        let required = |scope| specs.iter().filter(move |s| s.required && s.scope == scope);
+        let per_block = required(Scope::Block).count() as u128;
+        let expected = required(Scope::Global).count() as u128 + per_block * u128::from(n_layer);
+        let found = present
+            .iter()
+            .filter(|(block, name)| {
+                let scope = match *block {
+                    u64::MAX => Scope::Global,
+                    _ => Scope::Block,
+                };
+                specs
+                    .iter()
+                    .any(|s| s.required && s.scope == scope && s.name == *name)
+            })
+            .count() as u128;
+        let total = expected.saturating_sub(found);
+        let mut shown = 0u64;
+        let globals = required(Scope::Global).map(|s| (u64::MAX, s.name));
+        let layers = if per_block > 0 { n_layer } else { 0 };
+        let blocks = (0..layers).flat_map(|b| required(Scope::Block).map(move |s| (b, s.name)));
+        for (block, name) in globals.chain(blocks) {
+            if shown == MISSING_SHOWN || u128::from(shown) == total {
+                break;
+            }
+            if !present.contains(&(block, name)) {
+                let full = match block {
+                    u64::MAX => name.to_string(),
+                    b => format!("blk.{b}.{name}"),
+                };
+                self.push(
+                    "schema-tensor-missing",
+                    Severity::Error,
+                    None,
+                    Path(vec![Segment::Name(full)]),
+                    "required tensor is missing".into(),
+                );
+                shown += 1;
+            }
+        }
+        if total > u128::from(shown) {
+            self.push(
+                "schema-tensor-missing",
+                Severity::Error,
+                None,
+                Path::default(),
+                format!(
+                    "{} more required tensors are missing",
+                    total - u128::from(shown)
+                ),
+            );
+        }
+    }
+}
+
+/// `blk.N.rest` → `(N, rest)`, for a canonical decimal `N` (as llama.cpp's `blk.%d.` writes it).
+fn split_block(name: &str) -> Option<(u64, &str)> {
+    let (n, rest) = name.strip_prefix("blk.")?.split_once('.')?;
+    let canonical =
+        !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
+    Some((n.parse().ok().filter(|_| canonical)?, rest))
+}
+
+/// Whether two shapes are equal once trailing 1s are ignored (as ggml compares them).
+fn same_shape(a: &[u64], b: &[u64]) -> bool {
+    let trim = |s: &[u64]| s.len() - s.iter().rev().take_while(|&&d| d == 1).count();
+    let (a, b) = (&a[..trim(a)], &b[..trim(b)]);
+    a == b
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn block_names() {
+        assert_eq!(
+            split_block("blk.12.attn_q.weight"),
+            Some((12, "attn_q.weight"))
+        );
+        assert_eq!(split_block("blk.0.x"), Some((0, "x")));
+        assert_eq!(split_block("blk.01.x"), None);
+        assert_eq!(split_block("blk..x"), None);
+        assert_eq!(split_block("blk.99999999999999999999.x"), None);
+        assert_eq!(split_block("token_embd.weight"), None);
+    }
+
+    #[test]
+    fn shapes_ignore_trailing_ones() {
+        assert!(same_shape(&[576], &[576]));
+        assert!(same_shape(&[576, 1], &[576]));
+        assert!(!same_shape(&[576, 2], &[576]));
+        assert!(!same_shape(&[1, 576], &[576]));
+        assert!(same_shape(&[1], &[]));
+    }
+
+    #[test]
+    fn counts_accept_every_integer_type() {
+        for v in [Value::U8(3), Value::I16(3), Value::U64(3), Value::I64(3)] {
+            assert!(type_matches(v, KeyType::Count), "{v:?}");
+        }
+        assert!(!type_matches(Value::I32(-3), KeyType::Count));
+        assert!(!type_matches(Value::F64(3.0), KeyType::Count));
+        assert!(!type_matches(Value::Bool(1), KeyType::Count));
+    }
+}
