@@ -37,6 +37,7 @@
 #![deny(missing_docs)]
 
 mod document;
+pub mod edit;
 pub mod error;
 pub mod ggml_type;
 pub mod grammar;
