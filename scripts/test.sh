@@ -18,3 +18,5 @@ cargo test --all-targets
 cargo test --doc
 step "parity with gguf-py"
 bash scripts/check-gguf-py.sh
+step "gguf edit against gguf-py"
+bash scripts/check-edit.sh
