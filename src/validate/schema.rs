@@ -457,6 +457,7 @@ impl<'a> Checker<'_, 'a> {
         let value = value.as_i64().map_or_else(|| "?".into(), |v| v.to_string());
         let others = match more {
             0 => String::new(),
+            1 => " (1 more invalid value follows)".into(),
             n => format!(" ({n} more invalid values follow)"),
         };
         self.push(

@@ -1,0 +1,633 @@
+//! Schema checks: real files (the vocabulary-only corpus, the conformance `minimal-llama`,
+//! SmolLM2-135M) and a generator of mutated variants of a small valid LLaMA file, each of which
+//! must give exactly its expected diagnostics.
+
+mod common;
+
+use gguf_grammar::render::summary::{self, Summary};
+use gguf_grammar::validate::schema::{self, Hparams};
+use gguf_grammar::validate::{Diagnostic, Severity};
+use gguf_grammar::write::{GgufBuilder, OwnedValue};
+use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
+
+fn codes(found: &[Diagnostic]) -> Vec<&'static str> {
+    found.iter().map(|d| d.code).collect()
+}
+
+fn render(found: &[Diagnostic]) -> String {
+    let mut out = String::new();
+    for d in found {
+        let span = d
+            .span
+            .as_ref()
+            .map_or_else(|| "-".into(), |s| format!("{}..{}", s.start, s.end));
+        out += &format!(
+            "{}[{}] {} @{span}: {}\n",
+            d.severity.name(),
+            d.code,
+            d.path,
+            d.message
+        );
+    }
+    out
+}
+
+fn snapshot(name: &str, text: &str) {
+    insta::with_settings!({snapshot_path => "../snapshots", prepend_module_to_snapshot => false}, {
+        insta::assert_snapshot!(name, text);
+    });
+}
+
+/// The llama-family files of the corpus: vocabulary-only, with consistent tokenizers.
+#[test]
+fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
+    let mut text = String::new();
+    let mut llama = Vec::new();
+    for path in common::corpus_files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        let found = schema::check(&gguf);
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let hp = Hparams::read(&gguf);
+        let known = hp.architecture.and_then(schema::architecture).is_some();
+        let want: &[&str] = if known {
+            llama.push(name.clone());
+            &["schema-vocab-only"]
+        } else {
+            &["schema-architecture-unknown", "schema-vocab-only"]
+        };
+        assert_eq!(codes(&found), want, "{name}:\n{}", render(&found));
+        // Consistent tokenizer, checked here independently of the schema code.
+        let array_len = |key: &str| gguf.get(key).and_then(|v| v.as_array()).map(|a| a.len());
+        let n = array_len("tokenizer.ggml.tokens").unwrap();
+        for key in ["tokenizer.ggml.scores", "tokenizer.ggml.token_type"] {
+            assert!(array_len(key).map_or(true, |len| len == n), "{name}: {key}");
+        }
+        assert!(hp.vocab_size.map_or(true, |v| v == n), "{name}");
+        text += &format!("== {name}\n{}", render(&found));
+    }
+    assert_eq!(
+        llama,
+        [
+            "ggml-vocab-aquila.gguf",
+            "ggml-vocab-deepseek-coder.gguf",
+            "ggml-vocab-llama-bpe.gguf",
+            "ggml-vocab-llama-spm.gguf",
+        ]
+    );
+    snapshot("schema-corpus", &text);
+}
+
+#[test]
+fn minimal_llama_conformance_case_is_clean() {
+    let path = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let bytes = std::fs::read(path).unwrap();
+    let found = schema::check(&Gguf::parse(&bytes).unwrap());
+    assert!(found.is_empty(), "{}", render(&found));
+}
+
+/// SmolLM2-135M: no diagnostics, and a summary that matches its published facts and
+/// gguf-py's reading of the file.
+#[test]
+fn smollm2_passes_and_its_summary_matches() {
+    let Some(path) = common::smollm2() else {
+        return;
+    };
+    let file = gguf_grammar::GgufFile::open(path).unwrap();
+    let gguf = file.parse().unwrap();
+    let found = schema::check(&gguf);
+    assert!(found.is_empty(), "{}", render(&found));
+
+    let s = Summary::of(&gguf);
+    let hp = &s.hparams;
+    // Published facts (HuggingFaceTB/SmolLM2-135M config.json): 30 layers, 9 heads, 3 kv heads,
+    // hidden 576, intermediate 1536, vocabulary 49152, about 135M parameters.
+    assert_eq!(hp.architecture, Some("llama"));
+    assert_eq!(hp.block_count, Some(30));
+    assert_eq!((hp.head_count, hp.head_count_kv), (Some(9), Some(3)));
+    assert_eq!(hp.embedding_length, Some(576));
+    assert_eq!(hp.feed_forward_length, Some(1536));
+    assert_eq!(hp.n_vocab(), Some(49152));
+    assert_eq!(hp.context_length, Some(8192));
+    // gguf-py 0.19.0 on this file: sum(t.n_elements) = 134515008, sum(t.n_bytes) = 96576768,
+    // tensor types Q4_1 x 210, F32 x 61, Q8_0 x 1; general.file_type 3; size_label "135M".
+    assert_eq!(s.parameters, Some(134_515_008));
+    assert_eq!(summary::size_label(134_515_008), "135M");
+    assert_eq!(s.size_label, Some("135M"));
+    assert_eq!(s.tensor_bytes, Some(96_576_768));
+    assert_eq!(
+        s.tensor_types,
+        [
+            (GgmlType::Q4_1, 210),
+            (GgmlType::F32, 61),
+            (GgmlType::Q8_0, 1)
+        ]
+    );
+    assert_eq!(s.file_type, Some(3));
+    let bpw = s.bits_per_weight().unwrap();
+    assert!(
+        (bpw - 96_576_768.0 * 8.0 / 134_515_008.0).abs() < 1e-9,
+        "{bpw}"
+    );
+
+    let mut out = Vec::new();
+    summary::write(&gguf, &mut out).unwrap();
+    snapshot("schema-smollm2-summary", &String::from_utf8(out).unwrap());
+}
+
+/// SmolLM2 with one block fewer declared: the last block's nine tensors are past the end.
+#[test]
+fn smollm2_with_a_block_count_too_small() {
+    let Some(path) = common::smollm2() else {
+        return;
+    };
+    let file = gguf_grammar::GgufFile::open(path).unwrap();
+    let gguf = file.parse().unwrap();
+    let mut edit = GgufBuilder::from_gguf(&gguf);
+    edit.set("llama.block_count", 29u32);
+    let bytes = edit.build().unwrap();
+    let found = schema::check(&Gguf::parse(&bytes).unwrap());
+    assert_eq!(codes(&found), ["schema-tensor-block-index"; 9]);
+    assert!(found
+        .iter()
+        .all(|d| d.path.to_string().contains("\"blk.29.")));
+}
+
+// ---- The generator: a small valid LLaMA file and its mutations ----
+
+const N_EMBD: u64 = 32;
+const N_FF: u64 = 64;
+const N_HEAD: u32 = 4;
+const N_HEAD_KV: u32 = 2;
+const N_LAYER: u32 = 2;
+const HEAD: u64 = N_EMBD / N_HEAD as u64;
+const KV: u64 = HEAD * N_HEAD_KV as u64;
+const TOKENS: [&str; 8] = ["<unk>", "<s>", "</s>", "a", "b", "c", "ab", "bc"];
+const N_VOCAB: u64 = TOKENS.len() as u64;
+
+/// Zero bytes for tensor data (the schema never reads it; the container wants it present).
+static ZEROS: [u8; 16384] = [0; 16384];
+
+/// Appends a tensor: f32 for vectors, f16 for matrices, with zeroed data.
+fn tensor(b: &mut GgufBuilder<'static>, name: &str, dims: &[u64]) {
+    let (ty, width) = match dims.len() {
+        1 => (GgmlType::F32, 4),
+        _ => (GgmlType::F16, 2),
+    };
+    let n = dims.iter().product::<u64>() * width;
+    b.tensor(name, dims, ty, &ZEROS[..n as usize]);
+}
+
+/// A valid two-block LLaMA file with GQA (4 heads, 2 kv heads), a SentencePiece vocabulary
+/// of eight tokens and an untied output matrix.
+fn base() -> GgufBuilder<'static> {
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    b.kv("general.architecture", "llama")
+        .kv("general.name", "schema-fixture")
+        .kv("general.file_type", 1u32)
+        .kv("general.quantization_version", 2u32)
+        .kv("llama.vocab_size", N_VOCAB as u32)
+        .kv("llama.context_length", 128u32)
+        .kv("llama.embedding_length", N_EMBD as u32)
+        .kv("llama.block_count", N_LAYER)
+        .kv("llama.feed_forward_length", N_FF as u32)
+        .kv("llama.attention.head_count", N_HEAD)
+        .kv("llama.attention.head_count_kv", N_HEAD_KV)
+        .kv("llama.rope.dimension_count", HEAD as u32)
+        .kv("llama.rope.freq_base", 10000f32)
+        .kv("llama.attention.layer_norm_rms_epsilon", 1e-5f32)
+        .kv("tokenizer.ggml.model", "llama")
+        .kv("tokenizer.ggml.pre", "default")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, TOKENS),
+        )
+        .kv(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(ValueType::F32, (0..N_VOCAB).map(|i| -(i as f32))),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, [2i32, 3, 3, 1, 1, 1, 1, 1]),
+        )
+        .kv("tokenizer.ggml.bos_token_id", 1u32)
+        .kv("tokenizer.ggml.eos_token_id", 2u32)
+        .kv("tokenizer.ggml.unknown_token_id", 0u32)
+        .kv("tokenizer.ggml.add_bos_token", true);
+    tensor(&mut b, "token_embd.weight", &[N_EMBD, N_VOCAB]);
+    tensor(&mut b, "output_norm.weight", &[N_EMBD]);
+    tensor(&mut b, "output.weight", &[N_EMBD, N_VOCAB]);
+    for i in 0..N_LAYER {
+        block(&mut b, i);
+    }
+    b
+}
+
+/// The nine tensors of block `i` of a dense model.
+fn block(b: &mut GgufBuilder<'static>, i: u32) {
+    let name = |n: &str| format!("blk.{i}.{n}.weight");
+    tensor(b, &name("attn_norm"), &[N_EMBD]);
+    tensor(b, &name("attn_q"), &[N_EMBD, N_EMBD]);
+    tensor(b, &name("attn_k"), &[N_EMBD, KV]);
+    tensor(b, &name("attn_v"), &[N_EMBD, KV]);
+    tensor(b, &name("attn_output"), &[N_EMBD, N_EMBD]);
+    tensor(b, &name("ffn_norm"), &[N_EMBD]);
+    tensor(b, &name("ffn_gate"), &[N_EMBD, N_FF]);
+    tensor(b, &name("ffn_down"), &[N_FF, N_EMBD]);
+    tensor(b, &name("ffn_up"), &[N_EMBD, N_FF]);
+}
+
+/// The base turned into a mixture of experts: 4 experts, 2 used per token.
+fn moe(b: &mut GgufBuilder<'static>) {
+    b.set("llama.expert_count", 4u32)
+        .set("llama.expert_used_count", 2u32);
+    for i in 0..N_LAYER {
+        for n in ["ffn_gate", "ffn_down", "ffn_up"] {
+            b.remove_tensor(format!("blk.{i}.{n}.weight"));
+        }
+        let name = |n: &str| format!("blk.{i}.{n}.weight");
+        tensor(b, &name("ffn_gate_inp"), &[N_EMBD, 4]);
+        tensor(b, &name("ffn_gate_exps"), &[N_EMBD, N_FF, 4]);
+        tensor(b, &name("ffn_down_exps"), &[N_FF, N_EMBD, 4]);
+        tensor(b, &name("ffn_up_exps"), &[N_EMBD, N_FF, 4]);
+    }
+}
+
+fn set_dims(b: &mut GgufBuilder<'static>, name: &str, dims: &[u64]) {
+    b.tensor_mut(name).unwrap().dims = dims.to_vec();
+}
+
+/// The base declared as architecture `arch`: `general.architecture` and every `llama.` key.
+fn rename_arch(b: &mut GgufBuilder<'static>, arch: &str) {
+    b.set("general.architecture", arch);
+    for kv in &mut b.kvs {
+        if let Some(rest) = kv.key.strip_prefix(b"llama.") {
+            kv.key = [arch.as_bytes(), b".", rest].concat();
+        }
+    }
+}
+
+type Mutation = fn(&mut GgufBuilder<'static>);
+
+/// Every mutation, with the diagnostics it must give (exactly these, in this order).
+const CASES: &[(&str, Mutation, &[&str])] = &[
+    // Variants that must stay clean.
+    ("unchanged", |_| {}, &[]),
+    (
+        "tied embeddings (no output.weight)",
+        |b| {
+            b.remove_tensor("output.weight");
+        },
+        &[],
+    ),
+    (
+        "counts as u64, i32 and u8",
+        |b| {
+            b.set("llama.block_count", 2u64)
+                .set("llama.context_length", 128i32)
+                .set("tokenizer.ggml.bos_token_id", 1u8);
+        },
+        &[],
+    ),
+    (
+        "float64 epsilon",
+        |b| {
+            b.set("llama.attention.layer_norm_rms_epsilon", 1e-5f64);
+        },
+        &[],
+    ),
+    (
+        "shape with a trailing 1",
+        |b| {
+            set_dims(b, "output_norm.weight", &[N_EMBD, 1]);
+        },
+        &[],
+    ),
+    ("mixture of experts", moe, &[]),
+    (
+        "optional biases and rope_freqs",
+        |b| {
+            tensor(b, "rope_freqs.weight", &[HEAD / 2]);
+            tensor(b, "blk.0.attn_q.bias", &[N_EMBD]);
+            tensor(b, "blk.0.attn_k.bias", &[KV]);
+        },
+        &[],
+    ),
+    (
+        "qwen2 with its biases",
+        |b| {
+            rename_arch(b, "qwen2");
+            for i in 0..N_LAYER {
+                tensor(b, &format!("blk.{i}.attn_q.bias"), &[N_EMBD]);
+                tensor(b, &format!("blk.{i}.attn_k.bias"), &[KV]);
+                tensor(b, &format!("blk.{i}.attn_v.bias"), &[KV]);
+            }
+        },
+        &[],
+    ),
+    // Keys.
+    (
+        "missing architecture",
+        |b| {
+            b.remove("general.architecture");
+        },
+        &["schema-key-missing"],
+    ),
+    (
+        "unknown architecture",
+        |b| {
+            b.set("general.architecture", "llama9");
+        },
+        &["schema-architecture-unknown"],
+    ),
+    (
+        "missing feed_forward_length",
+        |b| {
+            b.remove("llama.feed_forward_length");
+        },
+        &["schema-key-missing"],
+    ),
+    (
+        "missing tokenizer model",
+        |b| {
+            b.remove("tokenizer.ggml.model");
+        },
+        &["schema-key-missing"],
+    ),
+    (
+        "context_length as a string",
+        |b| {
+            b.set("llama.context_length", "128");
+        },
+        &["schema-key-type"],
+    ),
+    (
+        "negative block_count",
+        |b| {
+            b.set("llama.block_count", -2i32);
+        },
+        &["schema-key-type"],
+    ),
+    (
+        "epsilon as an integer",
+        |b| {
+            b.set("llama.attention.layer_norm_rms_epsilon", 0u32);
+        },
+        &["schema-key-type"],
+    ),
+    (
+        "scores as integers",
+        |b| {
+            b.set(
+                "tokenizer.ggml.scores",
+                OwnedValue::array(ValueType::I32, [0i32; 8]),
+            );
+        },
+        &["schema-key-type"],
+    ),
+    (
+        "bos id as a float",
+        |b| {
+            b.set("tokenizer.ggml.bos_token_id", 1f32);
+        },
+        &["schema-key-type"],
+    ),
+    // Tokenizer.
+    (
+        "one score fewer than tokens",
+        |b| {
+            b.set(
+                "tokenizer.ggml.scores",
+                OwnedValue::array(ValueType::F32, [0f32; 7]),
+            );
+        },
+        &["schema-token-count"],
+    ),
+    (
+        "one token type more than tokens",
+        |b| {
+            b.set(
+                "tokenizer.ggml.token_type",
+                OwnedValue::array(ValueType::I32, [1i32; 9]),
+            );
+        },
+        &["schema-token-count"],
+    ),
+    (
+        "vocab_size differs from the tokens",
+        |b| {
+            b.set("llama.vocab_size", 9u32);
+        },
+        &["schema-token-count"],
+    ),
+    (
+        "eos id outside the vocabulary",
+        |b| {
+            b.set("tokenizer.ggml.eos_token_id", N_VOCAB as u32);
+        },
+        &["schema-special-token"],
+    ),
+    (
+        "padding id far outside the vocabulary",
+        |b| {
+            b.set("tokenizer.ggml.padding_token_id", u64::MAX);
+        },
+        &["schema-special-token"],
+    ),
+    (
+        "token type 7",
+        |b| {
+            b.set(
+                "tokenizer.ggml.token_type",
+                OwnedValue::array(ValueType::I32, [2i32, 3, 3, 1, 7, 1, -1, 1]),
+            );
+        },
+        &["schema-token-type"],
+    ),
+    (
+        "unknown tokenizer model",
+        |b| {
+            b.set("tokenizer.ggml.model", "sentencepiece");
+        },
+        &["schema-tokenizer-model"],
+    ),
+    (
+        "gpt2 tokenizer without merges",
+        |b| {
+            b.set("tokenizer.ggml.model", "gpt2");
+        },
+        &["schema-merges-missing"],
+    ),
+    // General values.
+    (
+        "removed file type",
+        |b| {
+            b.set("general.file_type", 5u32);
+        },
+        &["schema-file-type"],
+    ),
+    (
+        "unknown quantization version",
+        |b| {
+            b.set("general.quantization_version", 3u32);
+        },
+        &["schema-quantization-version"],
+    ),
+    // Hyperparameters.
+    (
+        "head_count does not divide embedding_length",
+        |b| {
+            b.set("llama.attention.head_count", 6u32);
+        },
+        &["schema-head-count"],
+    ),
+    (
+        "head_count 0",
+        |b| {
+            b.set("llama.attention.head_count", 0u32);
+        },
+        &["schema-head-count"],
+    ),
+    (
+        "head_count_kv does not divide head_count",
+        |b| {
+            b.set("llama.attention.head_count_kv", 3u32);
+        },
+        &["schema-head-count-kv"],
+    ),
+    (
+        "rope dimensions exceed the head size",
+        |b| {
+            b.set("llama.rope.dimension_count", HEAD as u32 + 2);
+        },
+        &["schema-rope-dimension"],
+    ),
+    (
+        "more experts used than exist",
+        |b| {
+            moe(b);
+            b.set("llama.expert_used_count", 5u32);
+        },
+        &["schema-expert-count"],
+    ),
+    // Tensor layout.
+    (
+        "no tensors at all",
+        |b| {
+            b.tensors.clear();
+        },
+        &["schema-vocab-only"],
+    ),
+    (
+        "ffn_up of block 1 dropped",
+        |b| {
+            b.remove_tensor("blk.1.ffn_up.weight");
+        },
+        &["schema-tensor-missing"],
+    ),
+    (
+        "output_norm dropped",
+        |b| {
+            b.remove_tensor("output_norm.weight");
+        },
+        &["schema-tensor-missing"],
+    ),
+    (
+        "attn_q with the kv width",
+        |b| {
+            set_dims(b, "blk.0.attn_q.weight", &[N_EMBD, KV]);
+        },
+        &["schema-tensor-shape"],
+    ),
+    (
+        "ffn_down transposed",
+        |b| {
+            set_dims(b, "blk.1.ffn_down.weight", &[N_EMBD, N_FF]);
+        },
+        &["schema-tensor-shape"],
+    ),
+    (
+        "token_embd with one row fewer than tokens",
+        |b| {
+            set_dims(b, "token_embd.weight", &[N_EMBD, N_VOCAB - 1]);
+        },
+        &["schema-tensor-shape"],
+    ),
+    (
+        "a third block beyond block_count",
+        |b| {
+            tensor(b, "blk.2.attn_norm.weight", &[N_EMBD]);
+        },
+        &["schema-tensor-block-index"],
+    ),
+    (
+        "block_count one too high",
+        |b| {
+            b.set("llama.block_count", N_LAYER + 1);
+        },
+        &["schema-tensor-missing"; 9],
+    ),
+    (
+        "an unexpected fused qkv tensor",
+        |b| {
+            tensor(b, "blk.0.attn_qkv.weight", &[N_EMBD, 3 * N_EMBD]);
+        },
+        &["schema-tensor-unexpected"],
+    ),
+    (
+        "a dense ffn tensor in a mixture of experts",
+        |b| {
+            moe(b);
+            tensor(b, "blk.0.ffn_up.weight", &[N_EMBD, N_FF]);
+        },
+        &["schema-tensor-unexpected"],
+    ),
+    (
+        "qwen2 without its biases",
+        |b| {
+            rename_arch(b, "qwen2");
+        },
+        &["schema-tensor-missing"; 6],
+    ),
+    (
+        "granite without its scales",
+        |b| {
+            rename_arch(b, "granite");
+        },
+        &["schema-key-missing"; 4],
+    ),
+    (
+        "a hostile block_count",
+        |b| {
+            b.set("llama.block_count", u64::MAX);
+        },
+        &["schema-tensor-missing"; 17],
+    ),
+];
+
+#[test]
+fn mutations_give_exactly_their_diagnostics() {
+    let mut text = String::new();
+    let mut failures = Vec::new();
+    for (name, mutate, want) in CASES {
+        let mut b = base();
+        mutate(&mut b);
+        let bytes = b.build().unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        let found = schema::check(&gguf);
+        if codes(&found) != *want {
+            failures.push(format!("{name}: want {want:?}, got\n{}", render(&found)));
+        }
+        // Every schema finding is an error, except the two notes.
+        for d in &found {
+            let note = matches!(d.code, "schema-vocab-only" | "schema-architecture-unknown");
+            assert_eq!(d.severity == Severity::Note, note, "{name}: {}", d.code);
+            assert!(d.rejected_by.is_empty());
+        }
+        text += &format!("== {name}\n{}", render(&found));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    let mutated = CASES.iter().filter(|(_, _, want)| !want.is_empty()).count();
+    assert!(mutated >= 20, "{mutated} mutations");
+    snapshot("schema-mutations", &text);
+}
