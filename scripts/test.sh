@@ -16,7 +16,9 @@ export GGUF_SMOLLM2
 step "cargo test"
 cargo test --all-targets
 cargo test --doc
-step "parity with gguf-py"
+step "native JSON vs gguf-py"
 bash scripts/check-gguf-py.sh
+step "Kaitai grammar (Python and JavaScript) vs gguf dump --json"
+bash scripts/grammar-check.sh
 step "gguf edit against gguf-py"
 bash scripts/check-edit.sh
