@@ -631,3 +631,19 @@ fn mutations_give_exactly_their_diagnostics() {
     assert!(mutated >= 20, "{mutated} mutations");
     snapshot("schema-mutations", &text);
 }
+
+/// The schema and the summary take any parsed file, however broken, without panicking.
+#[test]
+fn every_conformance_case_is_checked_and_summarised() {
+    let cases = common::root().join("tests/conformance/cases");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(cases).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        if let Ok(gguf) = Gguf::parse(&bytes) {
+            schema::check(&gguf);
+            summary::write(&gguf, &mut Vec::new()).unwrap();
+            checked += 1;
+        }
+    }
+    assert!(checked > 50, "{checked}");
+}
