@@ -145,7 +145,7 @@ fn non_finite(v: f64, out: &mut impl Write) -> io::Result<()> {
 }
 
 /// A JSON string, or `{"bytes_hex": ...}` for bytes that are not UTF-8.
-fn string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
+pub fn string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
     let Ok(text) = s.to_str() else {
         out.write_all(b"{\"bytes_hex\": \"")?;
         for byte in s.as_bytes() {

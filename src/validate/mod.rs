@@ -78,4 +78,138 @@ pub struct Diagnostic {
     pub rejected_by: &'static [Reference],
 }
 
+mod container;
 pub mod schema;
+
+pub use container::{gguf_py_n_bytes, gguf_py_type_size};
+
+use crate::error::{Error, ErrorKind};
+use crate::Gguf;
+
+impl Reference {
+    /// Every reference, in a fixed order.
+    pub const ALL: [Reference; 4] = [
+        Reference::Ggml,
+        Reference::GgmlData,
+        Reference::GgufPy,
+        Reference::Spec,
+    ];
+
+    /// `ggml`, `ggml-data`, `gguf-py` or `spec`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reference::Ggml => "ggml",
+            Reference::GgmlData => "ggml-data",
+            Reference::GgufPy => "gguf-py",
+            Reference::Spec => "spec",
+        }
+    }
+}
+
+impl Profile {
+    /// Every profile, in a fixed order.
+    pub const ALL: [Profile; 5] = [
+        Profile::Ggml,
+        Profile::GgmlData,
+        Profile::GgufPy,
+        Profile::Spec,
+        Profile::Strict,
+    ];
+
+    /// `ggml`, `ggml-data`, `gguf-py`, `spec` or `strict`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Ggml => "ggml",
+            Profile::GgmlData => "ggml-data",
+            Profile::GgufPy => "gguf-py",
+            Profile::Spec => "spec",
+            Profile::Strict => "strict",
+        }
+    }
+}
+
+impl Severity {
+    /// `note`, `warning` or `error`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Note => "note",
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// Every container diagnostic about a parsed file, whichever references they concern;
+/// `file_len` is the length of the whole file (the parse may have seen only its header).
+///
+/// ```
+/// use gguf_grammar::{validate, Gguf};
+///
+/// let bytes = std::fs::read("tests/conformance/cases/duplicate-key.gguf").unwrap();
+/// let gguf = Gguf::parse(&bytes).unwrap();
+/// let found = validate::diagnose(&gguf, bytes.len() as u64);
+/// assert_eq!(found[0].code, "duplicate-key");
+/// assert_eq!(found[0].path.to_string(), "kv[1] \"test.dup\"");
+/// ```
+pub fn diagnose(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
+    container::diagnose(gguf, file_len)
+}
+
+/// The diagnostics that matter under `profile`: those it rejects the file for, and the
+/// warnings and notes no reference rejects for. The profile accepts the file when
+/// [`accepts`] says so.
+///
+/// ```
+/// use gguf_grammar::{validate::{self, Profile}, Gguf};
+///
+/// let bytes = std::fs::read("tests/conformance/cases/tensor-offset-gap.gguf").unwrap();
+/// let gguf = Gguf::parse(&bytes).unwrap();
+/// let ggml = validate::check(&gguf, bytes.len() as u64, Profile::Ggml);
+/// assert!(!validate::accepts(&ggml, Profile::Ggml));
+/// assert!(ggml.iter().any(|d| d.code == "tensor-offset-not-sequential"));
+/// let py = validate::check(&gguf, bytes.len() as u64, Profile::GgufPy);
+/// assert!(validate::accepts(&py, Profile::GgufPy)); // gguf-py takes offsets as given
+/// ```
+pub fn check(gguf: &Gguf<'_>, file_len: u64, profile: Profile) -> Vec<Diagnostic> {
+    let mut found = diagnose(gguf, file_len);
+    found.retain(|d| d.rejected_by.is_empty() || profile.rejects(d.rejected_by));
+    found
+}
+
+/// Whether `profile` accepts a file with these diagnostics: none of them is one it rejects for.
+pub fn accepts(diagnostics: &[Diagnostic], profile: Profile) -> bool {
+    !diagnostics.iter().any(|d| profile.rejects(d.rejected_by))
+}
+
+/// A file that does not parse, as a diagnostic every reference rejects it for, at the parse
+/// error's offset and path. Its code names the kind of failure: `bad-magic`,
+/// `unsupported-version`, `unknown-value-type`, `truncated`, `length-past-end`,
+/// `nesting-too-deep`.
+///
+/// ```
+/// use gguf_grammar::{validate, Gguf};
+///
+/// let err = Gguf::parse(b"GGUF\x04\0\0\0").unwrap_err();
+/// let d = validate::parse_failure(&err);
+/// assert_eq!((d.code, d.span.clone(), d.path.to_string()), ("unsupported-version", Some(4..4), "header.version".into()));
+/// assert_eq!(d.rejected_by.len(), 4);
+/// ```
+pub fn parse_failure(err: &Error) -> Diagnostic {
+    let code = match err.kind {
+        ErrorKind::BadMagic { .. } => "bad-magic",
+        ErrorKind::UnsupportedVersion { .. } => "unsupported-version",
+        ErrorKind::UnknownValueType { .. } => "unknown-value-type",
+        ErrorKind::Truncated { .. } => "truncated",
+        ErrorKind::LengthPastEnd { .. } => "length-past-end",
+        ErrorKind::NestingTooDeep { .. } => "nesting-too-deep",
+        _ => "parse-error",
+    };
+    Diagnostic {
+        code,
+        severity: Severity::Error,
+        span: Some(err.offset..err.offset),
+        path: err.path.clone(),
+        message: err.kind.to_string(),
+        rejected_by: &Reference::ALL,
+    }
+}
