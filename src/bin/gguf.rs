@@ -51,6 +51,10 @@ enum Command {
         /// Print the diagnostics as JSON: one object per file.
         #[arg(long)]
         json: bool,
+        /// Also check the model against the LLaMA-family schema of its architecture (keys,
+        /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
+        #[arg(long)]
+        schema: bool,
         /// The GGUF files.
         #[arg(required = true)]
         files: Vec<PathBuf>,
@@ -131,8 +135,9 @@ fn main() -> ExitCode {
         Command::Check {
             profile,
             json,
+            schema,
             files,
-        } => return check(&files, profile.into(), json),
+        } => return check(&files, profile.into(), json, schema),
         Command::Edit {
             file,
             set,
@@ -215,7 +220,7 @@ impl From<CheckProfile> for Profile {
 
 /// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
 /// cannot be read.
-fn check(files: &[PathBuf], profile: Profile, json: bool) -> ExitCode {
+fn check(files: &[PathBuf], profile: Profile, json: bool, schema: bool) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
     let (mut rejected, mut unreadable) = (false, false);
     let mut written = if json { out.write_all(b"[") } else { Ok(()) };
@@ -230,10 +235,17 @@ fn check(files: &[PathBuf], profile: Profile, json: bool) -> ExitCode {
             }
         };
         let diagnostics = match file.parse() {
-            Ok(gguf) => validate::check(&gguf, file.bytes().len() as u64, profile),
+            Ok(gguf) => {
+                let mut found = validate::check(&gguf, file.bytes().len() as u64, profile);
+                if schema {
+                    found.extend(validate::schema::check(&gguf));
+                }
+                found
+            }
             Err(e) => vec![validate::parse_failure(&e)],
         };
-        let accepted = validate::accepts(&diagnostics, profile);
+        let accepted =
+            validate::accepts(&diagnostics, profile) && validate::schema::accepts(&diagnostics);
         rejected |= !accepted;
         written = written.and_then(|()| {
             if json {

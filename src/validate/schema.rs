@@ -94,6 +94,21 @@ pub fn check(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     c.out
 }
 
+/// Whether a file with these diagnostics passes the schema: none of them is a schema error
+/// (a code starting with `schema-` and error severity; other diagnostics are ignored).
+///
+/// ```
+/// use gguf_grammar::{validate::schema, Gguf};
+///
+/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-spm.gguf").unwrap();
+/// assert!(schema::accepts(&schema::check(&Gguf::parse(&bytes).unwrap()))); // a note only
+/// ```
+pub fn accepts(diagnostics: &[Diagnostic]) -> bool {
+    !diagnostics
+        .iter()
+        .any(|d| d.code.starts_with("schema-") && d.severity == Severity::Error)
+}
+
 /// A non-negative integer of any type, widened to u64.
 ///
 /// ```
