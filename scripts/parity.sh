@@ -8,7 +8,7 @@
 # verdict), less the deliberate differences listed below. For each file both documents are parsed and
 # compared: the same metadata keys in the same order with the same index, type, offset, array_types
 # and value; the same tensors with the same index, shape, type and offset; the same filename and
-# endian. float32 values (fields whose innermost type is FLOAT32) compare by their f32 value, NaN
+# endian. float32 values (fields whose innermost type is FLOAT32) compare by their f32 bit pattern, NaN
 # equal to NaN; everything else exactly. When gguf-dump fails on a file (a string value that is not
 # UTF-8), `gguf dump --format gguf-py` must fail too. Prints one line per mismatch, then
 # "N passed, M failed"; exit status 1 on any failure.
@@ -85,8 +85,9 @@ import struct
 import sys
 
 
-def f32(x):
-    return struct.unpack("<f", struct.pack("<f", x))[0]
+def bits(x, as_f32):
+    """The value's bit pattern as float32 (rounded) or float64: -0.0 differs from 0.0."""
+    return struct.pack("<f", x) if as_f32 else struct.pack("<d", x)
 
 
 def same(a, b, as_f32):
@@ -95,7 +96,7 @@ def same(a, b, as_f32):
     if isinstance(a, float) and isinstance(b, float):
         if math.isnan(a) or math.isnan(b):
             return math.isnan(a) and math.isnan(b)
-        return f32(a) == f32(b) if as_f32 else a == b
+        return bits(a, as_f32) == bits(b, as_f32)
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return type(a) is type(b) and a == b
     return type(a) is type(b) and a == b

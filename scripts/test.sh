@@ -18,6 +18,8 @@ cargo test --all-targets
 cargo test --doc
 step "native JSON vs gguf-py"
 bash scripts/check-gguf-py.sh
+step "gguf dump --format gguf-py vs gguf-py's gguf-dump (corpus, SmolLM2, conformance)"
+bash scripts/parity.sh
 step "Kaitai grammar (Python and JavaScript) vs gguf dump --json"
 bash scripts/grammar-check.sh
 step "gguf edit against gguf-py"
