@@ -647,3 +647,72 @@ fn every_conformance_case_is_checked_and_summarised() {
     }
     assert!(checked > 50, "{checked}");
 }
+
+/// The base file is valid for the container checks too, so the mutations test the schema
+/// alone.
+#[test]
+fn base_passes_the_container_checks() {
+    let bytes = base().build().unwrap();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let found = gguf_grammar::validate::diagnose(&gguf, bytes.len() as u64);
+    let errors: Vec<_> = found
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+fn gguf(args: &[&std::ffi::OsStr]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    (out.status.code().unwrap(), stdout)
+}
+
+/// `gguf check --schema`: exit 0 on a clean file, 1 on a schema error (which the container
+/// checks alone accept), one line per diagnostic.
+#[test]
+fn cli_check_schema() {
+    let dir = std::env::temp_dir().join(format!("gguf-schema-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.gguf");
+    let bad = dir.join("bad.gguf");
+    std::fs::write(&good, base().build().unwrap()).unwrap();
+    let mut b = base();
+    b.set("llama.attention.head_count_kv", 3u32);
+    std::fs::write(&bad, b.build().unwrap()).unwrap();
+    let check = |file: &std::path::Path, schema: bool| {
+        let mut args = vec!["check".as_ref(), file.as_os_str()];
+        if schema {
+            args.insert(1, "--schema".as_ref());
+        }
+        gguf(&args)
+    };
+    assert_eq!(check(&good, true), (0, String::new()));
+    assert_eq!(check(&bad, false), (0, String::new()));
+    let (code, out) = check(&bad, true);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        format!(
+            "{}:414: error[schema-head-count-kv] kv[10] \"llama.attention.head_count_kv\": head_count_kv 3 does not divide head_count 4\n",
+            bad.display()
+        )
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn cli_dump_summary() {
+    let path = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let (code, out) = gguf(&["dump".as_ref(), "--summary".as_ref(), path.as_os_str()]);
+    assert_eq!(code, 0);
+    snapshot("schema-minimal-llama-summary", &out);
+}
