@@ -483,3 +483,85 @@ fn real_files_are_accepted_by_the_reader_profiles() {
         }
     }
 }
+
+/// Runs the `gguf` binary; returns (exit code, stdout).
+fn gguf(args: &[&str]) -> (i32, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(args)
+        .current_dir(common::root())
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap(),
+        String::from_utf8(out.stdout).unwrap(),
+    )
+}
+
+#[test]
+fn check_cli_accepts_real_files_and_rejects_with_ggml_s_reasons() {
+    let mut files: Vec<String> = common::corpus_files()
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect();
+    files.extend(common::smollm2().map(|p| p.display().to_string()));
+    let mut args = vec!["check", "--profile", "ggml"];
+    args.extend(files.iter().map(String::as_str));
+    assert_eq!(gguf(&args), (0, String::new()));
+
+    // ggml: "GGUFv1 is no longer supported", "duplicate key", "tensor 'b' has offset 64, expected 32"
+    for (case, offset, code) in [
+        ("basic-v1-le", 4, "version-1"),
+        ("duplicate-key", 48, "duplicate-key"),
+        ("tensor-offset-gap", 57, "tensor-offset-not-sequential"),
+    ] {
+        let path = format!("tests/conformance/cases/{case}.gguf");
+        let (status, out) = gguf(&["check", "--profile", "ggml", &path]);
+        assert_eq!(status, 1, "{case}: {out}");
+        assert!(
+            out.starts_with(&format!("{path}:{offset}: error[{code}] ")),
+            "{out}"
+        );
+        assert!(out.contains("(rejected by: ggml, ggml-data"), "{out}");
+    }
+    // gguf-py takes the gap; a parse failure is a rejection at the error's offset and path.
+    assert_eq!(
+        gguf(&[
+            "check",
+            "--profile",
+            "gguf-py",
+            "tests/conformance/cases/tensor-offset-gap.gguf"
+        ])
+        .0,
+        0
+    );
+    let (status, out) = gguf(&["check", "tests/conformance/cases/truncated-in-key.gguf"]);
+    assert_eq!(status, 1);
+    assert!(
+        out.contains(":24: error[length-past-end] kv[0].key: "),
+        "{out}"
+    );
+    assert_eq!(gguf(&["check", "tests/conformance/no-such-file.gguf"]).0, 2);
+}
+
+#[test]
+fn check_cli_json_lists_each_file_with_its_verdict() {
+    let (status, out) = gguf(&[
+        "check",
+        "--profile",
+        "spec",
+        "--json",
+        "tests/conformance/cases/key-non-ascii.gguf",
+        "tests/conformance/cases/kv-only.gguf",
+    ]);
+    assert_eq!(status, 1);
+    let doc: Json = serde_json::from_str(&out).unwrap();
+    assert_eq!(doc[0]["accepted"], Json::Bool(false));
+    assert_eq!(doc[0]["diagnostics"][0]["code"], "key-not-ascii");
+    assert_eq!(doc[0]["diagnostics"][0]["path"], "kv[0] \"test.clé\"");
+    assert_eq!(
+        doc[0]["diagnostics"][0]["rejected_by"],
+        serde_json::json!(["spec"])
+    );
+    assert_eq!(doc[1]["accepted"], Json::Bool(true));
+    assert_eq!(doc[1]["diagnostics"], serde_json::json!([]));
+}
