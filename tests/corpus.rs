@@ -21,12 +21,8 @@ fn describe_value(value: Value<'_>) -> String {
         Value::Array(array) => describe_array(array),
         Value::F32(v) => format!("{v:?}"),
         Value::F64(v) => format!("{v:?}"),
-        other => format!(
-            "{}",
-            other
-                .as_i64()
-                .map_or_else(|| format!("{:?}", other.as_u64()), |v| v.to_string())
-        ),
+        Value::U64(v) => v.to_string(),
+        integer => integer.as_i64().map_or_else(String::new, |v| v.to_string()),
     }
 }
 

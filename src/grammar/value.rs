@@ -7,7 +7,7 @@
 //! slice, decoded lazily by [`Array::iter`] in the file's byte order.
 
 use super::string::{string, GgufStr};
-use super::{take_declared, Ctx, PResult};
+use super::{take_declared, Ctx, Endian, PResult, Version};
 use crate::error::{within, Error, ErrorKind, Segment};
 
 /// Arrays nested deeper than this are rejected, so that hostile nesting cannot exhaust the
@@ -438,12 +438,18 @@ fn walk_elements(
     ctx: Ctx,
     ty: ValueType,
     depth: u32,
-    mut input: &[u8],
+    input: &[u8],
     len: u64,
 ) -> Result<&[u8], nom::Err<Error>> {
-    for index in 0..len {
+    // Strings take the fast loop; where it stops early, the element-by-element walk
+    // below resumes to report the exact error.
+    let (mut input, walked) = match ty {
+        ValueType::String => skip_strings(ctx, input, len),
+        _ => (input, 0),
+    };
+    for index in walked..len {
         input = match ty {
-            ValueType::String => skip_string(ctx, input),
+            ValueType::String => string(ctx)(input).map(|(rest, _)| rest),
             _ => array(ctx, depth + 1)(input).map(|(rest, _)| rest),
         }
         .map_err(|e| {
@@ -454,14 +460,34 @@ fn walk_elements(
     Ok(input)
 }
 
-/// The string parser without building the string: the hot loop of large vocabularies.
-#[inline(always)]
-fn skip_string(ctx: Ctx, input: &[u8]) -> Result<&[u8], nom::Err<Error>> {
-    let (rest, len) = ctx.count(input, "string length")?;
-    match usize::try_from(len) {
-        Ok(n) if n <= rest.len() => Ok(&rest[n..]),
-        _ => string(ctx)(input).map(|(rest, _)| rest),
+/// The hot loop of large vocabularies: skips up to `len` strings with the length reader
+/// fixed for the file's version and byte order. Returns what follows the last whole string
+/// and how many were skipped.
+fn skip_strings(ctx: Ctx, input: &[u8], len: u64) -> (&[u8], u64) {
+    match (ctx.version, ctx.endian) {
+        (Version::V1, Endian::Little) => skip_loop(input, len, |b| u32::from_le_bytes(b).into()),
+        (Version::V1, Endian::Big) => skip_loop(input, len, |b| u32::from_be_bytes(b).into()),
+        (_, Endian::Little) => skip_loop(input, len, u64::from_le_bytes),
+        (_, Endian::Big) => skip_loop(input, len, u64::from_be_bytes),
     }
+}
+
+#[inline(always)]
+fn skip_loop<const N: usize>(
+    mut input: &[u8],
+    len: u64,
+    read_len: impl Fn([u8; N]) -> u64,
+) -> (&[u8], u64) {
+    for index in 0..len {
+        let Some((head, rest)) = input.split_first_chunk::<N>() else {
+            return (input, index);
+        };
+        match usize::try_from(read_len(*head)) {
+            Ok(n) if n <= rest.len() => input = &rest[n..],
+            _ => return (input, index),
+        }
+    }
+    (input, len)
 }
 
 /// One value of type `ty`; an array value gets nesting depth `depth`.
