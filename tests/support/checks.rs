@@ -1,0 +1,198 @@
+//! The properties the fuzz targets and the tests check; each panics when one fails.
+//!
+//! - [`raw`]: any bytes. Parsing never panics; an accepted file is written back byte for
+//!   byte (with its detected byte order and forced to the other one).
+//! - [`chunked`]: the streaming reader fed in arbitrary chunks agrees with the one-shot parse.
+//! - [`built`]: a document generated from the bytes is written, parsed back equal, rewritten
+//!   byte for byte, converted to another version and byte order and back, and every prefix
+//!   of its header is a truncation error at an offset inside the prefix.
+
+use std::io::Read;
+
+use arbitrary::Unstructured;
+use gguf_grammar::write::{write, GgufBuilder, OwnedValue};
+use gguf_grammar::{stream, Endian, Gguf};
+
+use super::generate;
+
+/// Any bytes: no panic; accepted files round-trip exactly.
+pub fn raw(data: &[u8]) {
+    for endian in [None, Some(Endian::Little), Some(Endian::Big)] {
+        let Ok(gguf) = Gguf::parse_with(data, endian) else {
+            continue;
+        };
+        let out = write(&gguf).unwrap_or_else(|e| panic!("accepted file not written: {e}"));
+        assert!(out == data, "{}", differs(&out, data));
+    }
+}
+
+/// The first byte seeds the chunk sizes; the rest is the file.
+pub fn chunked(data: &[u8]) {
+    let Some((&seed, file)) = data.split_first() else {
+        return;
+    };
+    let reader = Chunks {
+        rest: file,
+        seed: u32::from(seed) | 1,
+    };
+    let mut buf = Vec::new();
+    let streamed = stream::read_header(reader, &mut buf, None);
+    match (Gguf::parse(file), streamed) {
+        (Ok(one), Ok(streamed)) => {
+            assert_eq!(one.header, streamed.header);
+            // Compared by their bytes: a NaN value is not equal to itself.
+            let raw = |g: &Gguf<'_>| g.kvs.iter().map(|kv| kv.raw.to_vec()).collect::<Vec<_>>();
+            assert_eq!(raw(&one), raw(&streamed));
+            assert_eq!(one.tensors, streamed.tensors);
+            assert_eq!(
+                (one.alignment, one.tensor_infos_end, one.tensor_data_offset),
+                (
+                    streamed.alignment,
+                    streamed.tensor_infos_end,
+                    streamed.tensor_data_offset
+                )
+            );
+        }
+        (Err(one), Err(stream::StreamError::Parse(streamed))) => assert_eq!(one, streamed),
+        (one, streamed) => panic!(
+            "one-shot {:?}, streamed {:?}",
+            one.map(|_| ()),
+            streamed.map(|_| ())
+        ),
+    }
+}
+
+/// A reader that hands out its bytes in pseudo-random chunks of 1 to 300 bytes.
+struct Chunks<'a> {
+    rest: &'a [u8],
+    seed: u32,
+}
+
+impl Read for Chunks<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        // xorshift32: the chunk sizes vary with the seed byte.
+        self.seed ^= self.seed << 13;
+        self.seed ^= self.seed >> 17;
+        self.seed ^= self.seed << 5;
+        let n = (1 + self.seed as usize % 300)
+            .min(buf.len())
+            .min(self.rest.len());
+        buf[..n].copy_from_slice(&self.rest[..n]);
+        self.rest = &self.rest[n..];
+        Ok(n)
+    }
+}
+
+/// A generated document survives writing, parsing, rewriting and conversion.
+pub fn built(data: &[u8]) {
+    let mut u = Unstructured::new(data);
+    let Ok(builder) = generate::document(&mut u) else {
+        return;
+    };
+    let bytes = builder
+        .build()
+        .unwrap_or_else(|e| panic!("generated document not written: {e}"));
+    let gguf = Gguf::parse(&bytes).unwrap_or_else(|e| panic!("written file rejected: {e}"));
+    same_document(&builder, &gguf, &bytes);
+    let rewritten = write(&gguf).unwrap();
+    assert!(
+        rewritten == bytes,
+        "rewrite {}",
+        differs(&rewritten, &bytes)
+    );
+
+    // Another version and byte order, and back. A dim past u32 has no v1 encoding.
+    if let Ok(ctx) = generate::ctx(&mut u) {
+        if let Ok(converted) = GgufBuilder::from_gguf(&gguf).ctx(ctx).build() {
+            let other = Gguf::parse(&converted).unwrap_or_else(|e| panic!("{ctx:?}: {e}"));
+            assert_eq!(other.header.ctx, ctx);
+            let back = GgufBuilder::from_gguf(&other)
+                .ctx(builder.ctx)
+                .build()
+                .unwrap();
+            // The builder pads with zeros, so even a re-aligned data start comes back exact.
+            assert!(back == bytes, "converted back {}", differs(&back, &bytes));
+        }
+    }
+
+    prefixes(&bytes, gguf.tensor_infos_end);
+}
+
+/// Every prefix shorter than the header is a truncation error located inside the prefix
+/// whose "bytes needed" does not overshoot the header; every longer prefix parses.
+pub fn prefixes(bytes: &[u8], header_len: u64) {
+    for len in 0..bytes.len() {
+        let result = Gguf::parse(&bytes[..len]);
+        if len as u64 >= header_len {
+            assert!(result.is_ok(), "prefix of {len} bytes: {:?}", result.err());
+            continue;
+        }
+        let err = match result {
+            Ok(_) => panic!("prefix of {len} bytes of a {header_len}-byte header parsed"),
+            Err(err) => err,
+        };
+        let needed = err
+            .kind
+            .bytes_needed()
+            .unwrap_or_else(|| panic!("prefix of {len} bytes: not a truncation error: {err}"));
+        assert!(err.offset <= len as u64, "prefix of {len} bytes: {err}");
+        assert!(
+            needed >= 1 && len as u64 + needed <= header_len,
+            "prefix of {len} bytes of a {header_len}-byte header: needs {needed}: {err}"
+        );
+    }
+}
+
+/// The parsed document holds what the builder put in.
+fn same_document(builder: &GgufBuilder<'_>, gguf: &Gguf<'_>, bytes: &[u8]) {
+    assert_eq!(gguf.header.ctx, builder.ctx);
+    assert_eq!(gguf.alignment, builder.layout_alignment());
+    assert_eq!(gguf.kvs.len(), builder.kvs.len());
+    for (parsed, made) in gguf.kvs.iter().zip(&builder.kvs) {
+        assert_eq!(parsed.key.as_bytes(), &made.key[..]);
+        let parsed_value = OwnedValue::from(parsed.value);
+        assert!(
+            same_value(&parsed_value, &made.value),
+            "{parsed_value:?} != {:?}",
+            made.value
+        );
+    }
+    assert_eq!(gguf.tensors.len(), builder.tensors.len());
+    for (parsed, made) in gguf.tensors.iter().zip(&builder.tensors) {
+        assert_eq!(parsed.info.name.as_bytes(), &made.name[..]);
+        assert_eq!(parsed.info.dims, made.dims);
+        assert_eq!(parsed.info.ggml_type, made.ggml_type);
+        match made.offset {
+            Some(offset) => assert_eq!(parsed.info.offset, offset),
+            None => assert_eq!(parsed.info.offset % gguf.alignment, 0),
+        }
+        if !made.data.is_empty() {
+            let start = parsed.data_offset.unwrap() as usize;
+            assert!(bytes[start..start + made.data.len()] == made.data[..]);
+        }
+    }
+}
+
+/// Equality with floats compared by their bits (NaN payloads included).
+pub fn same_value(a: &OwnedValue, b: &OwnedValue) -> bool {
+    match (a, b) {
+        (OwnedValue::F32(x), OwnedValue::F32(y)) => x.to_bits() == y.to_bits(),
+        (OwnedValue::F64(x), OwnedValue::F64(y)) => x.to_bits() == y.to_bits(),
+        (OwnedValue::Array(x), OwnedValue::Array(y)) => {
+            x.element_type == y.element_type
+                && x.elements.len() == y.elements.len()
+                && x.elements
+                    .iter()
+                    .zip(&y.elements)
+                    .all(|(x, y)| same_value(x, y))
+        }
+        _ => a == b,
+    }
+}
+
+fn differs(a: &[u8], b: &[u8]) -> String {
+    match a.iter().zip(b).position(|(x, y)| x != y) {
+        Some(at) => format!("differs first at offset {at}"),
+        None => format!("differs in length: {} and {}", a.len(), b.len()),
+    }
+}

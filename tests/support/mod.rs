@@ -1,0 +1,6 @@
+//! Shared by the property tests, the fuzz replay test and the fuzz targets
+//! (`fuzz/fuzz_targets/*.rs` include this folder by path).
+#![allow(dead_code)]
+
+pub mod checks;
+pub mod generate;
