@@ -2,5 +2,6 @@
 //! (`fuzz/fuzz_targets/*.rs` include this folder by path).
 #![allow(dead_code)]
 
+pub mod alloc;
 pub mod checks;
 pub mod generate;
