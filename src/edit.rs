@@ -303,6 +303,27 @@ pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, E
     result
 }
 
+/// Overwrites the start of `path` (the file `builder` was made from) with the edited header
+/// when the edit leaves the data start where it was ([`GgufBuilder::in_place_patch`]):
+/// nothing else is read or written, however large the file. Returns false, touching
+/// nothing, when the header's size changed; use [`write_atomically`] then.
+///
+/// This is fast but **not atomic**: a crash during the write can leave a mixed header.
+/// `gguf edit` always uses [`write_atomically`].
+pub fn patch_in_place(builder: &GgufBuilder<'_>, path: &Path) -> Result<bool, EditError> {
+    let Some(head) = builder.in_place_patch()? else {
+        return Ok(false);
+    };
+    let io_err = |source| EditError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = File::options().write(true).open(path).map_err(io_err)?;
+    io::Write::write_all(&mut file, &head).map_err(io_err)?;
+    file.sync_all().map_err(io_err)?;
+    Ok(true)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -337,6 +358,36 @@ mod tests {
             Err(EditError::BadAssignment(_))
         ));
         assert!(parse_value(ValueType::Bool, "yes").is_none());
+    }
+
+    #[test]
+    fn same_size_edits_patch_the_header_in_place() {
+        let path = std::env::temp_dir().join(format!("gguf-patch-test-{}", std::process::id()));
+        let data = [7u8; 64];
+        let bytes = GgufBuilder::new(Ctx::V3_LE)
+            .kv("general.name", "abc")
+            .tensor("t", &[16], crate::GgmlType::F32, &data)
+            .build()
+            .unwrap();
+        fs::write(&path, &bytes).unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+
+        let mut same = GgufBuilder::from_gguf(&gguf);
+        Edit::parse_set("general.name=xyz")
+            .unwrap()
+            .apply(&mut same)
+            .unwrap();
+        assert!(patch_in_place(&same, &path).unwrap());
+        assert_eq!(fs::read(&path).unwrap(), same.build().unwrap());
+
+        let mut longer = GgufBuilder::from_gguf(&gguf);
+        Edit::parse_set("general.name=a much longer name")
+            .unwrap()
+            .apply(&mut longer)
+            .unwrap();
+        assert!(!patch_in_place(&longer, &path).unwrap());
+        assert_eq!(fs::read(&path).unwrap(), same.build().unwrap());
+        fs::remove_file(&path).unwrap();
     }
 
     #[test]
