@@ -160,8 +160,19 @@ impl fmt::Display for Path {
                 Segment::Header(field) => write!(f, "header.{field}")?,
                 Segment::Kv(n) => write!(f, "kv[{n}]")?,
                 Segment::Tensor(n) => write!(f, "tensor[{n}]")?,
-                Segment::Name(name) if i == 0 => write!(f, "{name:?}")?,
-                Segment::Name(name) => write!(f, " {name:?}")?,
+                Segment::Name(name) => {
+                    // Names arrive displayed (invalid UTF-8 already as `\xNN`): quote them
+                    // without escaping those backslashes a second time.
+                    f.write_str(if i == 0 { "\"" } else { " \"" })?;
+                    for c in name.chars() {
+                        match c {
+                            '"' => f.write_str("\\\"")?,
+                            c if c.is_control() => write!(f, "{}", c.escape_debug())?,
+                            c => write!(f, "{c}")?,
+                        }
+                    }
+                    f.write_str("\"")?;
+                }
                 Segment::Element(n) => write!(f, "[{n}]")?,
                 Segment::Dim(n) => write!(f, ".dims[{n}]")?,
                 Segment::Field(field) => write!(f, ".{field}")?,

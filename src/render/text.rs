@@ -85,7 +85,7 @@ fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
         Value::Bool(0) => write!(out, "false"),
         Value::Bool(1) => write!(out, "true"),
         Value::Bool(byte) => write!(out, "true (byte {byte})"),
-        Value::String(s) => write!(out, "{:?}", s.to_string()),
+        Value::String(s) => write!(out, "{s:?}"),
         Value::Array(array) => {
             out.write_all(b"[")?;
             for (i, element) in array.iter().take(ARRAY_PREVIEW).enumerate() {

@@ -770,16 +770,17 @@ impl<'a> Checker<'_, 'a> {
                 Some(n) if past(n.into()) => S,
                 _ => 0,
             };
-            let py = match gguf_py_n_bytes_exact(tensor.info.ggml_type, &tensor.info.dims) {
+            let py_n_bytes = gguf_py_n_bytes_exact(tensor.info.ggml_type, &tensor.info.dims);
+            let py = match py_n_bytes {
                 Some(n) if past(n) => P,
                 _ => 0,
             };
             if spec | py != 0 {
-                let n = tensor.n_bytes.unwrap_or(0);
+                let n = tensor.n_bytes.map(u128::from).or(py_n_bytes).unwrap_or(0);
                 self.error(
                     "tensor-data-past-eof",
                     spec | py,
-                    Some(start..start.saturating_add(n)),
+                    Some(start..start.saturating_add(n.try_into().unwrap_or(u64::MAX))),
                     path(),
                     format!(
                         "{n} bytes of data at {start} run past the end of the file at {}",
