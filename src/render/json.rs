@@ -19,6 +19,7 @@
 
 use std::io::{self, Write};
 
+use super::OrElse;
 use crate::document::Gguf;
 use crate::grammar::string::GgufStr;
 use crate::grammar::value::{Array, Value};
@@ -77,22 +78,11 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
             ", \"type_id\": {}, \"offset\": {}, \"data_offset\": {}, \"n_bytes\": {}}}",
             info.ggml_type.0,
             info.offset,
-            OrNull(tensor.data_offset),
-            OrNull(tensor.n_bytes)
+            OrElse(tensor.data_offset, "null"),
+            OrElse(tensor.n_bytes, "null")
         )?;
     }
     out.write_all(b"]}\n")
-}
-
-struct OrNull(Option<u64>);
-
-impl std::fmt::Display for OrNull {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Some(n) => write!(f, "{n}"),
-            None => f.write_str("null"),
-        }
-    }
 }
 
 /// `"element_type": T, "len": N, "value": [...]`

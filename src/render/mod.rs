@@ -5,3 +5,16 @@ pub mod gguf_py;
 pub mod json;
 pub mod summary;
 pub mod text;
+
+/// Displays a figure that may be missing (an overflowing offset, a size ggml does not
+/// define) as the figure or as a placeholder.
+struct OrElse(Option<u64>, &'static str);
+
+impl std::fmt::Display for OrElse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Some(n) => write!(f, "{n}"),
+            None => f.write_str(self.1),
+        }
+    }
+}

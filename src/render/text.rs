@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use super::OrElse;
 use crate::document::Gguf;
 use crate::grammar::value::Value;
 
@@ -52,22 +53,11 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
             info.ggml_type.to_string(),
             format!("[{}]", dims.join(", ")),
             info.name,
-            Known(tensor.data_offset),
-            Known(tensor.n_bytes),
+            OrElse(tensor.data_offset, "?"),
+            OrElse(tensor.n_bytes, "?"),
         )?;
     }
     Ok(())
-}
-
-struct Known(Option<u64>);
-
-impl std::fmt::Display for Known {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Some(n) => write!(f, "{n}"),
-            None => f.write_str("?"),
-        }
-    }
 }
 
 fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
