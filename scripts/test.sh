@@ -10,6 +10,8 @@ step "cargo fmt --check"
 cargo fmt --all -- --check
 step "cargo clippy"
 cargo clippy --all-targets -- -D warnings
+step "cargo doc (broken links are errors)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 step "SmolLM2-135M (download once, sha256-checked)"
 GGUF_SMOLLM2="$(bash scripts/fetch-models.sh)"
 export GGUF_SMOLLM2

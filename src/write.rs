@@ -5,7 +5,7 @@
 //! a file, or from a parsed file ([`GgufBuilder::from_gguf`]) to edit or convert one; change
 //! its key/values and tensor descriptors (plain public fields, plus helpers); then
 //! [`build`](GgufBuilder::build) a `Vec<u8>` or [`write_to`](GgufBuilder::write_to) any
-//! [`Write`]. [`write`] is `GgufBuilder::from_gguf(gguf).build()`.
+//! [`Write`]. [`write()`] is `GgufBuilder::from_gguf(gguf).build()`.
 //!
 //! # What a written file holds
 //!

@@ -10,7 +10,7 @@
 //! | [`value`] | value type tag, scalar, array (homogeneous, may nest) |
 //! | [`kv`] | metadata key/value pair |
 //! | [`tensor_info`] | name, n_dims, dims, ggml type, relative offset |
-//! | [`file`] | header, kvs, tensor infos, alignment and tensor-data start |
+//! | [`file`](mod@file) | header, kvs, tensor infos, alignment and tensor-data start |
 //!
 //! Errors raised inside the grammar record their offset as the number of bytes remaining
 //! (see [`crate::error`]); [`file::file`] returns located errors.

@@ -19,7 +19,7 @@
 //! Python's `NaN`, `Infinity` and `-Infinity`.
 //!
 //! gguf-dump fails on a string it cannot decode as UTF-8 (and gguf-py's reader on such a key
-//! or tensor name); so does [`write`], with [`io::ErrorKind::InvalidData`], before writing
+//! or tensor name); so does [`write()`], with [`io::ErrorKind::InvalidData`], before writing
 //! anything unusable: render into a buffer and print it only on success.
 
 use std::io::{self, Write};
