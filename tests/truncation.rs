@@ -1,9 +1,10 @@
 //! Every prefix of a real file that ends inside its header is a located truncation error:
-//! never a panic, never a success. Prefixes that hold the whole header parse, and the
-//! document then shows the tensor data runs past the end of the prefix.
+//! never a panic, never a success. Prefixes that hold the whole header parse (the grammar
+//! does not read tensor data), and validation then rejects them: the data runs past the end.
 
 mod common;
 
+use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::{Gguf, GgufFile};
 
 /// Cut points: every byte of the first 4 KiB, a few bytes around the start of every kv and
@@ -57,15 +58,18 @@ fn check_prefixes(bytes: &[u8], limit: usize) -> usize {
                         ..whole.clone()
                     }
                 );
-                let data_end = prefix
-                    .tensors
-                    .iter()
-                    .filter_map(|t| Some(t.data_offset? + t.n_bytes?))
-                    .max();
-                assert!(
-                    data_end.unwrap_or(prefix.tensor_data_offset) > cut as u64,
-                    "cut {cut}: the data fits, so the prefix is not truncated"
-                );
+                // The header is whole but the data is cut: validation must say so.
+                for profile in [Profile::GgmlData, Profile::GgufPy, Profile::Spec] {
+                    let found = validate::check(&prefix, cut as u64, profile);
+                    assert!(
+                        !validate::accepts(&found, profile),
+                        "cut {cut}: {profile:?} accepts a truncated file"
+                    );
+                    assert!(
+                        found.iter().any(|d| d.code.ends_with("past-eof")),
+                        "cut {cut}: {profile:?}: {found:?}"
+                    );
+                }
             }
         }
     }
