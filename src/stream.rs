@@ -30,6 +30,10 @@ pub enum StreamError {
 /// Reads the header of a GGUF file from `reader` into `buf` (cleared first) and parses it.
 /// `endian` forces a byte order; `None` detects it.
 ///
+/// A hostile count or length (say 2^62 strings) cannot be told from a large header until the
+/// reader runs dry, so the reader is read to its end before the error is reported; bound what
+/// you are willing to hold in memory with [`Read::take`], e.g. `read_header(file.take(1 << 30), ..)`.
+///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use gguf_grammar::stream::read_header;

@@ -109,3 +109,20 @@ fn tempfile() -> std::fs::File {
     std::fs::remove_file(&path).unwrap();
     file
 }
+
+#[test]
+fn a_hostile_count_reads_no_further_than_the_reader_allows() {
+    // kv_count 2^62: the header can never be complete; `take` bounds what is read.
+    let mut bytes = b"GGUF\x03\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\x40".to_vec();
+    bytes.resize(1 << 20, 0);
+    let mut reader = Counting {
+        inner: &bytes[..],
+        read: 0,
+    };
+    let mut buf = Vec::new();
+    match read_header((&mut reader).take(256 * 1024), &mut buf, None) {
+        Err(StreamError::Parse(e)) => assert!(e.kind.bytes_needed().is_some(), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(reader.read, 256 * 1024);
+}
