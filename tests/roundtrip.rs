@@ -2,30 +2,10 @@
 //! SmolLM2, and every conformance case that parses; each also written in the other byte
 //! order, parsed again and written back in its own.
 
-use std::path::{Path, PathBuf};
+mod common;
 
 use gguf_grammar::write::{write, GgufBuilder};
 use gguf_grammar::{Ctx, Endian, Gguf};
-
-fn files_in(dir: &str) -> Vec<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|entry| entry.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "gguf"))
-        .collect();
-    files.sort();
-    files
-}
-
-/// SmolLM2 from `GGUF_SMOLLM2` or the model cache, if present.
-fn smollm2() -> Option<PathBuf> {
-    let cached =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(".cache/models/SmolLM2-135M-Instruct.Q4_1.gguf");
-    std::env::var_os("GGUF_SMOLLM2")
-        .map(PathBuf::from)
-        .or_else(|| cached.exists().then_some(cached))
-}
 
 /// The other byte order.
 fn flip(endian: Endian) -> Endian {
@@ -89,13 +69,10 @@ fn first_difference(a: &[u8], b: &[u8]) -> String {
 
 #[test]
 fn every_accepted_file_round_trips_in_both_byte_orders() {
-    let mut files = files_in("tests/corpus");
+    let mut files = common::corpus_files();
     let real = files.len();
-    files.extend(files_in("tests/conformance/cases"));
-    match smollm2() {
-        Some(path) => files.push(path),
-        None => eprintln!("SmolLM2 not found (set GGUF_SMOLLM2 or run scripts/fetch-models.sh)"),
-    }
+    files.extend(common::gguf_files_in("tests/conformance/cases"));
+    files.extend(common::smollm2());
     let (mut accepted, mut rejected, mut failures) = (0, 0, Vec::new());
     for (i, path) in files.iter().enumerate() {
         let bytes = std::fs::read(path).unwrap();
@@ -123,8 +100,7 @@ fn every_accepted_file_round_trips_in_both_byte_orders() {
 
 #[test]
 fn a_changed_header_re_aligns_the_data_and_keeps_every_tensor_byte() {
-    let Some(path) = smollm2() else {
-        eprintln!("SmolLM2 not found: skipped");
+    let Some(path) = common::smollm2() else {
         return;
     };
     let bytes = std::fs::read(path).unwrap();

@@ -8,14 +8,21 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Every bundled real file, sorted.
-pub fn corpus_files() -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/corpus"))
-        .unwrap()
+/// The `.gguf` files in `dir` (relative to the repository root), sorted.
+pub fn gguf_files_in(dir: &str) -> Vec<PathBuf> {
+    let dir = root().join(dir);
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "gguf"))
         .collect();
     files.sort();
+    files
+}
+
+/// Every bundled real file, sorted.
+pub fn corpus_files() -> Vec<PathBuf> {
+    let files = gguf_files_in("tests/corpus");
     assert!(files.len() >= 12, "tests/corpus is missing files");
     files
 }
