@@ -6,7 +6,8 @@
 #![allow(unsafe_code)]
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use gguf_grammar::{Endian, Gguf};
 
@@ -17,49 +18,56 @@ pub const PER_BYTE: usize = 32;
 /// Fixed allowance on top of the proportional bound.
 pub const SLACK: usize = 64 * 1024;
 
-/// The system allocator, counting live bytes and their peak.
+/// The system allocator, counting each thread's live bytes and their peak (per thread, so
+/// that tests running in parallel do not disturb each other's measurements).
 pub struct Counting;
 
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+thread_local! {
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
 static INSTALLED: AtomicBool = AtomicBool::new(false);
 
-fn grew(size: usize) {
-    let live = LIVE.fetch_add(size, Ordering::Relaxed) + size;
-    PEAK.fetch_max(live, Ordering::Relaxed);
+fn count(delta: isize) {
+    // `try_with`: allocations while the thread's locals are being destroyed go uncounted.
+    let _ = LIVE.try_with(|live| {
+        live.set(live.get() + delta);
+        let _ = PEAK.try_with(|peak| peak.set(peak.get().max(live.get())));
+    });
     INSTALLED.store(true, Ordering::Relaxed);
 }
 
 // Safety: every call is forwarded to `System` unchanged; only counters are updated.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
+        count(layout.size() as isize);
         System.alloc(layout)
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        grew(layout.size());
+        count(layout.size() as isize);
         System.alloc_zeroed(layout)
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        count(-(layout.size() as isize));
         System.dealloc(ptr, layout)
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        grew(new_size);
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        count(new_size as isize);
+        count(-(layout.size() as isize));
         System.realloc(ptr, layout, new_size)
     }
 }
 
-/// The most bytes live at once while `f` runs, above what was live before it.
+/// The most bytes live at once on this thread while `f` runs, above what was live before.
 pub fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
+    let before = LIVE.with(Cell::get);
+    PEAK.with(|peak| peak.set(before));
     let out = f();
-    (out, PEAK.load(Ordering::Relaxed).saturating_sub(before))
+    let peak = PEAK.with(Cell::get);
+    (out, usize::try_from(peak - before).unwrap_or(0))
 }
 
 /// Parses `data` in every byte order and checks the peak allocation against the bound.
