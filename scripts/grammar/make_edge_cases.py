@@ -21,19 +21,7 @@ def gguf(version, endian, kvs, tensors=(), data=b"", alignment=32):
     """kvs: [(key bytes, type, value)], values as reencode.Writer takes them;
     tensors: [(name, dims, ggml type, offset)]; data: the tensor data after the padding."""
     w = Writer(version, endian)
-    w.count(len(tensors))
-    w.count(len(kvs))
-    for key, t, v in kvs:
-        w.string(key)
-        w.num("I", t)
-        w.value(t, v)
-    for name, dims, ggml_type, offset in tensors:
-        w.string(name)
-        w.num("I", len(dims))
-        for d in dims:
-            w.count(d)
-        w.num("I", ggml_type)
-        w.num("Q", offset)
+    w.header(kvs, tensors)
     end = w.size
     w.put(b"\0" * ((alignment - w.size % alignment) % alignment))
     w.put(data)

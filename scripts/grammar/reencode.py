@@ -102,6 +102,22 @@ class Writer:
                 for x in items:
                     self.value(et, x)
 
+    def header(self, kvs, tensors):
+        """Counts, kvs [(key, type, value)] and tensor infos [(name, dims, ggml type, offset)]."""
+        self.count(len(tensors))
+        self.count(len(kvs))
+        for key, t, v in kvs:
+            self.string(key)
+            self.num("I", t)
+            self.value(t, v)
+        for name, dims, ggml_type, offset in tensors:
+            self.string(name)
+            self.num("I", len(dims))
+            for d in dims:
+                self.count(d)
+            self.num("I", ggml_type)
+            self.num("Q", offset)
+
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -138,19 +154,7 @@ def main():
         sys.exit("reencode.py: refusing to change the byte order of a file with tensors")
 
     w = Writer(a.version, a.endian)
-    w.count(n_tensors)
-    w.count(n_kv)
-    for key, t, v in kvs:
-        w.string(key)
-        w.num("I", t)
-        w.value(t, v)
-    for name, dims, ggml_type, offset in infos:
-        w.string(name)
-        w.num("I", len(dims))
-        for d in dims:
-            w.count(d)
-        w.num("I", ggml_type)
-        w.num("Q", offset)
+    w.header(kvs, infos)
     tail = data[old_data_start:] if old_data_start <= len(data) else b""
     if tail or infos:
         w.put(b"\0" * ((alignment - w.size % alignment) % alignment))
