@@ -1,0 +1,192 @@
+//! `gguf check`: diagnostics under a reader's or the specification's rules.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use gguf_grammar::validate::{self, Diagnostic, Profile};
+use gguf_grammar::{render, GgufFile, GgufStr};
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Whose rules: ggml's reader (metadata only), ggml also loading the tensor data,
+    /// gguf-py 0.19.0's GGUFReader, the GGUF specification, or all of them.
+    #[arg(long, value_enum, default_value = "strict")]
+    profile: CheckProfile,
+    /// Print the diagnostics as JSON: one object per file.
+    #[arg(long)]
+    json: bool,
+    /// Also check the model against the LLaMA-family schema of its architecture (keys,
+    /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
+    #[arg(long)]
+    schema: bool,
+    /// The GGUF files.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CheckProfile {
+    /// What ggml's C reader accepts reading metadata only.
+    Ggml,
+    /// What ggml's C reader accepts when it also loads the tensor data.
+    GgmlData,
+    /// What gguf-py 0.19.0's GGUFReader accepts.
+    GgufPy,
+    /// The GGUF specification's rules.
+    Spec,
+    /// All of them.
+    Strict,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    check(&args.files, args.profile.into(), args.json, args.schema)
+}
+
+impl From<CheckProfile> for Profile {
+    fn from(profile: CheckProfile) -> Self {
+        match profile {
+            CheckProfile::Ggml => Profile::Ggml,
+            CheckProfile::GgmlData => Profile::GgmlData,
+            CheckProfile::GgufPy => Profile::GgufPy,
+            CheckProfile::Spec => Profile::Spec,
+            CheckProfile::Strict => Profile::Strict,
+        }
+    }
+}
+
+/// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
+/// cannot be read.
+fn check(files: &[PathBuf], profile: Profile, json: bool, schema: bool) -> ExitCode {
+    let mut out = BufWriter::new(io::stdout().lock());
+    let (mut rejected, mut unreadable) = (false, false);
+    let mut written = if json { out.write_all(b"[") } else { Ok(()) };
+    for (i, path) in files.iter().enumerate() {
+        let shown = path.display().to_string();
+        let file = match GgufFile::open(path) {
+            Ok(file) => file,
+            Err(e) => {
+                eprintln!("gguf: {shown}: {e}");
+                unreadable = true;
+                continue;
+            }
+        };
+        let diagnostics = match file.parse() {
+            Ok(gguf) => {
+                let mut found = validate::check(&gguf, file.bytes().len() as u64, profile);
+                if schema {
+                    found.extend(validate::schema::check(&gguf));
+                }
+                found
+            }
+            Err(e) => vec![validate::parse_failure(&e)],
+        };
+        let accepted =
+            validate::accepts(&diagnostics, profile) && validate::schema::accepts(&diagnostics);
+        rejected |= !accepted;
+        written = written.and_then(|()| {
+            if json {
+                let sep = if i == 0 { "" } else { "," };
+                writeln!(out, "{sep}")?;
+                check_json(&shown, profile, accepted, &diagnostics, &mut out)
+            } else {
+                diagnostics
+                    .iter()
+                    .try_for_each(|d| check_line(&shown, profile, d, &mut out))
+            }
+        });
+    }
+    if json {
+        written = written.and_then(|()| out.write_all(b"]\n"));
+    }
+    if let Err(e) = written.and_then(|()| out.flush()) {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("gguf: writing output: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::from(if unreadable {
+        2
+    } else if rejected {
+        1
+    } else {
+        0
+    })
+}
+
+/// What a diagnostic is under `profile`: an error when the profile rejects for it.
+fn level(profile: Profile, d: &Diagnostic) -> &'static str {
+    if profile.rejects(d.rejected_by) {
+        "error"
+    } else {
+        d.severity.name()
+    }
+}
+
+fn rejecters(d: &Diagnostic) -> String {
+    let names: Vec<_> = d.rejected_by.iter().map(|r| r.name()).collect();
+    names.join(", ")
+}
+
+/// `FILE:OFFSET: error[CODE] PATH: MESSAGE (rejected by: ...)`
+fn check_line(
+    file: &str,
+    profile: Profile,
+    d: &Diagnostic,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let offset = d.span.as_ref().map_or(0, |span| span.start);
+    write!(out, "{file}:{offset}: {}[{}] ", level(profile, d), d.code)?;
+    if !d.path.0.is_empty() {
+        write!(out, "{}: ", d.path)?;
+    }
+    write!(out, "{}", d.message)?;
+    if !d.rejected_by.is_empty() {
+        write!(out, " (rejected by: {})", rejecters(d))?;
+    }
+    writeln!(out)
+}
+
+/// `{"file", "profile", "accepted", "diagnostics": [{"level", "code", "severity", "offset",
+/// "span", "path", "message", "rejected_by"}]}`
+fn check_json(
+    file: &str,
+    profile: Profile,
+    accepted: bool,
+    diagnostics: &[Diagnostic],
+    out: &mut impl Write,
+) -> io::Result<()> {
+    out.write_all(b"{\"file\": ")?;
+    render::json::string(GgufStr(file.as_bytes()), out)?;
+    write!(
+        out,
+        ", \"profile\": \"{}\", \"accepted\": {accepted}, \"diagnostics\": [",
+        profile.name()
+    )?;
+    for (i, d) in diagnostics.iter().enumerate() {
+        let span = d
+            .span
+            .as_ref()
+            .map_or("null".to_string(), |s| format!("[{}, {}]", s.start, s.end));
+        write!(
+            out,
+            "{}\n  {{\"level\": \"{}\", \"code\": \"{}\", \"severity\": \"{}\", \"offset\": {}, \"span\": {span}, \"path\": ",
+            if i == 0 { "" } else { "," },
+            level(profile, d),
+            d.code,
+            d.severity.name(),
+            d.span.as_ref().map_or(0, |s| s.start),
+        )?;
+        render::json::string(GgufStr(d.path.to_string().as_bytes()), out)?;
+        out.write_all(b", \"message\": ")?;
+        render::json::string(GgufStr(d.message.as_bytes()), out)?;
+        let refs: Vec<_> = d
+            .rejected_by
+            .iter()
+            .map(|r| format!("\"{}\"", r.name()))
+            .collect();
+        write!(out, ", \"rejected_by\": [{}]}}", refs.join(", "))?;
+    }
+    write!(out, "]}}")
+}
