@@ -1,9 +1,10 @@
 //! Renderings of a parsed [`crate::Gguf`]: a human-readable dump, a one-screen model summary,
-//! the native JSON and gguf-py's JSON.
+//! the native JSON and gguf-py's JSON, the annotated byte map.
 
 pub mod escape;
 pub mod gguf_py;
 pub mod json;
+pub mod map;
 pub mod summary;
 pub mod text;
 

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod check;
 mod dump;
 mod edit;
+mod map;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -39,6 +40,12 @@ enum Command {
     /// The output is written to a temporary file in the destination's folder, checked, and
     /// renamed into place: a failure never leaves a damaged or half-written file.
     Edit(edit::Args),
+    /// Print the annotated byte map of the header: one row per construct in file order, with
+    /// offset (hex and decimal), length, raw bytes, construct path and meaning.
+    ///
+    /// Only the header is read, whatever the file's size. Text from the file is escaped;
+    /// colour only on a terminal and never with NO_COLOR set.
+    Map(map::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -71,5 +78,6 @@ fn main() -> ExitCode {
         Command::Dump(args) => Failure::report(dump::run(args)),
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),
+        Command::Map(args) => Failure::report(map::run(args)),
     }
 }
