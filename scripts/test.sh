@@ -26,3 +26,8 @@ step "Kaitai grammar (Python and JavaScript) vs gguf dump --json"
 bash scripts/grammar-check.sh
 step "gguf edit against gguf-py"
 bash scripts/check-edit.sh
+step "gguf map spans vs gguf-py's reader (corpus, SmolLM2)"
+cargo build --quiet --bin gguf
+(source scripts/venv.sh && "$GGUF_PYTHON" scripts/check-map.py target/debug/gguf tests/corpus/*.gguf "$GGUF_SMOLLM2")
+step "gguf map --html and web/inspector.html in headless Chromium"
+bash scripts/browser-tests.sh
