@@ -643,8 +643,12 @@ pub fn write_json(
     })
 }
 
-/// The page's template: CSS and JS inline; `/*DATA*/` is replaced by the map's data.
+/// The page's template: CSS and JS inline; `/*DATA*/` is replaced by the map's data and
+/// `/*VIEW*/` by the viewer.
 const HTML_TEMPLATE: &str = include_str!("map.html");
+
+/// The viewer (tree, hex pane, search), shared with `web/inspector.html`.
+pub const VIEW_JS: &str = include_str!("map_view.js");
 
 /// Writes the self-contained HTML page: a collapsible tree of every row beside a hex pane of
 /// the header's bytes, with search over keys and tensor names. Nothing is loaded from the
@@ -672,9 +676,12 @@ pub fn write_html(
     title: &str,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    let (head, tail) = HTML_TEMPLATE
+    let (head, rest) = HTML_TEMPLATE
         .split_once("/*DATA*/")
         .expect("the template has a data marker");
+    let (middle, tail) = rest
+        .split_once("/*VIEW*/")
+        .expect("the template has a viewer marker");
     out.write_all(head.as_bytes())?;
     let mut data = Vec::new();
     html_data(gguf, file_size, title, &mut data)?;
@@ -688,6 +695,8 @@ pub fn write_html(
         }
     }
     out.write_all(&data[from..])?;
+    out.write_all(middle.as_bytes())?;
+    out.write_all(VIEW_JS.as_bytes())?;
     out.write_all(tail.as_bytes())
 }
 

@@ -1,0 +1,153 @@
+#!/usr/bin/env node
+// Drives web/inspector.html in headless Chromium.
+//
+// Usage: node inspector.js GGUF_BIN OUTDIR VOCAB_FILE MODEL_FILE
+//
+//   (b) a 100 GB sparse file carrying VOCAB_FILE's header (made with truncate, checked sparse):
+//       the page shows its token count and data start as `gguf map --json` gives them, and
+//       reads (File.slice, counted by wrapping Blob.prototype.slice) less than header + 2 MiB;
+//   (c) VOCAB_FILE cut at 1,500,000 bytes: the page shows the offset and path `gguf dump` names;
+//   and for VOCAB_FILE and MODEL_FILE the rows the grammar's parser gives (spans, paths, kinds)
+//   equal `gguf map --json`'s.
+// Saves screenshots in OUTDIR and prints bytes read and times. Exits 1 on any failure.
+"use strict";
+
+const fs = require("fs");
+const path = require("path");
+const { execFileSync, spawnSync } = require("child_process");
+const { launch, check, failures } = require("./common");
+
+const page_url = "file://" + path.resolve(__dirname, "../../web/inspector.html");
+
+function mapJson(gguf, file) {
+  return execFileSync(gguf, ["map", "--json", file], { maxBuffer: 1 << 30 })
+    .toString()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+async function open(browser, file) {
+  const page = await browser.newPage({ viewport: { width: 1500, height: 900 } });
+  const errors = [];
+  page.on("pageerror", (e) => errors.push(e.message));
+  await page.addInitScript(() => {
+    // Count every byte the page asks of a Blob (a File is a Blob).
+    window.sliced = 0;
+    const slice = Blob.prototype.slice;
+    Blob.prototype.slice = function (start, end, type) {
+      const s = slice.call(this, start, end, type);
+      window.sliced += s.size;
+      return s;
+    };
+  });
+  await page.goto(page_url);
+  await page.waitForFunction(() => performance.getEntriesByName("first-contentful-paint").length);
+  const paint = await page.evaluate(() => Math.round(performance.getEntriesByName("first-contentful-paint")[0].startTime));
+  const started = Date.now();
+  await page.setInputFiles("#file", file);
+  await page.waitForFunction(() => window.gguf_inspector.done && (window.gguf_inspector.error || window.gguf_map), null, { timeout: 60000 }).catch((e) => errors.push(String(e)));
+  const state = await page.evaluate(() => ({ ...window.gguf_inspector, sliced: window.sliced }));
+  state.wall = Date.now() - started;
+  state.paint = paint;
+  state.errors = errors;
+  return { page, state };
+}
+
+// The page's rows, string-array elements expanded, against gguf map --json's.
+async function sameRows(page, rows, name) {
+  const got = await page.evaluate(() => {
+    const m = window.gguf_map;
+    const out = [];
+    for (let i = 0; i < m.nodes; i++) out.push([m.off[i], m.len[i], m.path[i]]);
+    return out;
+  });
+  const want = rows.map((r) => [r.offset, r.length, r.path]);
+  let diffs = 0;
+  for (let i = 0; i < Math.max(got.length, want.length); i++) {
+    if (JSON.stringify(got[i]) !== JSON.stringify(want[i])) {
+      if (diffs++ < 5) console.log(`  ${name} row ${i}: page ${JSON.stringify(got[i])}, gguf map ${JSON.stringify(want[i])}`);
+    }
+  }
+  check(diffs === 0, `${name}: ${diffs} rows differ from gguf map --json (${got.length} vs ${want.length} rows)`);
+}
+
+async function main() {
+  const [gguf, outDir, vocab, model] = process.argv.slice(2);
+  fs.mkdirSync(outDir, { recursive: true });
+  const browser = await launch();
+  try {
+    // (b) a 100 GB sparse file with the vocabulary's header.
+    const vocabRows = mapJson(gguf, vocab);
+    const dataStart = vocabRows.find((r) => r.kind === "tensor_data").offset;
+    const tokens = vocabRows.find((r) => r.path.endsWith('"tokenizer.ggml.tokens".len')).value;
+    const sparse = path.join(outDir, "sparse-100G.gguf");
+    fs.rmSync(sparse, { force: true });
+    execFileSync("truncate", ["-s", "100G", sparse]);
+    execFileSync("dd", [`if=${vocab}`, `of=${sparse}`, "conv=notrunc", "status=none"]);
+    const used = Number(spawnSync("du", ["-k", sparse]).stdout.toString().split("\t")[0]) * 1024;
+    check(used < 64 * 1024 * 1024, `${sparse} is not sparse (${used} bytes on disk)`);
+    const { page, state } = await open(browser, sparse);
+    const s = state.summary || {};
+    if (state.errors.length) console.log(state.errors);
+    console.log(
+      `inspector, 100 GB sparse file: read ${state.sliced} bytes (header ${dataStart}), ` +
+        `first contentful paint ${state.paint} ms, header parsed and shown in ${state.ms} ms`,
+    );
+    check(!state.error, `sparse: error ${JSON.stringify(state.error)}`);
+    check(s.tokens === String(tokens), `sparse: tokens ${s.tokens}, want ${tokens}`);
+    check(s.dataOffset === dataStart, `sparse: data start ${s.dataOffset}, want ${dataStart}`);
+    check(s.fileSize === 100 * 2 ** 30, `sparse: file size ${s.fileSize}`);
+    check(state.sliced === state.bytesRead, `sparse: sliced ${state.sliced} but the page counts ${state.bytesRead}`);
+    check(state.sliced < dataStart + 2 * 2 ** 20, `sparse: read ${state.sliced} bytes, over header + 2 MiB`);
+    const shown = await page.locator("#summaryTable tr[data-field=tokens] td").nth(1).textContent();
+    check(shown === "128,256", `sparse: the summary shows ${shown} tokens`);
+    await sameRows(page, vocabRows.map((r) => (r.kind === "tensor_data" ? { ...r, length: 100 * 2 ** 30 - r.offset } : r)), "sparse");
+    check(state.errors.length === 0, `sparse: page errors ${state.errors}`);
+    await page.screenshot({ path: path.join(outDir, "inspector-sparse.png") });
+    await page.close();
+    fs.rmSync(sparse);
+
+    // The model, whose tensors fill the tensor table.
+    {
+      const { page, state } = await open(browser, model);
+      check(!state.error, `model: error ${JSON.stringify(state.error)}`);
+      await sameRows(page, mapJson(gguf, model), "model");
+      const tensorRows = await page.locator("#tensors tr").count();
+      const want = mapJson(gguf, model).filter((r) => r.kind === "tensor_info").length;
+      check(tensorRows === want + 1, `model: tensor table has ${tensorRows - 1} rows, want ${want}`);
+      // Name, type, dims, absolute offset and size, as gguf dump --json gives them.
+      const shown = await page.evaluate(() => [...document.querySelectorAll("#tensors tr")].slice(1).map((tr) => [...tr.cells].map((c) => c.textContent)));
+      const dumped = JSON.parse(execFileSync(gguf, ["dump", "--json", model], { maxBuffer: 1 << 30 })).tensors;
+      const expected = dumped.map((t) => [t.name, t.type, "[" + t.dims.join(", ") + "]", String(t.data_offset), String(t.n_bytes)]);
+      check(JSON.stringify(shown) === JSON.stringify(expected), `model: tensor table differs from gguf dump --json: ${JSON.stringify(shown[0])} vs ${JSON.stringify(expected[0])}`);
+      await page.screenshot({ path: path.join(outDir, "inspector-model.png") });
+      await page.close();
+    }
+
+    // (c) a truncated file: the offset and path the crate's parser names.
+    const cut = path.join(outDir, "truncated.gguf");
+    fs.writeFileSync(cut, fs.readFileSync(vocab).subarray(0, 1500000));
+    const dump = spawnSync(gguf, ["dump", cut]);
+    const m = /offset 0x[0-9a-f]+ \((\d+)\): (.*?): /.exec(dump.stderr.toString());
+    {
+      const { page, state } = await open(browser, cut);
+      const e = state.error || {};
+      console.log(`inspector, truncated file: ${JSON.stringify(e)}; gguf dump: ${dump.stderr.toString().trim()}`);
+      check(m && e.offset === Number(m[1]) && e.path === m[2], `truncated: page says ${JSON.stringify(e)}`);
+      const text = await page.locator("#error").textContent();
+      check(text.includes(`offset ${m && m[1]}`), `truncated: the page shows "${text}"`);
+      await page.screenshot({ path: path.join(outDir, "inspector-truncated.png") });
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  console.log(failures() ? `inspector: ${failures()} failures` : "inspector: all checks passed");
+  process.exit(failures() ? 1 : 0);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Assemble web/inspector.html: the page template (web/src/inspector.html) with, inlined, the
+// map viewer's CSS and JS (src/render/map.html, src/render/map_view.js), the page script
+// (web/src/inspector.js) and, as the worker's source, the Kaitai Struct runtime, the
+// JavaScript parser compiled from grammar/gguf.ksy (debug mode: every field records its span)
+// and web/src/worker.js.
+//
+// Usage: node build-inspector.js OUT.html   (run by scripts/build-inspector.sh)
+"use strict";
+
+const fs = require("fs");
+const path = require("path");
+const yaml = require("js-yaml");
+const compiler = require("kaitai-struct-compiler");
+
+const root = path.resolve(__dirname, "../..");
+const read = (p) => fs.readFileSync(path.join(root, p), "utf8");
+
+async function main() {
+  const out = process.argv[2];
+  if (!out) {
+    process.stderr.write("usage: node build-inspector.js OUT.html\n");
+    process.exit(2);
+  }
+  const ksy = yaml.load(read("grammar/gguf.ksy"));
+  const importer = { importYaml: (name) => Promise.reject(new Error(`unexpected import of ${name}`)) };
+  const files = await compiler.compile("javascript", ksy, importer, true);
+  const parser = files["GgufFile.js"];
+  const runtime = fs.readFileSync(require.resolve("kaitai-struct/KaitaiStream.js"), "utf8");
+  const css = read("src/render/map.html").match(/<style>\n([\s\S]*?)<\/style>/)[1];
+  const parts = {
+    "/*MAP_CSS*/": css.replace(/\n$/, ""),
+    "/*RUNTIME*/": `// kaitai-struct ${require("kaitai-struct/package.json").version} runtime (MIT)\n` + runtime,
+    "/*PARSER*/": `// grammar/gguf.ksy compiled by kaitai-struct-compiler ${compiler.version}\n` + parser,
+    "/*WORKER*/": read("web/src/worker.js"),
+    "/*VIEW*/": read("src/render/map_view.js"),
+    "/*INSPECTOR*/": read("web/src/inspector.js"),
+  };
+  let page = read("web/src/inspector.html");
+  for (const [marker, text] of Object.entries(parts)) {
+    // Inlined code must not end its <script> early.
+    if (/<\/script|<!--/i.test(text)) throw new Error(`${marker} contains </script or <!--`);
+    if (!page.includes(marker)) throw new Error(`the template has no ${marker}`);
+    page = page.replace(marker, () => text);
+  }
+  fs.writeFileSync(out, page);
+}
+
+main().catch((err) => {
+  process.stderr.write(`build-inspector.js: ${err && err.toString ? err.toString() : err}\n`);
+  process.exit(1);
+});
