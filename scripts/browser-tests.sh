@@ -24,3 +24,6 @@ smollm2="${GGUF_SMOLLM2:-$(bash scripts/fetch-models.sh)}"
 out=target/browser
 mkdir -p "$out"
 node scripts/browser/map.js "$gguf" "$out" tests/corpus/ggml-vocab-llama-bpe.gguf "$smollm2"
+# The committed inspector must be what its sources and the grammar give.
+bash scripts/build-inspector.sh --check
+node scripts/browser/inspector.js "$gguf" "$out" tests/corpus/ggml-vocab-llama-bpe.gguf "$smollm2"
