@@ -140,6 +140,29 @@ async function main() {
       await page.screenshot({ path: path.join(outDir, "inspector-truncated.png") });
       await page.close();
     }
+
+    // A hostile string length in a 1 TB sparse file: an error at once, one page read.
+    const hostile = path.join(outDir, "hostile-1T.gguf");
+    fs.rmSync(hostile, { force: true });
+    execFileSync("truncate", ["-s", "1T", hostile]);
+    const head = Buffer.alloc(32);
+    head.write("GGUF", 0);
+    head.writeUInt32LE(3, 4);
+    head.writeBigUInt64LE(0n, 8); // tensors
+    head.writeBigUInt64LE(1n, 16); // key/values
+    head.writeBigUInt64LE(1n << 60n, 24); // the key's length
+    const fd = fs.openSync(hostile, "r+");
+    fs.writeSync(fd, head, 0, 32, 0);
+    fs.closeSync(fd);
+    {
+      const { page, state } = await open(browser, hostile);
+      const e = state.error || {};
+      console.log(`inspector, hostile 1 TB file: ${JSON.stringify(e)}, read ${state.sliced} bytes`);
+      check(e.offset === 24 && e.path === "kv[0].key", `hostile: page says ${JSON.stringify(e)}`);
+      check(state.sliced <= 2 ** 20, `hostile: read ${state.sliced} bytes`);
+      await page.close();
+    }
+    fs.rmSync(hostile);
   } finally {
     await browser.close();
   }

@@ -4,6 +4,7 @@
 "use strict";
 
 const MiB = 1 << 20;
+const LIMIT = 256 * MiB; // as in the worker
 const $ = (id) => document.getElementById(id);
 const workerUrl = URL.createObjectURL(new Blob([$("worker-src").textContent], { type: "text/javascript" }));
 const fmt = (n) => Number(n).toLocaleString("en");
@@ -45,7 +46,7 @@ function inspect(file) {
   worker.onmessage = (e) => {
     const m = e.data;
     // Read on in 1 MiB steps, or further when the parser names a larger need.
-    if (m.need !== undefined) return readTo(Math.max(end + MiB, Math.ceil(m.need / 65536) * 65536));
+    if (m.need !== undefined) return readTo(Math.min(LIMIT, Math.max(end + MiB, Math.ceil(m.need / 65536) * 65536)));
     worker.terminate();
     state.done = true;
     state.ms = Math.round(performance.now() - started);

@@ -28,6 +28,9 @@ for (const [k, v] of Object.entries(GgufFile.GgufFile.GgmlType)) if (typeof v ==
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const lossy = new TextDecoder("utf-8");
 
+// The most the inspector reads: a hostile count (a billion one-byte elements) is only known to
+// be one when the bytes run out, so the reading stops here.
+const LIMIT = 256 * 2 ** 20;
 let buf = new Uint8Array(1 << 20);
 let held = 0;
 
@@ -183,12 +186,19 @@ self.onmessage = (e) => {
     self.postMessage({ result, header, version: g.body.version, bigEndian: g._root.isBigEndian, counts: [String(g.body.tensorCount), String(g.body.metadataKvCount)] }, [header.buffer]);
   } catch (err) {
     const eof = err instanceof KaitaiStream.EOFError;
-    if (eof && held < size) {
-      self.postMessage({ need: g._io.pos + err.bytesReq });
+    // A length past the end of the file is an error now, without reading on.
+    const need = eof ? g._io.pos + err.bytesReq : 0;
+    if (eof && held < size && need <= size && held < LIMIT) {
+      self.postMessage({ need });
       return;
     }
     const { path, at } = where(g);
-    const what = eof ? `the file ends inside it (${err.bytesReq} bytes needed, ${err.bytesAvail} left)` : String(err.message || err);
+    let what = String(err.message || err);
+    if (eof && need > size) what = `needs ${err.bytesReq} bytes, but the file has ${size - g._io.pos} left`;
+    // Only a u64 past 2^53 is a BigInt, and no file has that many bytes.
+    else if (err instanceof TypeError && /BigInt/.test(err.message)) what = "a length or count larger than any file (past 2^53)";
+    else if (eof && held >= LIMIT) what = `the header is larger than the inspector's ${LIMIT / 2 ** 20} MiB limit`;
+    else if (eof) what = `the file ends inside it (${err.bytesReq} bytes needed, ${err.bytesAvail} left)`;
     self.postMessage({ error: { offset: at, path, message: what } });
   }
 };
