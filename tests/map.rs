@@ -173,6 +173,7 @@ fn text_rows_escape_hostile_names_and_never_colour_a_pipe() {
             "bad.utf8",
             gguf_grammar::write::OwnedValue::string(*b"\xff\xfe"),
         )
+        .kv("quoted", "a\" b")
         .build()
         .unwrap();
     let file = dir.join("hostile.gguf");
@@ -188,6 +189,10 @@ fn text_rows_escape_hostile_names_and_never_colour_a_pipe() {
         "{stdout}"
     );
     assert!(stdout.contains(r#""\xff\xfe""#), "{stdout}");
+    assert!(
+        stdout.contains(r#"kv[2] "quoted".value  "a\" b""#),
+        "{stdout}"
+    );
 
     // JSON keeps the text exact.
     let out = gguf(&["map", "--json", file.to_str().unwrap()]);

@@ -568,7 +568,12 @@ pub fn write_text(
         )?;
         match row.meaning {
             Meaning::Note(note) => writeln!(out, "{note}"),
-            Meaning::Text(s) => writeln!(out, "\"{}\"", Terminal(s.as_bytes())),
+            // Quotes inside are escaped too, so the text's end is never in doubt.
+            Meaning::Text(s) => writeln!(
+                out,
+                "\"{}\"",
+                Terminal(s.as_bytes()).to_string().replace('"', "\\\"")
+            ),
         }
     })
 }

@@ -45,7 +45,9 @@ function showMap(D, bytes) {
   }
   function label(i) {
     const p = parent[i];
-    return p >= 0 && path[i].startsWith(path[p]) && path[i] !== path[p] ? path[i].slice(path[p].length) : path[i];
+    // A kv's array elements are named after the kv (`kv[15] "k"[7]`), not its `.value` row.
+    const prefix = p >= 0 ? path[p].replace(/\.value$/, "") : "";
+    return p >= 0 && path[i].startsWith(prefix) && path[i] !== prefix ? path[i].slice(prefix.length) : path[i];
   }
   const isText = i => kind[i] === "string" || (value[i] !== null && typeof value[i] === "object");
 

@@ -10,7 +10,7 @@ use crate::Failure;
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
-  gguf map model.gguf | less -R                     every row of the header
+  gguf map model.gguf | less                        every row of the header
   gguf map model.gguf --path tokenizer.ggml.tokens  one key's rows
   gguf map model.gguf --from 0x100 --to 0x200       the constructs overlapping a window
   gguf map model.gguf --json | jq -c 'select(.kind == \"kv\")'
@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Write a self-contained HTML page (tree, hex pane, search) to this file instead.
-    #[arg(long, value_name = "OUT.html", conflicts_with = "json")]
+    #[arg(long, value_name = "OUT.html", conflicts_with_all = ["json", "from", "to", "path"])]
     html: Option<PathBuf>,
     /// Only constructs ending after this offset (decimal or 0x hex).
     #[arg(long, value_name = "OFFSET", value_parser = offset)]
