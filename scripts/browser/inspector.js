@@ -125,6 +125,15 @@ async function main() {
       await page.close();
     }
 
+    // Versions, byte orders and value shapes: the grammar's rows equal the crate's.
+    for (const name of ["basic-v1-le", "basic-v2-be", "basic-v3-be", "scalars-all-be", "array-nested", "array-bool", "bool-value-2"]) {
+      const file = path.resolve(__dirname, "../../tests/conformance/cases", name + ".gguf");
+      const { page, state } = await open(browser, file);
+      check(!state.error, `${name}: error ${JSON.stringify(state.error)}`);
+      if (!state.error) await sameRows(page, mapJson(gguf, file), name);
+      await page.close();
+    }
+
     // (c) a truncated file: the offset and path the crate's parser names.
     const cut = path.join(outDir, "truncated.gguf");
     fs.writeFileSync(cut, fs.readFileSync(vocab).subarray(0, 1500000));
