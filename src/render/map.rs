@@ -638,14 +638,19 @@ pub fn write_json(
             "{{\"offset\": {}, \"length\": {}, \"depth\": {}, \"kind\": \"{}\", \"path\": ",
             row.offset, row.len, row.depth, row.kind
         )?;
-        json::string(GgufStr(row.path.as_bytes()), out)?;
-        out.write_all(b", \"value\": ")?;
-        match row.meaning {
-            Meaning::Note(note) => json::string(GgufStr(note.as_bytes()), out)?,
-            Meaning::Text(s) => json::string(s, out)?,
-        }
+        path_and_value(row, b", \"value\": ", out)?;
         writeln!(out, ", \"count\": {}}}", row.count)
     })
+}
+
+/// A row's path and value as JSON strings, with `between` between them.
+fn path_and_value(row: &Row<'_, '_>, between: &[u8], out: &mut impl Write) -> io::Result<()> {
+    json::string(GgufStr(row.path.as_bytes()), out)?;
+    out.write_all(between)?;
+    match row.meaning {
+        Meaning::Note(note) => json::string(GgufStr(note.as_bytes()), out),
+        Meaning::Text(s) => json::string(s, out),
+    }
 }
 
 /// The page's template: CSS and JS inline; `/*DATA*/` is replaced by the map's data and
@@ -742,12 +747,7 @@ fn html_data(gguf: &Gguf<'_>, file_size: u64, title: &str, out: &mut Vec<u8>) ->
             "\n[{},{},{},\"{}\",",
             row.offset, row.len, row.depth, row.kind
         )?;
-        json::string(GgufStr(row.path.as_bytes()), out)?;
-        out.push(b',');
-        match row.meaning {
-            Meaning::Note(note) => json::string(GgufStr(note.as_bytes()), out)?,
-            Meaning::Text(s) => json::string(s, out)?,
-        }
+        path_and_value(row, b",", out)?;
         write!(out, ",{}]", row.count)?;
         if row.kind == "array" {
             open = Some(OpenArray {
