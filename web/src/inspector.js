@@ -89,6 +89,8 @@ function show(file, m, state) {
   table($("tensors"), r.tensors.map((t) => [t.name, t.type, "[" + t.dims.join(", ") + "]", t.offset, t.bytes === null ? "?" : t.bytes]), ["name", "type", "dims", "offset", "bytes"]);
   advise(file, m, r);
   for (const id of ["panels", "mapHeader", "mapMain"]) $(id).classList.remove("hidden");
+  // A fresh copy of the viewer's elements for each file: the previous file's listeners go.
+  for (const id of ["mapHeader", "mapMain"]) $(id).replaceWith($(id).cloneNode(true));
   showMap({ title: file.name, file_size: file.size, count_width: r.cw, rows: r.rows }, new Uint8Array(m.header));
 }
 
