@@ -83,7 +83,7 @@ function showMap(D, bytes) {
       tog.textContent = end[i] > i + 1 ? (expanded[i] ? "\u25be" : "\u25b8") : "";
       const o = document.createElement("span");
       o.className = "off";
-      o.textContent = "0x" + off[i].toString(16) + " ";
+      o.textContent = "0x" + off[i].toString(16) + " +" + len[i] + " ";
       const l = document.createElement("span");
       l.className = "label";
       l.textContent = label(i);
