@@ -3,12 +3,34 @@
 use std::path::Path;
 
 use crate::error::Error;
-use crate::grammar::file::file;
+use crate::grammar::align_up;
+use crate::grammar::file::{file, File};
 use crate::grammar::header::Header;
 use crate::grammar::kv::Kv;
 use crate::grammar::tensor_info::TensorInfo;
 use crate::grammar::value::Value;
 use crate::grammar::Endian;
+
+/// The key whose u32 value sets the alignment of the tensor data.
+pub const ALIGNMENT_KEY: &str = "general.alignment";
+
+/// The alignment of the tensor data when a file does not set one.
+pub const DEFAULT_ALIGNMENT: u64 = 32;
+
+/// The alignment of the tensor data, given the u32 value of the first
+/// [`ALIGNMENT_KEY`] pair (`None` when there is none or its value is not a u32): that value
+/// when it is non-zero, else [`DEFAULT_ALIGNMENT`]. The parser, the writer and the
+/// validator all place data with this rule.
+///
+/// ```
+/// use gguf_grammar::alignment;
+/// assert_eq!((alignment(Some(64)), alignment(Some(0)), alignment(None)), (64, 32, 32));
+/// ```
+pub fn alignment(first_alignment_u32: Option<u32>) -> u64 {
+    first_alignment_u32
+        .filter(|&n| n > 0)
+        .map_or(DEFAULT_ALIGNMENT, u64::from)
+}
 
 /// A parsed GGUF file: header, key/values in file order (duplicates kept), tensor
 /// descriptors, and the layout of the tensor data. Everything borrows from the input.
@@ -67,7 +89,7 @@ impl<'a> Gguf<'a> {
     /// Parses with a forced byte order (`None` detects it from the version field).
     pub fn parse_with(bytes: &'a [u8], endian: Option<Endian>) -> Result<Self, Error> {
         match file(endian)(bytes) {
-            Ok((_, gguf)) => Ok(gguf),
+            Ok((_, parsed)) => Ok(Gguf::lay_out(parsed, bytes)),
             Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(e),
             // The grammar turns every shortfall into a located error; kept for completeness.
             Err(nom::Err::Incomplete(_)) => Err(Error {
@@ -78,6 +100,43 @@ impl<'a> Gguf<'a> {
                 offset: bytes.len() as u64,
                 path: Default::default(),
             }),
+        }
+    }
+
+    /// Places what the grammar read: the alignment, the data start and each tensor's data.
+    fn lay_out(parsed: File<'a>, bytes: &'a [u8]) -> Self {
+        let File {
+            header,
+            kvs,
+            tensor_infos,
+            tensor_infos_end,
+        } = parsed;
+        let first_alignment = kvs
+            .iter()
+            .find(|pair| pair.key.as_bytes() == ALIGNMENT_KEY.as_bytes())
+            .and_then(|pair| match pair.value {
+                Value::U32(n) => Some(n),
+                _ => None,
+            });
+        let alignment = alignment(first_alignment);
+        // Cannot overflow: the end of the infos is an in-memory length and alignment < 2^32.
+        let tensor_data_offset = align_up(tensor_infos_end, alignment).unwrap_or(u64::MAX);
+        let tensors = tensor_infos
+            .into_iter()
+            .map(|info| Tensor {
+                data_offset: tensor_data_offset.checked_add(info.offset),
+                n_bytes: info.ggml_type.n_bytes(&info.dims),
+                info,
+            })
+            .collect();
+        Gguf {
+            header,
+            kvs,
+            tensors,
+            alignment,
+            tensor_infos_end,
+            tensor_data_offset,
+            bytes,
         }
     }
 
@@ -174,4 +233,41 @@ impl GgufFile {
 #[allow(unsafe_code)]
 fn map_read_only(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(file) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::file::tests::whole_file;
+    use crate::grammar::test_bytes::all_ctx;
+    use crate::grammar::Ctx;
+
+    #[test]
+    fn tensors_are_placed_after_the_aligned_infos() {
+        for ctx in all_ctx() {
+            let bytes = whole_file(ctx, None);
+            let gguf = Gguf::parse(&bytes).unwrap();
+            assert_eq!(gguf.alignment, 32);
+            assert_eq!(gguf.tensor_infos_end, bytes.len() as u64);
+            let start = gguf.tensor_data_offset;
+            assert_eq!((start % 32, start >= bytes.len() as u64), (0, true));
+            let a = gguf.tensor("a").unwrap();
+            assert_eq!((a.data_offset, a.n_bytes), (Some(start), Some(32)));
+            let b = gguf.tensor("b").unwrap();
+            assert_eq!((b.data_offset, b.n_bytes), (Some(start + 64), Some(6)));
+        }
+    }
+
+    #[test]
+    fn general_alignment_moves_the_data_start() {
+        let bytes = whole_file(Ctx::V3_LE, Some(64));
+        let gguf = Gguf::parse(&bytes).unwrap();
+        assert_eq!(gguf.alignment, 64);
+        assert_eq!(
+            gguf.tensor_data_offset,
+            bytes.len().next_multiple_of(64) as u64
+        );
+        let zero = whole_file(Ctx::V3_LE, Some(0));
+        assert_eq!(Gguf::parse(&zero).unwrap().alignment, 32);
+    }
 }

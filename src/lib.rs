@@ -51,7 +51,7 @@ pub mod write;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-pub use document::{Gguf, GgufFile, Tensor};
+pub use document::{alignment, Gguf, GgufFile, Tensor, ALIGNMENT_KEY, DEFAULT_ALIGNMENT};
 pub use error::{Error, ErrorKind};
 pub use ggml_type::{GgmlType, TypeStatus};
 pub use grammar::header::Header;

@@ -62,7 +62,6 @@ use std::io::Write;
 
 use crate::document::Gguf;
 use crate::ggml_type::GgmlType;
-use crate::grammar::file::DEFAULT_ALIGNMENT;
 use crate::grammar::header::MAGIC;
 use crate::grammar::value::MAX_NESTING;
 use crate::grammar::{align_up, Ctx, Endian, Version};
@@ -526,10 +525,10 @@ impl<'a> GgufBuilder<'a> {
     /// The layout's alignment, as the parser will read it: the first `general.alignment`
     /// when it is a non-zero u32, else 32.
     pub fn layout_alignment(&self) -> u64 {
-        match self.get("general.alignment") {
-            Some(OwnedValue::U32(n)) if *n > 0 => u64::from(*n),
-            _ => DEFAULT_ALIGNMENT,
-        }
+        crate::alignment(match self.get(crate::ALIGNMENT_KEY) {
+            Some(OwnedValue::U32(n)) => Some(*n),
+            _ => None,
+        })
     }
 
     /// Serialises the file.
