@@ -2,14 +2,16 @@
 
 use std::path::Path;
 
-use crate::error::Error;
+use crate::error::{Error, GetError, ReadError};
 use crate::grammar::align_up;
 use crate::grammar::file::{file, File};
 use crate::grammar::header::Header;
 use crate::grammar::kv::Kv;
 use crate::grammar::tensor_info::TensorInfo;
+use crate::grammar::value::Array;
 use crate::grammar::value::Value;
 use crate::grammar::Endian;
+use crate::summary::Summary;
 
 /// The key whose u32 value sets the alignment of the tensor data.
 pub const ALIGNMENT_KEY: &str = "general.alignment";
@@ -145,6 +147,70 @@ impl<'a> Gguf<'a> {
         self.get_kv(key).map(|pair| pair.value)
     }
 
+    /// The first value under `key`, if `read` accepts it, else why not.
+    fn get_as<T>(
+        &self,
+        key: &str,
+        expected: &'static str,
+        read: impl FnOnce(&Value<'a>) -> Option<T>,
+    ) -> Result<T, GetError> {
+        let value = self
+            .get(key)
+            .ok_or_else(|| GetError::Missing { key: key.into() })?;
+        read(&value).ok_or_else(|| GetError::WrongType {
+            key: key.into(),
+            expected,
+            found: value.value_type(),
+        })
+    }
+
+    /// The string under `key` (the first pair with that key).
+    pub fn get_str(&self, key: &str) -> Result<&'a str, GetError> {
+        let text = self.get_as(key, "a string", |v| v.as_gguf_str())?;
+        text.to_str()
+            .map_err(|_| GetError::NotUtf8 { key: key.into() })
+    }
+
+    /// The unsigned integer (u8, u16, u32 or u64) under `key`, widened to u64.
+    pub fn get_u64(&self, key: &str) -> Result<u64, GetError> {
+        self.get_as(key, "an unsigned integer", Value::as_u64)
+    }
+
+    /// The integer under `key` (any width, signed or not) when it fits an i64.
+    pub fn get_i64(&self, key: &str) -> Result<i64, GetError> {
+        self.get_as(key, "an integer that fits an i64", Value::as_i64)
+    }
+
+    /// The float32 or float64 under `key`, as f64.
+    pub fn get_f64(&self, key: &str) -> Result<f64, GetError> {
+        self.get_as(key, "a float", Value::as_f64)
+    }
+
+    /// The bool under `key` (any non-zero byte is true).
+    pub fn get_bool(&self, key: &str) -> Result<bool, GetError> {
+        self.get_as(key, "a bool", Value::as_bool)
+    }
+
+    /// The array under `key`.
+    pub fn get_array(&self, key: &str) -> Result<Array<'a>, GetError> {
+        self.get_as(key, "an array", Value::as_array)
+    }
+
+    /// `general.architecture`, e.g. `"llama"`: the prefix of the model's hyperparameter keys.
+    pub fn architecture(&self) -> Result<&'a str, GetError> {
+        self.get_str("general.architecture")
+    }
+
+    /// `general.name`, the model's human-readable name.
+    pub fn name(&self) -> Result<&'a str, GetError> {
+        self.get_str("general.name")
+    }
+
+    /// Parameter count, size label, bits per weight and hyperparameters.
+    pub fn summary(&self) -> Summary<'a> {
+        Summary::of(self)
+    }
+
     /// The first key/value pair whose key is `key`.
     pub fn get_kv(&self, key: &str) -> Option<&Kv<'a>> {
         self.kvs
@@ -193,6 +259,7 @@ impl<'a> Gguf<'a> {
 /// assert_eq!(gguf.version(), 2);
 /// # Ok(()) }
 /// ```
+#[derive(Debug)]
 pub struct GgufFile {
     map: Option<memmap2::Mmap>,
 }
@@ -218,6 +285,78 @@ impl GgufFile {
     /// Parses the mapped file.
     pub fn parse(&self) -> Result<Gguf<'_>, Error> {
         Gguf::parse(self.bytes())
+    }
+}
+
+/// A parsed GGUF file that owns its bytes, so that it can be returned from a function or
+/// kept in a struct: [`OwnedGguf::gguf`] gives the [`Gguf`] with every accessor.
+///
+/// It keeps the bytes (memory-mapped by [`OwnedGguf::open`], read into memory by
+/// [`OwnedGguf::from_vec`] and [`crate::stream::read_header`]), checked to parse when it was
+/// made; [`OwnedGguf::gguf`] parses them again on each call (a header walk, with no copy of
+/// the values), so call it once and keep the result while you read.
+///
+/// ```
+/// use gguf_grammar::{write::GgufBuilder, Ctx, OwnedGguf};
+///
+/// fn load() -> Result<OwnedGguf, gguf_grammar::Error> {
+///     let bytes = GgufBuilder::new(Ctx::V3_LE).set("general.architecture", "llama").build().unwrap();
+///     OwnedGguf::from_vec(bytes)
+/// }
+/// let model = load()?;
+/// assert_eq!(model.gguf()?.architecture(), Ok("llama"));
+/// # Ok::<(), gguf_grammar::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct OwnedGguf {
+    bytes: OwnedBytes,
+    endian: Option<Endian>,
+}
+
+#[derive(Debug)]
+enum OwnedBytes {
+    Read(Vec<u8>),
+    Mapped(GgufFile),
+}
+
+impl OwnedGguf {
+    /// Memory-maps the file at `path` and checks that its header parses.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, ReadError> {
+        let owned = OwnedGguf {
+            bytes: OwnedBytes::Mapped(GgufFile::open(path)?),
+            endian: None,
+        };
+        owned.gguf()?;
+        Ok(owned)
+    }
+
+    /// Takes `bytes` (a whole file, or a prefix holding its header) and checks that they parse.
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Self, Error> {
+        Self::from_vec_with(bytes, None)
+    }
+
+    /// As [`OwnedGguf::from_vec`] with a forced byte order (`None` detects it).
+    pub fn from_vec_with(bytes: Vec<u8>, endian: Option<Endian>) -> Result<Self, Error> {
+        let owned = OwnedGguf {
+            bytes: OwnedBytes::Read(bytes),
+            endian,
+        };
+        owned.gguf()?;
+        Ok(owned)
+    }
+
+    /// The bytes: the whole file when mapped, else those read.
+    pub fn bytes(&self) -> &[u8] {
+        match &self.bytes {
+            OwnedBytes::Read(bytes) => bytes,
+            OwnedBytes::Mapped(file) => file.bytes(),
+        }
+    }
+
+    /// The parsed document. It parsed when this value was made; an error is only possible
+    /// when another process rewrites a mapped file meanwhile.
+    pub fn gguf(&self) -> Result<Gguf<'_>, Error> {
+        Gguf::parse_with(self.bytes(), self.endian)
     }
 }
 
@@ -269,5 +408,73 @@ mod tests {
         );
         let zero = whole_file(Ctx::V3_LE, Some(0));
         assert_eq!(Gguf::parse(&zero).unwrap().alignment, 32);
+    }
+
+    #[test]
+    fn typed_getters_tell_missing_from_wrong_type() {
+        use crate::write::GgufBuilder;
+        use crate::ValueType;
+        let bytes = GgufBuilder::new(Ctx::V3_LE)
+            .set("general.architecture", "llama")
+            .set("llama.block_count", 30u32)
+            .set("llama.rope.freq_base", 10000.0f32)
+            .set("x.signed", -3i32)
+            .set("x.flag", true)
+            .set("x.bad", crate::write::OwnedValue::String(vec![0xff]))
+            .build()
+            .unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        assert_eq!(gguf.architecture(), Ok("llama"));
+        assert_eq!(gguf.get_u64("llama.block_count"), Ok(30));
+        assert_eq!(gguf.get_i64("x.signed"), Ok(-3));
+        assert_eq!(gguf.get_f64("llama.rope.freq_base"), Ok(10000.0));
+        assert_eq!(gguf.get_bool("x.flag"), Ok(true));
+        let missing = GetError::Missing {
+            key: "general.name".into(),
+        };
+        assert_eq!(gguf.name(), Err(missing));
+        assert_eq!(
+            gguf.get_u64("x.signed"),
+            Err(GetError::WrongType {
+                key: "x.signed".into(),
+                expected: "an unsigned integer",
+                found: ValueType::I32
+            })
+        );
+        assert_eq!(
+            gguf.get_array("x.flag").unwrap_err().to_string(),
+            "key \"x.flag\" holds bool, not an array"
+        );
+        assert_eq!(
+            gguf.get_str("x.bad"),
+            Err(GetError::NotUtf8 {
+                key: "x.bad".into()
+            })
+        );
+    }
+
+    #[test]
+    fn an_owned_document_can_leave_the_function_that_read_it() {
+        fn load(path: &Path) -> Result<OwnedGguf, ReadError> {
+            OwnedGguf::open(path)
+        }
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let owned = load(&root.join("tests/corpus/ggml-vocab-llama-spm.gguf")).unwrap();
+        let gguf = owned.gguf().unwrap();
+        assert_eq!(gguf.architecture(), Ok("llama"));
+        assert_eq!(gguf.bytes.len(), owned.bytes().len());
+        let err = OwnedGguf::from_vec(b"GGUF\x03\0\0\0".to_vec()).unwrap_err();
+        assert!(matches!(err.kind, crate::ErrorKind::Truncated { .. }));
+        assert!(matches!(
+            load(&root.join("no-such.gguf")),
+            Err(ReadError::Io(_))
+        ));
+    }
+
+    #[test]
+    fn error_debug_is_the_located_message() {
+        let err = Gguf::parse(b"GGML").unwrap_err();
+        assert_eq!(format!("{err:?}"), err.to_string());
+        assert!(format!("{err:?}").starts_with("offset 0x0 (0): header.magic: "));
     }
 }

@@ -286,9 +286,8 @@ pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, E
         if let Ok(meta) = fs::metadata(dest) {
             fs::set_permissions(&temp, meta.permissions()).map_err(io_err(&temp))?;
         }
-        let mut buf = Vec::new();
         let reread = File::open(&temp).map_err(io_err(&temp))?;
-        crate::stream::read_header(reread, &mut buf, Some(builder.ctx.endian))
+        crate::stream::read_header(reread, Some(builder.ctx.endian))
             .map_err(|e| EditError::Reparse(e.to_string()))?;
         fs::rename(&temp, dest).map_err(io_err(dest))?;
         // Make the rename durable; not every platform can sync a directory.

@@ -21,7 +21,7 @@ use std::fmt;
 /// assert!(matches!(err.kind, ErrorKind::BadMagic { .. }));
 /// assert_eq!(err.to_string(), "offset 0x0 (0): header.magic: expected \"GGUF\", found \"GGML\"");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[error("offset {offset:#x} ({offset}): {}{kind}", PathPrefix(path))]
 pub struct Error {
     /// What went wrong.
@@ -31,6 +31,14 @@ pub struct Error {
     pub offset: u64,
     /// The construct the failure occurred in, outermost first.
     pub path: Path,
+}
+
+/// The located message, as [`fmt::Display`] prints it, so that `fn main() -> Result<..>`
+/// and `unwrap()` show where and why.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 /// The ways GGUF bytes can fail to decode.
@@ -248,4 +256,56 @@ impl<'a> nom::error::ContextError<&'a [u8]> for Error {
 /// Adds the segment `make` builds (only on failure) to the path of a nom error.
 pub(crate) fn within(make: impl Fn() -> Segment) -> impl Fn(nom::Err<Error>) -> nom::Err<Error> {
     move |err| err.map(|e| e.within(make()))
+}
+
+/// Why a typed getter such as [`crate::Gguf::get_str`] returned no value.
+///
+/// ```
+/// use gguf_grammar::{error::GetError, write::GgufBuilder, Ctx, Gguf, ValueType};
+///
+/// let bytes = GgufBuilder::new(Ctx::V3_LE).set("general.name", 7u32).build().unwrap();
+/// let gguf = Gguf::parse(&bytes).unwrap();
+/// assert_eq!(
+///     gguf.get_str("general.name").unwrap_err(),
+///     GetError::WrongType { key: "general.name".into(), expected: "a string", found: ValueType::U32 }
+/// );
+/// assert_eq!(gguf.get_str("general.nme").unwrap_err().to_string(), "no key \"general.nme\"");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GetError {
+    /// No key/value pair has the key.
+    #[error("no key {key:?}")]
+    Missing {
+        /// The key asked for.
+        key: String,
+    },
+    /// The first pair with the key holds a value of another type (or a number out of the
+    /// asked type's range).
+    #[error("key {key:?} holds {found}, not {expected}")]
+    WrongType {
+        /// The key asked for.
+        key: String,
+        /// What the getter reads, e.g. `"an unsigned integer"`.
+        expected: &'static str,
+        /// The type of the value stored.
+        found: crate::ValueType,
+    },
+    /// The first pair with the key holds a string that is not valid UTF-8.
+    #[error("key {key:?} holds a string that is not UTF-8")]
+    NotUtf8 {
+        /// The key asked for.
+        key: String,
+    },
+}
+
+/// Why a GGUF file could not be read: the reader failed, or its bytes are not GGUF.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadError {
+    /// Reading failed.
+    #[error("read error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The bytes are not a GGUF header (including: the input ended inside it).
+    #[error(transparent)]
+    Parse(#[from] Error),
 }

@@ -35,6 +35,7 @@
 //! [`std::io::Read`], [`render`] the text and JSON dumps, [`error`] the located errors.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
 
 mod document;
 pub mod edit;
@@ -43,6 +44,7 @@ pub mod ggml_type;
 pub mod grammar;
 pub mod render;
 pub mod stream;
+pub mod summary;
 pub mod validate;
 pub mod write;
 
@@ -51,8 +53,10 @@ pub mod write;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-pub use document::{alignment, Gguf, GgufFile, Tensor, ALIGNMENT_KEY, DEFAULT_ALIGNMENT};
-pub use error::{Error, ErrorKind};
+pub use document::{
+    alignment, Gguf, GgufFile, OwnedGguf, Tensor, ALIGNMENT_KEY, DEFAULT_ALIGNMENT,
+};
+pub use error::{Error, ErrorKind, GetError, ReadError};
 pub use ggml_type::{GgmlType, TypeStatus};
 pub use grammar::header::Header;
 pub use grammar::kv::Kv;

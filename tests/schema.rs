@@ -4,8 +4,9 @@
 
 mod common;
 
-use gguf_grammar::render::summary::{self, Summary};
-use gguf_grammar::validate::schema::{self, Hparams};
+use gguf_grammar::render::summary;
+use gguf_grammar::summary::{size_label, Hparams};
+use gguf_grammar::validate::schema;
 use gguf_grammar::validate::{Diagnostic, Severity};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
@@ -98,7 +99,7 @@ fn smollm2_passes_and_its_summary_matches() {
     let found = schema::check(&gguf);
     assert!(found.is_empty(), "{}", render(&found));
 
-    let s = Summary::of(&gguf);
+    let s = gguf.summary();
     let hp = &s.hparams;
     // Published facts (HuggingFaceTB/SmolLM2-135M config.json): 30 layers, 9 heads, 3 kv heads,
     // hidden 576, intermediate 1536, vocabulary 49152, about 135M parameters.
@@ -112,7 +113,7 @@ fn smollm2_passes_and_its_summary_matches() {
     // gguf-py 0.19.0 on this file: sum(t.n_elements) = 134515008, sum(t.n_bytes) = 96576768,
     // tensor types Q4_1 x 210, F32 x 61, Q8_0 x 1; general.file_type 3; size_label "135M".
     assert_eq!(s.parameters, Some(134_515_008));
-    assert_eq!(summary::size_label(134_515_008), "135M");
+    assert_eq!(size_label(134_515_008), "135M");
     assert_eq!(s.size_label, Some("135M"));
     assert_eq!(s.tensor_bytes, Some(96_576_768));
     assert_eq!(

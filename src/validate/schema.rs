@@ -48,6 +48,7 @@ use std::ops::Range;
 use super::{Diagnostic, Severity};
 use crate::error::{Path, Segment};
 use crate::grammar::value::{Array, Value, ValueType};
+use crate::summary::{count, Hparams};
 use crate::{Gguf, Kv};
 
 /// Missing tensors reported one by one; the rest are counted in one more diagnostic.
@@ -109,20 +110,6 @@ pub fn accepts(diagnostics: &[Diagnostic]) -> bool {
         .any(|d| d.code.starts_with("schema-") && d.severity == Severity::Error)
 }
 
-/// A non-negative integer of any type, widened to u64.
-///
-/// ```
-/// use gguf_grammar::{validate::schema::count, Value};
-/// assert_eq!(count(Value::I32(7)), Some(7));
-/// assert_eq!(count(Value::I8(-1)), None);
-/// assert_eq!(count(Value::F32(7.0)), None);
-/// ```
-pub fn count(value: Value<'_>) -> Option<u64> {
-    value
-        .as_u64()
-        .or_else(|| value.as_i64().and_then(|v| u64::try_from(v).ok()))
-}
-
 /// Whether `value` has type `ty`; for a count that is an integer, whether it is non-negative.
 fn type_matches(value: Value<'_>, ty: KeyType) -> bool {
     let elements = |value: Value<'_>| value.as_array().map(|a| a.element_type());
@@ -159,82 +146,6 @@ fn describe(value: Value<'_>) -> String {
             format!("{} {}", v.value_type(), v.as_i64().unwrap_or(0))
         }
         v => v.value_type().to_string(),
-    }
-}
-
-/// A model's hyperparameters as its keys state them: `None` where a key is absent or is not
-/// a non-negative integer. Read for any architecture (the key names are the LLaMA ones).
-///
-/// ```
-/// use gguf_grammar::{validate::schema::Hparams, Gguf};
-///
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-bpe.gguf").unwrap();
-/// let hp = Hparams::read(&Gguf::parse(&bytes).unwrap());
-/// assert_eq!((hp.architecture, hp.head_count, hp.head_count_kv), (Some("llama"), Some(32), Some(8)));
-/// assert_eq!(hp.n_vocab(), Some(128256));
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Hparams<'a> {
-    /// `general.architecture`.
-    pub architecture: Option<&'a str>,
-    /// `{arch}.context_length`.
-    pub context_length: Option<u64>,
-    /// `{arch}.embedding_length` (`n_embd`).
-    pub embedding_length: Option<u64>,
-    /// `{arch}.block_count` (`n_layer`).
-    pub block_count: Option<u64>,
-    /// `{arch}.feed_forward_length` (`n_ff`).
-    pub feed_forward_length: Option<u64>,
-    /// `{arch}.attention.head_count` (`n_head`).
-    pub head_count: Option<u64>,
-    /// `{arch}.attention.head_count_kv` (`n_head_kv`; llama.cpp defaults it to `n_head`).
-    pub head_count_kv: Option<u64>,
-    /// `{arch}.attention.key_length` (`n_embd_head_k`; default `n_embd / n_head`).
-    pub key_length: Option<u64>,
-    /// `{arch}.attention.value_length` (`n_embd_head_v`; default `n_embd / n_head`).
-    pub value_length: Option<u64>,
-    /// `{arch}.rope.dimension_count` (`n_rot`; default `n_embd_head_k`).
-    pub rope_dimension_count: Option<u64>,
-    /// `{arch}.vocab_size`.
-    pub vocab_size: Option<u64>,
-    /// `{arch}.expert_count`.
-    pub expert_count: Option<u64>,
-    /// `{arch}.expert_used_count`.
-    pub expert_used_count: Option<u64>,
-    /// The length of `tokenizer.ggml.tokens`, when it is an array.
-    pub n_tokens: Option<u64>,
-}
-
-impl<'a> Hparams<'a> {
-    /// Reads the hyperparameters of `gguf`'s architecture.
-    pub fn read(gguf: &Gguf<'a>) -> Self {
-        let architecture = gguf.get("general.architecture").and_then(|v| v.as_str());
-        let arch = architecture.unwrap_or("");
-        let get = |suffix: &str| gguf.get(&format!("{arch}.{suffix}")).and_then(count);
-        Hparams {
-            architecture,
-            context_length: get("context_length"),
-            embedding_length: get("embedding_length"),
-            block_count: get("block_count"),
-            feed_forward_length: get("feed_forward_length"),
-            head_count: get("attention.head_count"),
-            head_count_kv: get("attention.head_count_kv"),
-            key_length: get("attention.key_length"),
-            value_length: get("attention.value_length"),
-            rope_dimension_count: get("rope.dimension_count"),
-            vocab_size: get("vocab_size"),
-            expert_count: get("expert_count"),
-            expert_used_count: get("expert_used_count"),
-            n_tokens: gguf
-                .get("tokenizer.ggml.tokens")
-                .and_then(|v| v.as_array())
-                .map(|a| a.len()),
-        }
-    }
-
-    /// The vocabulary size: the number of tokens, else `{arch}.vocab_size`.
-    pub fn n_vocab(&self) -> Option<u64> {
-        self.n_tokens.or(self.vocab_size)
     }
 }
 
