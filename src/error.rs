@@ -300,7 +300,8 @@ pub enum GetError {
 }
 
 /// Why a GGUF file could not be read: the reader failed, or its bytes are not GGUF.
-#[derive(Debug, thiserror::Error)]
+/// Its `Debug` is its message, as for [`Error`].
+#[derive(thiserror::Error)]
 pub enum ReadError {
     /// Reading failed.
     #[error("read error: {0}")]
@@ -308,4 +309,10 @@ pub enum ReadError {
     /// The bytes are not a GGUF header (including: the input ended inside it).
     #[error(transparent)]
     Parse(#[from] Error),
+}
+
+impl fmt::Debug for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
