@@ -41,12 +41,15 @@ pub fn alignment(first_alignment_u32: Option<u32>) -> u64 {
 /// # fn main() -> Result<(), gguf_grammar::Error> {
 /// use gguf_grammar::Gguf;
 ///
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-spm.gguf").unwrap();
+/// // A 22 KB LLaMA model with an 8-token vocabulary that ships with the crate.
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
 /// let gguf = Gguf::parse(&bytes)?;
-/// assert_eq!(gguf.get("general.architecture").and_then(|v| v.as_str()), Some("llama"));
-/// let tokens = gguf.get("tokenizer.ggml.tokens").and_then(|v| v.as_array()).unwrap();
-/// assert_eq!(tokens.len(), 32000);
+/// assert_eq!(gguf.architecture(), Ok("llama"));
+/// assert_eq!(gguf.get_u64("llama.block_count"), Ok(1));
+/// let tokens = gguf.get_array("tokenizer.ggml.tokens").unwrap();
+/// assert_eq!(tokens.len(), 8);
 /// assert_eq!(tokens.get(1).and_then(|t| t.as_str()), Some("<s>"));
+/// assert_eq!(gguf.tensor("output_norm.weight").map(|t| t.data_offset), Some(Some(2464)));
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -254,7 +257,7 @@ impl<'a> Gguf<'a> {
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use gguf_grammar::GgufFile;
 ///
-/// let file = GgufFile::open("tests/corpus/ggml-vocab-aquila.gguf")?;
+/// let file = GgufFile::open("tests/conformance/cases/basic-v2-le.gguf")?;
 /// let gguf = file.parse()?;
 /// assert_eq!(gguf.version(), 2);
 /// # Ok(()) }

@@ -28,9 +28,9 @@ pub const CHUNK: u64 = 64 * 1024;
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use gguf_grammar::stream::read_header;
 ///
-/// let file = std::fs::File::open("tests/corpus/ggml-vocab-llama-spm.gguf")?;
+/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
 /// let header = read_header(file, None)?;
-/// assert_eq!(header.gguf()?.kvs.len(), 22);
+/// assert_eq!(header.gguf()?.kvs.len(), 25);
 /// # Ok(()) }
 /// ```
 pub fn read_header<R: Read>(mut reader: R, endian: Option<Endian>) -> Result<OwnedGguf, ReadError> {

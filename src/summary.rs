@@ -29,10 +29,10 @@ pub fn count(value: Value<'_>) -> Option<u64> {
 /// ```
 /// use gguf_grammar::{summary::Hparams, Gguf};
 ///
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-bpe.gguf").unwrap();
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
 /// let hp = Hparams::read(&Gguf::parse(&bytes).unwrap());
-/// assert_eq!((hp.architecture, hp.head_count, hp.head_count_kv), (Some("llama"), Some(32), Some(8)));
-/// assert_eq!(hp.n_vocab(), Some(128256));
+/// assert_eq!((hp.architecture, hp.head_count, hp.head_count_kv), (Some("llama"), Some(4), Some(2)));
+/// assert_eq!(hp.n_vocab(), Some(8));
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Hparams<'a> {

@@ -320,7 +320,7 @@ struct Source<'a> {
 /// use gguf_grammar::write::GgufBuilder;
 /// use gguf_grammar::{Ctx, Gguf};
 ///
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-spm.gguf")?;
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf")?;
 /// let gguf = Gguf::parse(&bytes)?;
 ///
 /// // Edit: every tensor byte stays; the data start is re-aligned if the header size changes.
@@ -685,9 +685,9 @@ struct Layout {
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-aquila.gguf")?;
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf")?;
 /// let gguf = gguf_grammar::Gguf::parse(&bytes)?;
-/// assert_eq!(gguf_grammar::write::write(&gguf)?, bytes);
+/// assert_eq!(gguf_grammar::write::write(&gguf)?, bytes); // tensor data included
 /// # Ok(()) }
 /// ```
 pub fn write(gguf: &Gguf<'_>) -> Result<Vec<u8>, WriteError> {
