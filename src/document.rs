@@ -93,19 +93,8 @@ impl<'a> Gguf<'a> {
 
     /// Parses with a forced byte order (`None` detects it from the version field).
     pub fn parse_with(bytes: &'a [u8], endian: Option<Endian>) -> Result<Self, Error> {
-        match file(endian)(bytes) {
-            Ok((_, parsed)) => Ok(Gguf::lay_out(parsed, bytes)),
-            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(e),
-            // The grammar turns every shortfall into a located error; kept for completeness.
-            Err(nom::Err::Incomplete(_)) => Err(Error {
-                kind: crate::ErrorKind::Truncated {
-                    construct: "file",
-                    needed: 1,
-                },
-                offset: bytes.len() as u64,
-                path: Default::default(),
-            }),
-        }
+        let (_, parsed) = file(endian)(bytes)?;
+        Ok(Gguf::lay_out(parsed, bytes))
     }
 
     /// Places what the grammar read: the alignment, the data start and each tensor's data.

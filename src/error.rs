@@ -3,11 +3,11 @@
 //! Every error carries a byte offset and a [`Path`] naming the construct it occurred in,
 //! e.g. `kv[27] "tokenizer.ggml.tokens"[40213]` or `tensor[3] "blk.0.attn_q.weight".dims[1]`.
 //!
-//! The construct parsers in [`crate::grammar`] see only the rest of their input, so while an
-//! error travels up through them its `offset` counts the bytes *remaining* after the failure
-//! point; the entry points ([`crate::Gguf::parse`], [`crate::grammar::file::file`] through it)
-//! call [`Error::located`] to turn that into an absolute offset. If you drive a construct parser
-//! yourself, do the same with the length of the input you gave it.
+//! An [`Error`]'s offset is counted from the start of the input the parser was given: the file
+//! for [`crate::Gguf::parse`], the construct's own bytes for a construct parser of
+//! [`crate::grammar`] called on its own. Inside the grammar, where each parser sees only the
+//! rest of its input, an error travels as an `Unlocated` (crate-private) that counts the bytes
+//! *remaining* after the failure point, and each public parser turns it into an [`Error`].
 
 use std::fmt;
 
@@ -26,8 +26,7 @@ use std::fmt;
 pub struct Error {
     /// What went wrong.
     pub kind: ErrorKind,
-    /// Absolute byte offset of the failure in the input (see the module docs for the
-    /// remaining-bytes form used inside the grammar).
+    /// Byte offset of the failure, from the start of the input the parser was given.
     pub offset: u64,
     /// The construct the failure occurred in, outermost first.
     pub path: Path,
@@ -65,7 +64,8 @@ pub enum ErrorKind {
         /// The field being read, e.g. `"string length"`.
         construct: &'static str,
         /// At least this many more bytes past the end of the input are needed to finish
-        /// the header (the field's missing bytes plus the least the constructs after it take).
+        /// what was being parsed (the field's missing bytes plus the least the fields and
+        /// constructs after it take).
         needed: u64,
     },
     /// A length or count read from the file claims more bytes than the input has left.
@@ -76,8 +76,8 @@ pub enum ErrorKind {
         declared: u64,
         /// Bytes left in the input after the length field.
         available: u64,
-        /// At least this many more bytes are needed to finish the header (saturated at
-        /// `u64::MAX`).
+        /// At least this many more bytes are needed to finish what was being parsed
+        /// (saturated at `u64::MAX`).
         needed: u64,
     },
     /// Arrays nested deeper than [`crate::grammar::value::MAX_NESTING`].
@@ -105,11 +105,9 @@ impl ErrorKind {
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ErrorKind::BadMagic { found } => write!(
-                f,
-                "expected \"GGUF\", found \"{}\"",
-                found.escape_ascii()
-            ),
+            ErrorKind::BadMagic { found } => {
+                write!(f, "expected \"GGUF\", found \"{}\"", found.escape_ascii())
+            }
             ErrorKind::UnsupportedVersion { version } => {
                 write!(f, "unsupported version {version} (known: 1, 2, 3)")
             }
@@ -118,7 +116,7 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::Truncated { construct, needed } => write!(
                 f,
-                "input ends inside the {construct} (the header needs at least {needed} more byte{})",
+                "input ends inside the {construct} (at least {needed} more byte{} needed)",
                 if *needed == 1 { "" } else { "s" }
             ),
             ErrorKind::LengthPastEnd {
@@ -202,26 +200,39 @@ impl fmt::Display for PathPrefix<'_> {
     }
 }
 
-impl Error {
-    /// An error at the start of `input` (offset in remaining-bytes form).
-    pub fn at(input: &[u8], kind: ErrorKind) -> Self {
-        Error {
+/// An error inside the grammar, not yet located: `remaining` counts the input bytes left
+/// after the failure point, which is all a parser that sees only the rest of its input can
+/// know. The public parsers turn it into an [`Error`] with [`Unlocated::located`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unlocated {
+    pub(crate) kind: ErrorKind,
+    pub(crate) remaining: u64,
+    pub(crate) path: Path,
+}
+
+impl Unlocated {
+    /// An error at the start of `input`.
+    pub(crate) fn at(input: &[u8], kind: ErrorKind) -> Self {
+        Unlocated {
             kind,
-            offset: input.len() as u64,
+            remaining: input.len() as u64,
             path: Path::default(),
         }
     }
 
-    /// Converts the remaining-bytes offset recorded inside the grammar into an absolute
-    /// offset, given the length of the input the outermost parser was called with.
-    pub fn located(mut self, input_len: usize) -> Self {
-        self.offset = (input_len as u64).saturating_sub(self.offset);
-        self
+    /// The error with its offset counted from the start of an input of `input_len` bytes:
+    /// the input the outermost parser was called with.
+    pub(crate) fn located(self, input_len: usize) -> Error {
+        Error {
+            kind: self.kind,
+            offset: (input_len as u64).saturating_sub(self.remaining),
+            path: self.path,
+        }
     }
 
     /// For a truncation, raises the bytes still needed by `more` (what the constructs after
-    /// the truncated one take at least), so that `needed` bounds the rest of the header.
-    pub fn needs_more(mut self, more: u64) -> Self {
+    /// the truncated one take at least).
+    pub(crate) fn needs_more(mut self, more: u64) -> Self {
         if let ErrorKind::Truncated { needed, .. } | ErrorKind::LengthPastEnd { needed, .. } =
             &mut self.kind
         {
@@ -231,15 +242,17 @@ impl Error {
     }
 
     /// Prepends a segment to the path (errors gain context as they travel outwards).
-    pub fn within(mut self, segment: Segment) -> Self {
+    pub(crate) fn within(mut self, segment: Segment) -> Self {
         self.path.0.insert(0, segment);
         self
     }
 }
 
-impl<'a> nom::error::ParseError<&'a [u8]> for Error {
+/// What nom-derive's records raise: `Complete` marks a field the input ends inside (see
+/// `grammar::record`), anything else is a combinator failure.
+impl<'a> nom::error::ParseError<&'a [u8]> for Unlocated {
     fn from_error_kind(input: &'a [u8], kind: nom::error::ErrorKind) -> Self {
-        Error::at(input, ErrorKind::Nom(kind))
+        Unlocated::at(input, ErrorKind::Nom(kind))
     }
 
     fn append(_input: &'a [u8], _kind: nom::error::ErrorKind, other: Self) -> Self {
@@ -247,14 +260,10 @@ impl<'a> nom::error::ParseError<&'a [u8]> for Error {
     }
 }
 
-impl<'a> nom::error::ContextError<&'a [u8]> for Error {
-    fn add_context(_input: &'a [u8], context: &'static str, other: Self) -> Self {
-        other.within(Segment::Field(context))
-    }
-}
-
 /// Adds the segment `make` builds (only on failure) to the path of a nom error.
-pub(crate) fn within(make: impl Fn() -> Segment) -> impl Fn(nom::Err<Error>) -> nom::Err<Error> {
+pub(crate) fn within(
+    make: impl Fn() -> Segment,
+) -> impl Fn(nom::Err<Unlocated>) -> nom::Err<Unlocated> {
     move |err| err.map(|e| e.within(make()))
 }
 

@@ -41,11 +41,10 @@ pub fn read_header<R: Read>(mut reader: R, endian: Option<Endian>) -> Result<Own
         at_eof |= fill(&mut reader, &mut buf, want)?;
         let needed = match file(endian)(&buf) {
             Ok(_) => break,
-            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => match e.kind.bytes_needed() {
+            Err(e) => match e.kind.bytes_needed() {
                 Some(needed) if !at_eof => needed,
                 _ => return Err(e.into()),
             },
-            Err(nom::Err::Incomplete(_)) => 1,
         };
         want = needed.div_ceil(CHUNK).saturating_mul(CHUNK);
     }
