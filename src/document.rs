@@ -10,7 +10,7 @@ use crate::grammar::kv::Kv;
 use crate::grammar::tensor_info::TensorInfo;
 use crate::grammar::value::Array;
 use crate::grammar::value::Value;
-use crate::grammar::Endian;
+use crate::grammar::{Endian, Version};
 use crate::summary::Summary;
 
 /// The key whose u32 value sets the alignment of the tensor data.
@@ -222,9 +222,9 @@ impl<'a> Gguf<'a> {
         self.header.ctx.endian
     }
 
-    /// GGUF version number (1, 2 or 3).
-    pub fn version(&self) -> u32 {
-        self.header.ctx.version.number()
+    /// GGUF version (its number is [`Version::number`]).
+    pub fn version(&self) -> Version {
+        self.header.ctx.version
     }
 
     /// Where `part` (a slice of the parsed input, such as [`Kv::raw`]) starts in the file,
@@ -248,7 +248,7 @@ impl<'a> Gguf<'a> {
 ///
 /// let file = GgufFile::open("tests/conformance/cases/basic-v2-le.gguf")?;
 /// let gguf = file.parse()?;
-/// assert_eq!(gguf.version(), 2);
+/// assert_eq!(gguf.version(), gguf_grammar::Version::V2);
 /// # Ok(()) }
 /// ```
 #[derive(Debug)]

@@ -1,6 +1,6 @@
 //! Parse errors: what was expected, where, and inside which construct.
 //!
-//! Every error carries a byte offset and a [`Path`] naming the construct it occurred in,
+//! Every error carries a byte offset and a [`ConstructPath`] naming the construct it occurred in,
 //! e.g. `kv[27] "tokenizer.ggml.tokens"[40213]` or `tensor[3] "blk.0.attn_q.weight".dims[1]`.
 //!
 //! An [`Error`]'s offset is counted from the start of the input the parser was given: the file
@@ -29,7 +29,7 @@ pub struct Error {
     /// Byte offset of the failure, from the start of the input the parser was given.
     pub offset: u64,
     /// The construct the failure occurred in, outermost first.
-    pub path: Path,
+    pub path: ConstructPath,
 }
 
 /// The located message, as [`fmt::Display`] prints it, so that `fn main() -> Result<..>`
@@ -138,9 +138,9 @@ impl fmt::Display for ErrorKind {
 
 /// Where in the file's structure an error occurred: a list of segments, outermost first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Path(pub Vec<Segment>);
+pub struct ConstructPath(pub Vec<Segment>);
 
-/// One step of a [`Path`].
+/// One step of a [`ConstructPath`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Segment {
     /// A part of the header: `header.magic`, `header.version`, ...
@@ -159,7 +159,7 @@ pub enum Segment {
     Field(&'static str),
 }
 
-impl fmt::Display for Path {
+impl fmt::Display for ConstructPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, segment) in self.0.iter().enumerate() {
             match segment {
@@ -188,7 +188,7 @@ impl fmt::Display for Path {
     }
 }
 
-struct PathPrefix<'p>(&'p Path);
+struct PathPrefix<'p>(&'p ConstructPath);
 
 impl fmt::Display for PathPrefix<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -207,7 +207,7 @@ impl fmt::Display for PathPrefix<'_> {
 pub(crate) struct Unlocated {
     pub(crate) kind: ErrorKind,
     pub(crate) remaining: u64,
-    pub(crate) path: Path,
+    pub(crate) path: ConstructPath,
 }
 
 impl Unlocated {
@@ -216,7 +216,7 @@ impl Unlocated {
         Unlocated {
             kind,
             remaining: input.len() as u64,
-            path: Path::default(),
+            path: ConstructPath::default(),
         }
     }
 

@@ -12,7 +12,7 @@
 //! // A 22 KB LLaMA model (12 tensors, 8 tokens) that ships with the crate; memory-mapped.
 //! let file = GgufFile::open("tests/conformance/cases/minimal-llama.gguf")?;
 //! let gguf = file.parse()?;
-//! assert_eq!((gguf.version(), gguf.alignment, gguf.tensors.len()), (3, 32, 12));
+//! assert_eq!((gguf.version().number(), gguf.alignment, gguf.tensors.len()), (3, 32, 12));
 //!
 //! // Typed getters say whether a key is missing or has another type.
 //! assert_eq!(gguf.architecture(), Ok("llama"));

@@ -47,7 +47,7 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
     for path in common::corpus_files() {
         let bytes = std::fs::read(&path).unwrap();
         let gguf = Gguf::parse(&bytes).unwrap();
-        let found = schema::check(&gguf);
+        let found = schema::check_model(&gguf);
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let hp = Hparams::read(&gguf);
         let known = hp.architecture.and_then(schema::architecture).is_some();
@@ -83,7 +83,7 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
 fn minimal_llama_conformance_case_is_clean() {
     let path = common::root().join("tests/conformance/cases/minimal-llama.gguf");
     let bytes = std::fs::read(path).unwrap();
-    let found = schema::check(&Gguf::parse(&bytes).unwrap());
+    let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
     assert!(found.is_empty(), "{}", render(&found));
 }
 
@@ -96,7 +96,7 @@ fn smollm2_passes_and_its_summary_matches() {
     };
     let file = gguf_grammar::GgufFile::open(path).unwrap();
     let gguf = file.parse().unwrap();
-    let found = schema::check(&gguf);
+    let found = schema::check_model(&gguf);
     assert!(found.is_empty(), "{}", render(&found));
 
     let s = gguf.summary();
@@ -147,7 +147,7 @@ fn smollm2_with_a_block_count_too_small() {
     let mut edit = GgufBuilder::from_gguf(&gguf);
     edit.set("llama.block_count", 29u32);
     let bytes = edit.build().unwrap();
-    let found = schema::check(&Gguf::parse(&bytes).unwrap());
+    let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
     assert_eq!(codes(&found), ["schema-tensor-block-index"; 9]);
     assert!(found
         .iter()
@@ -615,7 +615,7 @@ fn mutations_give_exactly_their_diagnostics() {
         mutate(&mut b);
         let bytes = b.build().unwrap();
         let gguf = Gguf::parse(&bytes).unwrap();
-        let found = schema::check(&gguf);
+        let found = schema::check_model(&gguf);
         if codes(&found) != *want {
             failures.push(format!("{name}: want {want:?}, got\n{}", render(&found)));
         }
@@ -641,7 +641,7 @@ fn every_conformance_case_is_checked_and_summarised() {
     for entry in std::fs::read_dir(cases).unwrap() {
         let bytes = std::fs::read(entry.unwrap().path()).unwrap();
         if let Ok(gguf) = Gguf::parse(&bytes) {
-            schema::check(&gguf);
+            schema::check_model(&gguf);
             summary::write(&gguf, &mut Vec::new()).unwrap();
             checked += 1;
         }

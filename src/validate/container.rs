@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::{Diagnostic, Reference, Severity};
-use crate::error::{Path, Segment};
+use crate::error::{ConstructPath as Path, Segment};
 use crate::grammar::align_up;
 use crate::grammar::value::{Array, Value, ValueType};
 use crate::{Endian, GgmlType, Gguf, GgufStr, TypeStatus, Version};
@@ -217,7 +217,7 @@ impl<'a> Checker<'_, 'a> {
                 path(),
                 format!(
                     "big-endian file: ggml on a little-endian host reads the version as {:#x} and rejects it",
-                    self.gguf.version().swap_bytes()
+                    self.gguf.version().number().swap_bytes()
                 ),
             );
         }

@@ -1,7 +1,7 @@
 //! LLaMA-family schema checks: is a file really a model of its architecture, and is it
 //! self-consistent? Judged from the metadata alone; tensor data is never touched.
 //!
-//! [`check`] applies, in this order:
+//! [`check_model`] applies, in this order:
 //!
 //! 1. **Keys** (`schema-key-missing`, `schema-key-type`): the `general.*` and `tokenizer.*` keys
 //!    every file may have must have their types; an architecture in [`ARCHITECTURES`] adds its
@@ -31,13 +31,13 @@
 //!
 //! let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
 //! let gguf = Gguf::parse(&bytes).unwrap();
-//! assert!(schema::check(&gguf).is_empty());
+//! assert!(schema::check_model(&gguf).is_empty());
 //!
 //! // The same model without its tensors: a vocabulary-only file.
 //! let mut vocab_only = gguf_grammar::write::GgufBuilder::from_gguf(&gguf);
 //! vocab_only.tensors.clear();
 //! let bytes = vocab_only.build().unwrap();
-//! let found = schema::check(&Gguf::parse(&bytes).unwrap());
+//! let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
 //! assert_eq!(found.iter().map(|d| d.code).collect::<Vec<_>>(), ["schema-vocab-only"]);
 //! ```
 
@@ -49,7 +49,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use super::{Diagnostic, Severity};
-use crate::error::{Path, Segment};
+use crate::error::{ConstructPath, Segment};
 use crate::grammar::value::{Array, Value, ValueType};
 use crate::summary::{count, Hparams};
 use crate::{Gguf, Kv};
@@ -58,7 +58,7 @@ use crate::{Gguf, Kv};
 pub const MISSING_SHOWN: u64 = 16;
 
 /// The schema diagnostics about `gguf`, in the order of the module documentation.
-pub fn check(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
+pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     let mut c = Checker {
         gguf,
         out: Vec::new(),
@@ -87,7 +87,7 @@ pub fn check(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
             code: "schema-vocab-only",
             severity: Severity::Note,
             span: None,
-            path: Path::default(),
+            path: ConstructPath::default(),
             message: "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)"
                 .into(),
             rejected_by: &[],
@@ -106,11 +106,11 @@ pub fn check(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 ///
 /// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
 /// let mut gguf = Gguf::parse(&bytes).unwrap();
-/// assert!(schema::accepts(&schema::check(&gguf)));
+/// assert!(schema::accepts_model(&schema::check_model(&gguf)));
 /// gguf.tensors.clear(); // vocabulary only: a note, not an error
-/// assert!(schema::accepts(&schema::check(&gguf)));
+/// assert!(schema::accepts_model(&schema::check_model(&gguf)));
 /// ```
-pub fn accepts(diagnostics: &[Diagnostic]) -> bool {
+pub fn accepts_model(diagnostics: &[Diagnostic]) -> bool {
     !diagnostics
         .iter()
         .any(|d| d.code.starts_with("schema-") && d.severity == Severity::Error)
@@ -216,7 +216,7 @@ impl<'a> Checker<'_, 'a> {
         code: &'static str,
         severity: Severity,
         span: Option<Range<u64>>,
-        path: Path,
+        path: ConstructPath,
         message: String,
     ) {
         self.out.push(Diagnostic {
@@ -234,9 +234,9 @@ impl<'a> Checker<'_, 'a> {
         let (span, path) = match self.find(key) {
             Some((i, pair)) => (
                 self.span(pair.raw),
-                Path(vec![Segment::Kv(i as u64), Segment::Name(key.into())]),
+                ConstructPath(vec![Segment::Kv(i as u64), Segment::Name(key.into())]),
             ),
-            None => (None, Path(vec![Segment::Name(key.into())])),
+            None => (None, ConstructPath(vec![Segment::Name(key.into())])),
         };
         self.push(code, severity, span, path, message);
     }
@@ -381,7 +381,7 @@ impl<'a> Checker<'_, 'a> {
             let at = s + first as u64 * width;
             at..at + width
         });
-        let path = Path(vec![
+        let path = ConstructPath(vec![
             Segment::Kv(i as u64),
             Segment::Name(key.into()),
             Segment::Element(first as u64),
@@ -530,7 +530,7 @@ impl<'a> Checker<'_, 'a> {
         let Some(n_layer) = hp.block_count else {
             return;
         };
-        let specs: Vec<&TensorSpec> = arch
+        let specs: Vec<&ExpectedTensor> = arch
             .tensors
             .iter()
             .flat_map(|group| group.iter())
@@ -551,7 +551,7 @@ impl<'a> Checker<'_, 'a> {
                 Scope::Global
             };
             let spec = specs.iter().find(|s| s.scope == scope && s.name == rest);
-            let path = Path(vec![
+            let path = ConstructPath(vec![
                 Segment::Tensor(i as u64),
                 Segment::Name(info.name.to_string()),
             ]);
@@ -593,7 +593,7 @@ impl<'a> Checker<'_, 'a> {
 
     /// Step 5, required tensors that are absent: the first [`MISSING_SHOWN`] one by one, the
     /// rest counted (a hostile block count cannot make this loop long or the output large).
-    fn missing(&mut self, specs: &[&TensorSpec], n_layer: u64, present: &HashSet<(u64, &str)>) {
+    fn missing(&mut self, specs: &[&ExpectedTensor], n_layer: u64, present: &HashSet<(u64, &str)>) {
         let required = |scope| specs.iter().filter(move |s| s.required && s.scope == scope);
         let per_block = required(Scope::Block).count() as u128;
         let expected = required(Scope::Global).count() as u128 + per_block * u128::from(n_layer);
@@ -627,7 +627,7 @@ impl<'a> Checker<'_, 'a> {
                     "schema-tensor-missing",
                     Severity::Error,
                     None,
-                    Path(vec![Segment::Name(full)]),
+                    ConstructPath(vec![Segment::Name(full)]),
                     "required tensor is missing".into(),
                 );
                 shown += 1;
@@ -638,7 +638,7 @@ impl<'a> Checker<'_, 'a> {
                 "schema-tensor-missing",
                 Severity::Error,
                 None,
-                Path::default(),
+                ConstructPath::default(),
                 format!(
                     "{} more required tensors are missing",
                     total - u128::from(shown)
