@@ -194,23 +194,11 @@ impl Edit {
     }
 }
 
-/// The value type a `TYPE:` prefix names.
+/// The scalar value type a `TYPE:` prefix names (its [`ValueType::short_name`]).
 fn type_named(name: &str) -> Option<ValueType> {
-    Some(match name {
-        "u8" => ValueType::U8,
-        "i8" => ValueType::I8,
-        "u16" => ValueType::U16,
-        "i16" => ValueType::I16,
-        "u32" => ValueType::U32,
-        "i32" => ValueType::I32,
-        "u64" => ValueType::U64,
-        "i64" => ValueType::I64,
-        "f32" => ValueType::F32,
-        "f64" => ValueType::F64,
-        "bool" => ValueType::Bool,
-        "string" => ValueType::String,
-        _ => return None,
-    })
+    ValueType::ALL
+        .into_iter()
+        .find(|ty| ty.short_name() == name && *ty != ValueType::Array)
 }
 
 /// Parses `text` as a scalar of type `ty`: decimal integers, Rust float syntax, `true` /

@@ -16,55 +16,86 @@ use crate::error::{within, ErrorKind, Segment, Unlocated};
 /// stack. Real files nest at most once; gguf-py's recursion gives out near 1000.
 pub const MAX_NESTING: u32 = 256;
 
-/// The type tag of a value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ValueType {
+/// One row per value type, in tag order: variant, tag, the specification's name, the short
+/// name `gguf edit` takes in `KEY=TYPE:VALUE`, and the size of a value (`None` for strings
+/// and arrays). The enum and every table about value types come from this one list.
+macro_rules! value_types {
+    ($($(#[$doc:meta])* $variant:ident = $tag:literal, $name:literal, $short:literal, $size:expr;)*) => {
+        /// The type tag of a value.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ValueType {
+            $($(#[$doc])* $variant = $tag,)*
+        }
+
+        impl ValueType {
+            /// Every value type, in tag order.
+            pub const ALL: [ValueType; 13] = [$(ValueType::$variant),*];
+
+            /// The specification's name: `uint8`, `int8`, ..., `string`, `array`, `float64`.
+            ///
+            /// ```
+            /// use gguf_grammar::ValueType;
+            /// assert_eq!(ValueType::from_tag(6).map(ValueType::name), Some("float32"));
+            /// ```
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ValueType::$variant => $name,)*
+                }
+            }
+
+            /// The short name `gguf edit --set KEY=TYPE:VALUE` takes: `u8`, `i8`, ..., `f64`,
+            /// `bool`, `string`, `array`.
+            ///
+            /// ```
+            /// use gguf_grammar::ValueType;
+            /// assert_eq!(ValueType::U16.short_name(), "u16");
+            /// ```
+            pub fn short_name(self) -> &'static str {
+                match self {
+                    $(ValueType::$variant => $short,)*
+                }
+            }
+
+            /// Bytes per value for the fixed-size types; `None` for strings and arrays.
+            pub fn fixed_size(self) -> Option<u64> {
+                match self {
+                    $(ValueType::$variant => $size,)*
+                }
+            }
+        }
+    };
+}
+
+value_types! {
     /// 0: unsigned 8-bit integer.
-    U8 = 0,
+    U8 = 0, "uint8", "u8", Some(1);
     /// 1: signed 8-bit integer.
-    I8 = 1,
+    I8 = 1, "int8", "i8", Some(1);
     /// 2: unsigned 16-bit integer.
-    U16 = 2,
+    U16 = 2, "uint16", "u16", Some(2);
     /// 3: signed 16-bit integer.
-    I16 = 3,
+    I16 = 3, "int16", "i16", Some(2);
     /// 4: unsigned 32-bit integer.
-    U32 = 4,
+    U32 = 4, "uint32", "u32", Some(4);
     /// 5: signed 32-bit integer.
-    I32 = 5,
+    I32 = 5, "int32", "i32", Some(4);
     /// 6: IEEE 754 single.
-    F32 = 6,
+    F32 = 6, "float32", "f32", Some(4);
     /// 7: bool, one byte (0 false, 1 true; other bytes are kept as read).
-    Bool = 7,
+    Bool = 7, "bool", "bool", Some(1);
     /// 8: length-prefixed string.
-    String = 8,
+    String = 8, "string", "string", None;
     /// 9: array of values of one type.
-    Array = 9,
+    Array = 9, "array", "array", None;
     /// 10: unsigned 64-bit integer.
-    U64 = 10,
+    U64 = 10, "uint64", "u64", Some(8);
     /// 11: signed 64-bit integer.
-    I64 = 11,
+    I64 = 11, "int64", "i64", Some(8);
     /// 12: IEEE 754 double.
-    F64 = 12,
+    F64 = 12, "float64", "f64", Some(8);
 }
 
 impl ValueType {
-    /// Every value type, in tag order.
-    pub const ALL: [ValueType; 13] = [
-        ValueType::U8,
-        ValueType::I8,
-        ValueType::U16,
-        ValueType::I16,
-        ValueType::U32,
-        ValueType::I32,
-        ValueType::F32,
-        ValueType::Bool,
-        ValueType::String,
-        ValueType::Array,
-        ValueType::U64,
-        ValueType::I64,
-        ValueType::F64,
-    ];
-
     /// The type with tag `tag`, if it is one of the 13.
     pub fn from_tag(tag: u32) -> Option<Self> {
         Self::ALL.get(usize::try_from(tag).ok()?).copied()
@@ -73,41 +104,6 @@ impl ValueType {
     /// The tag stored in the file.
     pub fn tag(self) -> u32 {
         self as u32
-    }
-
-    /// The specification's name: `uint8`, `int8`, ..., `string`, `array`, `float64`.
-    ///
-    /// ```
-    /// use gguf_grammar::ValueType;
-    /// assert_eq!(ValueType::from_tag(6).map(ValueType::name), Some("float32"));
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            ValueType::U8 => "uint8",
-            ValueType::I8 => "int8",
-            ValueType::U16 => "uint16",
-            ValueType::I16 => "int16",
-            ValueType::U32 => "uint32",
-            ValueType::I32 => "int32",
-            ValueType::F32 => "float32",
-            ValueType::Bool => "bool",
-            ValueType::String => "string",
-            ValueType::Array => "array",
-            ValueType::U64 => "uint64",
-            ValueType::I64 => "int64",
-            ValueType::F64 => "float64",
-        }
-    }
-
-    /// Bytes per value for the fixed-size types; `None` for strings and arrays.
-    pub fn fixed_size(self) -> Option<u64> {
-        match self {
-            ValueType::U8 | ValueType::I8 | ValueType::Bool => Some(1),
-            ValueType::U16 | ValueType::I16 => Some(2),
-            ValueType::U32 | ValueType::I32 | ValueType::F32 => Some(4),
-            ValueType::U64 | ValueType::I64 | ValueType::F64 => Some(8),
-            ValueType::String | ValueType::Array => None,
-        }
     }
 
     /// The fewest bytes a value of this type can take (a string's length, an array's tag
