@@ -34,9 +34,15 @@
 //! # Ok(()) }
 //! ```
 //!
-//! Layout: [`grammar`] holds the parsers, [`Gguf`] the parsed document, [`GgmlType`] the
+//! Layout: [`grammar`] holds the parsers, [`Gguf`] the parsed document (and [`OwnedGguf`]
+//! one that owns its bytes), [`summary`] the figures people ask first, [`GgmlType`] the
 //! ggml tensor type table, [`stream`] the reader that pulls only the header from any
-//! [`std::io::Read`], [`render`] the text and JSON dumps, [`error`] the located errors.
+//! [`std::io::Read`], [`validate`] the diagnostics, [`write`](mod@write) and [`edit`] the writer,
+//! [`render`] the text and JSON dumps, [`error`] the located errors. The `examples/` folder
+//! of the repository has five short programs for the first things people do.
+//!
+//! With `default-features = false` the crate has no CLI dependencies; the default `cli`
+//! feature builds the `gguf` command.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
