@@ -222,7 +222,7 @@ pub(crate) fn record<'a, O>(
             if e.kind != ErrorKind::Nom(nom::error::ErrorKind::Complete) {
                 return e;
             }
-            let at = input.len() as u64 - e.remaining;
+            let at = (input.len() as u64).saturating_sub(e.remaining);
             let mut start = 0;
             for &(name, width) in fields {
                 if at < start + width {
