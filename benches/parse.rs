@@ -85,11 +85,10 @@ fn bench(c: &mut Criterion) {
         b.iter(|| Gguf::parse(std::hint::black_box(&bytes)).unwrap().kvs.len())
     });
     group.bench_function("stream::read_header", |b| {
-        let mut buf = Vec::new();
         b.iter(|| {
-            stream::read_header(std::hint::black_box(&bytes[..]), &mut buf, None)
+            stream::read_header(std::hint::black_box(&bytes[..]), None)
                 .unwrap()
-                .kvs
+                .bytes()
                 .len()
         })
     });

@@ -18,6 +18,8 @@ export GGUF_SMOLLM2
 step "cargo test"
 cargo test --all-targets
 cargo test --doc
+step "cargo package: the published crate's doctests pass from the .crate alone"
+bash scripts/package-check.sh
 step "native JSON vs gguf-py"
 bash scripts/check-gguf-py.sh
 step "gguf dump --format gguf-py vs gguf-py's gguf-dump (corpus, SmolLM2, conformance)"

@@ -2,13 +2,37 @@
 
 use std::path::Path;
 
-use crate::error::Error;
-use crate::grammar::file::file;
+use crate::error::{Error, GetError, ReadError};
+use crate::grammar::align_up;
+use crate::grammar::file::{file, File};
 use crate::grammar::header::Header;
 use crate::grammar::kv::Kv;
 use crate::grammar::tensor_info::TensorInfo;
+use crate::grammar::value::Array;
 use crate::grammar::value::Value;
-use crate::grammar::Endian;
+use crate::grammar::{Endian, Version};
+use crate::summary::Summary;
+
+/// The key whose u32 value sets the alignment of the tensor data.
+pub const ALIGNMENT_KEY: &str = "general.alignment";
+
+/// The alignment of the tensor data when a file does not set one.
+pub const DEFAULT_ALIGNMENT: u64 = 32;
+
+/// The alignment of the tensor data, given the u32 value of the first
+/// [`ALIGNMENT_KEY`] pair (`None` when there is none or its value is not a u32): that value
+/// when it is non-zero, else [`DEFAULT_ALIGNMENT`]. The parser, the writer and the
+/// validator all place data with this rule.
+///
+/// ```
+/// use gguf_grammar::alignment;
+/// assert_eq!((alignment(Some(64)), alignment(Some(0)), alignment(None)), (64, 32, 32));
+/// ```
+pub fn alignment(first_alignment_u32: Option<u32>) -> u64 {
+    first_alignment_u32
+        .filter(|&n| n > 0)
+        .map_or(DEFAULT_ALIGNMENT, u64::from)
+}
 
 /// A parsed GGUF file: header, key/values in file order (duplicates kept), tensor
 /// descriptors, and the layout of the tensor data. Everything borrows from the input.
@@ -17,12 +41,15 @@ use crate::grammar::Endian;
 /// # fn main() -> Result<(), gguf_grammar::Error> {
 /// use gguf_grammar::Gguf;
 ///
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-spm.gguf").unwrap();
+/// // A 22 KB LLaMA model with an 8-token vocabulary that ships with the crate.
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
 /// let gguf = Gguf::parse(&bytes)?;
-/// assert_eq!(gguf.get("general.architecture").and_then(|v| v.as_str()), Some("llama"));
-/// let tokens = gguf.get("tokenizer.ggml.tokens").and_then(|v| v.as_array()).unwrap();
-/// assert_eq!(tokens.len(), 32000);
+/// assert_eq!(gguf.architecture(), Ok("llama"));
+/// assert_eq!(gguf.get_u64("llama.block_count"), Ok(1));
+/// let tokens = gguf.get_array("tokenizer.ggml.tokens").unwrap();
+/// assert_eq!(tokens.len(), 8);
 /// assert_eq!(tokens.get(1).and_then(|t| t.as_str()), Some("<s>"));
+/// assert_eq!(gguf.tensor("output_norm.weight").map(|t| t.data_offset), Some(Some(2464)));
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug, PartialEq)]
@@ -66,24 +93,114 @@ impl<'a> Gguf<'a> {
 
     /// Parses with a forced byte order (`None` detects it from the version field).
     pub fn parse_with(bytes: &'a [u8], endian: Option<Endian>) -> Result<Self, Error> {
-        match file(endian)(bytes) {
-            Ok((_, gguf)) => Ok(gguf),
-            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => Err(e),
-            // The grammar turns every shortfall into a located error; kept for completeness.
-            Err(nom::Err::Incomplete(_)) => Err(Error {
-                kind: crate::ErrorKind::Truncated {
-                    construct: "file",
-                    needed: 1,
-                },
-                offset: bytes.len() as u64,
-                path: Default::default(),
-            }),
+        let (_, parsed) = file(endian)(bytes)?;
+        Ok(Gguf::lay_out(parsed, bytes))
+    }
+
+    /// Places what the grammar read: the alignment, the data start and each tensor's data.
+    fn lay_out(parsed: File<'a>, bytes: &'a [u8]) -> Self {
+        let File {
+            header,
+            kvs,
+            tensor_infos,
+            tensor_infos_end,
+        } = parsed;
+        let first_alignment = kvs
+            .iter()
+            .find(|pair| pair.key.as_bytes() == ALIGNMENT_KEY.as_bytes())
+            .and_then(|pair| match pair.value {
+                Value::U32(n) => Some(n),
+                _ => None,
+            });
+        let alignment = alignment(first_alignment);
+        // Cannot overflow: the end of the infos is an in-memory length and alignment < 2^32.
+        let tensor_data_offset = align_up(tensor_infos_end, alignment).unwrap_or(u64::MAX);
+        let tensors = tensor_infos
+            .into_iter()
+            .map(|info| Tensor {
+                data_offset: tensor_data_offset.checked_add(info.offset),
+                n_bytes: info.ggml_type.n_bytes(&info.dims),
+                info,
+            })
+            .collect();
+        Gguf {
+            header,
+            kvs,
+            tensors,
+            alignment,
+            tensor_infos_end,
+            tensor_data_offset,
+            bytes,
         }
     }
 
     /// The first value stored under `key`.
     pub fn get(&self, key: &str) -> Option<Value<'a>> {
         self.get_kv(key).map(|pair| pair.value)
+    }
+
+    /// The first value under `key`, if `read` accepts it, else why not.
+    fn get_as<T>(
+        &self,
+        key: &str,
+        expected: &'static str,
+        read: impl FnOnce(&Value<'a>) -> Option<T>,
+    ) -> Result<T, GetError> {
+        let value = self
+            .get(key)
+            .ok_or_else(|| GetError::Missing { key: key.into() })?;
+        read(&value).ok_or_else(|| GetError::WrongType {
+            key: key.into(),
+            expected,
+            found: value.value_type(),
+        })
+    }
+
+    /// The string under `key` (the first pair with that key).
+    pub fn get_str(&self, key: &str) -> Result<&'a str, GetError> {
+        let text = self.get_as(key, "a string", |v| v.as_gguf_str())?;
+        text.to_str()
+            .map_err(|_| GetError::NotUtf8 { key: key.into() })
+    }
+
+    /// The unsigned integer (u8, u16, u32 or u64) under `key`, widened to u64.
+    pub fn get_u64(&self, key: &str) -> Result<u64, GetError> {
+        self.get_as(key, "an unsigned integer", Value::as_u64)
+    }
+
+    /// The integer under `key` (any width, signed or not) when it fits an i64.
+    pub fn get_i64(&self, key: &str) -> Result<i64, GetError> {
+        self.get_as(key, "an integer that fits an i64", Value::as_i64)
+    }
+
+    /// The float32 or float64 under `key`, as f64.
+    pub fn get_f64(&self, key: &str) -> Result<f64, GetError> {
+        self.get_as(key, "a float", Value::as_f64)
+    }
+
+    /// The bool under `key` (any non-zero byte is true).
+    pub fn get_bool(&self, key: &str) -> Result<bool, GetError> {
+        self.get_as(key, "a bool", Value::as_bool)
+    }
+
+    /// The array under `key`.
+    pub fn get_array(&self, key: &str) -> Result<Array<'a>, GetError> {
+        self.get_as(key, "an array", Value::as_array)
+    }
+
+    /// `general.architecture`, e.g. `"llama"`: the prefix of the model's hyperparameter keys.
+    pub fn architecture(&self) -> Result<&'a str, GetError> {
+        self.get_str("general.architecture")
+    }
+
+    /// `general.name`, the model's human-readable name.
+    pub fn name(&self) -> Result<&'a str, GetError> {
+        self.get_str("general.name")
+    }
+
+    /// Parameter count, size label, bits per weight and hyperparameters.
+    pub fn summary(&self) -> Summary<'a> {
+        Summary::of(self)
     }
 
     /// The first key/value pair whose key is `key`.
@@ -105,9 +222,9 @@ impl<'a> Gguf<'a> {
         self.header.ctx.endian
     }
 
-    /// GGUF version number (1, 2 or 3).
-    pub fn version(&self) -> u32 {
-        self.header.ctx.version.number()
+    /// GGUF version (its number is [`Version::number`]).
+    pub fn version(&self) -> Version {
+        self.header.ctx.version
     }
 
     /// Where `part` (a slice of the parsed input, such as [`Kv::raw`]) starts in the file,
@@ -129,11 +246,12 @@ impl<'a> Gguf<'a> {
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use gguf_grammar::GgufFile;
 ///
-/// let file = GgufFile::open("tests/corpus/ggml-vocab-aquila.gguf")?;
+/// let file = GgufFile::open("tests/conformance/cases/basic-v2-le.gguf")?;
 /// let gguf = file.parse()?;
-/// assert_eq!(gguf.version(), 2);
+/// assert_eq!(gguf.version(), gguf_grammar::Version::V2);
 /// # Ok(()) }
 /// ```
+#[derive(Debug)]
 pub struct GgufFile {
     map: Option<memmap2::Mmap>,
 }
@@ -162,6 +280,78 @@ impl GgufFile {
     }
 }
 
+/// A parsed GGUF file that owns its bytes, so that it can be returned from a function or
+/// kept in a struct: [`OwnedGguf::gguf`] gives the [`Gguf`] with every accessor.
+///
+/// It keeps the bytes (memory-mapped by [`OwnedGguf::open`], read into memory by
+/// [`OwnedGguf::from_vec`] and [`crate::stream::read_header`]), checked to parse when it was
+/// made; [`OwnedGguf::gguf`] parses them again on each call (a header walk, with no copy of
+/// the values), so call it once and keep the result while you read.
+///
+/// ```
+/// use gguf_grammar::{write::GgufBuilder, Ctx, OwnedGguf};
+///
+/// fn load() -> Result<OwnedGguf, gguf_grammar::Error> {
+///     let bytes = GgufBuilder::new(Ctx::V3_LE).set("general.architecture", "llama").build().unwrap();
+///     OwnedGguf::from_vec(bytes)
+/// }
+/// let model = load()?;
+/// assert_eq!(model.gguf()?.architecture(), Ok("llama"));
+/// # Ok::<(), gguf_grammar::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct OwnedGguf {
+    bytes: OwnedBytes,
+    endian: Option<Endian>,
+}
+
+#[derive(Debug)]
+enum OwnedBytes {
+    Read(Vec<u8>),
+    Mapped(GgufFile),
+}
+
+impl OwnedGguf {
+    /// Memory-maps the file at `path` and checks that its header parses.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, ReadError> {
+        let owned = OwnedGguf {
+            bytes: OwnedBytes::Mapped(GgufFile::open(path)?),
+            endian: None,
+        };
+        owned.gguf()?;
+        Ok(owned)
+    }
+
+    /// Takes `bytes` (a whole file, or a prefix holding its header) and checks that they parse.
+    pub fn from_vec(bytes: Vec<u8>) -> Result<Self, Error> {
+        Self::from_vec_with(bytes, None)
+    }
+
+    /// As [`OwnedGguf::from_vec`] with a forced byte order (`None` detects it).
+    pub fn from_vec_with(bytes: Vec<u8>, endian: Option<Endian>) -> Result<Self, Error> {
+        let owned = OwnedGguf {
+            bytes: OwnedBytes::Read(bytes),
+            endian,
+        };
+        owned.gguf()?;
+        Ok(owned)
+    }
+
+    /// The bytes: the whole file when mapped, else those read.
+    pub fn bytes(&self) -> &[u8] {
+        match &self.bytes {
+            OwnedBytes::Read(bytes) => bytes,
+            OwnedBytes::Mapped(file) => file.bytes(),
+        }
+    }
+
+    /// The parsed document. It parsed when this value was made; an error is only possible
+    /// when another process rewrites a mapped file meanwhile.
+    pub fn gguf(&self) -> Result<Gguf<'_>, Error> {
+        Gguf::parse_with(self.bytes(), self.endian)
+    }
+}
+
 /// The crate's one use of `unsafe`.
 ///
 /// Safety: `memmap2::Mmap::map` is unsafe because the mapping aliases a file that another
@@ -174,4 +364,109 @@ impl GgufFile {
 #[allow(unsafe_code)]
 fn map_read_only(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(file) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::file::tests::whole_file;
+    use crate::grammar::test_bytes::all_ctx;
+    use crate::grammar::Ctx;
+
+    #[test]
+    fn tensors_are_placed_after_the_aligned_infos() {
+        for ctx in all_ctx() {
+            let bytes = whole_file(ctx, None);
+            let gguf = Gguf::parse(&bytes).unwrap();
+            assert_eq!(gguf.alignment, 32);
+            assert_eq!(gguf.tensor_infos_end, bytes.len() as u64);
+            let start = gguf.tensor_data_offset;
+            assert_eq!((start % 32, start >= bytes.len() as u64), (0, true));
+            let a = gguf.tensor("a").unwrap();
+            assert_eq!((a.data_offset, a.n_bytes), (Some(start), Some(32)));
+            let b = gguf.tensor("b").unwrap();
+            assert_eq!((b.data_offset, b.n_bytes), (Some(start + 64), Some(6)));
+        }
+    }
+
+    #[test]
+    fn general_alignment_moves_the_data_start() {
+        let bytes = whole_file(Ctx::V3_LE, Some(64));
+        let gguf = Gguf::parse(&bytes).unwrap();
+        assert_eq!(gguf.alignment, 64);
+        assert_eq!(
+            gguf.tensor_data_offset,
+            bytes.len().next_multiple_of(64) as u64
+        );
+        let zero = whole_file(Ctx::V3_LE, Some(0));
+        assert_eq!(Gguf::parse(&zero).unwrap().alignment, 32);
+    }
+
+    #[test]
+    fn typed_getters_tell_missing_from_wrong_type() {
+        use crate::write::GgufBuilder;
+        use crate::ValueType;
+        let bytes = GgufBuilder::new(Ctx::V3_LE)
+            .set("general.architecture", "llama")
+            .set("llama.block_count", 30u32)
+            .set("llama.rope.freq_base", 10000.0f32)
+            .set("x.signed", -3i32)
+            .set("x.flag", true)
+            .set("x.bad", crate::write::OwnedValue::String(vec![0xff]))
+            .build()
+            .unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        assert_eq!(gguf.architecture(), Ok("llama"));
+        assert_eq!(gguf.get_u64("llama.block_count"), Ok(30));
+        assert_eq!(gguf.get_i64("x.signed"), Ok(-3));
+        assert_eq!(gguf.get_f64("llama.rope.freq_base"), Ok(10000.0));
+        assert_eq!(gguf.get_bool("x.flag"), Ok(true));
+        let missing = GetError::Missing {
+            key: "general.name".into(),
+        };
+        assert_eq!(gguf.name(), Err(missing));
+        assert_eq!(
+            gguf.get_u64("x.signed"),
+            Err(GetError::WrongType {
+                key: "x.signed".into(),
+                expected: "an unsigned integer",
+                found: ValueType::I32
+            })
+        );
+        assert_eq!(
+            gguf.get_array("x.flag").unwrap_err().to_string(),
+            "key \"x.flag\" holds bool, not an array"
+        );
+        assert_eq!(
+            gguf.get_str("x.bad"),
+            Err(GetError::NotUtf8 {
+                key: "x.bad".into()
+            })
+        );
+    }
+
+    #[test]
+    fn an_owned_document_can_leave_the_function_that_read_it() {
+        fn load(path: &Path) -> Result<OwnedGguf, ReadError> {
+            OwnedGguf::open(path)
+        }
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let owned = load(&root.join("tests/corpus/ggml-vocab-llama-spm.gguf")).unwrap();
+        let gguf = owned.gguf().unwrap();
+        assert_eq!(gguf.architecture(), Ok("llama"));
+        assert_eq!(gguf.bytes.len(), owned.bytes().len());
+        let err = OwnedGguf::from_vec(b"GGUF\x03\0\0\0".to_vec()).unwrap_err();
+        assert!(matches!(err.kind, crate::ErrorKind::Truncated { .. }));
+        assert!(matches!(
+            load(&root.join("no-such.gguf")),
+            Err(ReadError::Io(_))
+        ));
+    }
+
+    #[test]
+    fn error_debug_is_the_located_message() {
+        let err = Gguf::parse(b"GGML").unwrap_err();
+        assert_eq!(format!("{err:?}"), err.to_string());
+        assert!(format!("{err:?}").starts_with("offset 0x0 (0): header.magic: "));
+    }
 }

@@ -15,19 +15,19 @@
 //! use gguf_grammar::write::GgufBuilder;
 //! use gguf_grammar::Gguf;
 //!
-//! let bytes = std::fs::read("tests/corpus/ggml-vocab-gpt-2.gguf")?;
+//! let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf")?;
 //! let gguf = Gguf::parse(&bytes)?;
 //! let mut builder = GgufBuilder::from_gguf(&gguf);
-//! for arg in ["general.name=GPT-2 edited", "my.count=u16:7"] {
+//! for arg in ["general.name=LLaMA edited", "my.count=u16:7"] {
 //!     Edit::parse_set(arg)?.apply(&mut builder)?;
 //! }
-//! Edit::Remove("tokenizer.ggml.merges".into()).apply(&mut builder)?;
+//! Edit::Remove("tokenizer.ggml.scores".into()).apply(&mut builder)?;
 //!
 //! let out = builder.build()?;
 //! let edited = Gguf::parse(&out)?;
-//! assert_eq!(edited.get("general.name").and_then(|v| v.as_str()), Some("GPT-2 edited"));
-//! assert_eq!(edited.get("my.count").and_then(|v| v.as_u64()), Some(7));
-//! assert!(edited.get("tokenizer.ggml.merges").is_none());
+//! assert_eq!(edited.name(), Ok("LLaMA edited"));
+//! assert_eq!(edited.get_u64("my.count"), Ok(7));
+//! assert!(edited.get("tokenizer.ggml.scores").is_none());
 //!
 //! // Values are checked against the existing key's type.
 //! let err = Edit::parse_set("tokenizer.ggml.bos_token_id=-1")?.apply(&mut builder).unwrap_err();
@@ -194,23 +194,11 @@ impl Edit {
     }
 }
 
-/// The value type a `TYPE:` prefix names.
+/// The scalar value type a `TYPE:` prefix names (its [`ValueType::short_name`]).
 fn type_named(name: &str) -> Option<ValueType> {
-    Some(match name {
-        "u8" => ValueType::U8,
-        "i8" => ValueType::I8,
-        "u16" => ValueType::U16,
-        "i16" => ValueType::I16,
-        "u32" => ValueType::U32,
-        "i32" => ValueType::I32,
-        "u64" => ValueType::U64,
-        "i64" => ValueType::I64,
-        "f32" => ValueType::F32,
-        "f64" => ValueType::F64,
-        "bool" => ValueType::Bool,
-        "string" => ValueType::String,
-        _ => return None,
-    })
+    ValueType::ALL
+        .into_iter()
+        .find(|ty| ty.short_name() == name && *ty != ValueType::Array)
 }
 
 /// Parses `text` as a scalar of type `ty`: decimal integers, Rust float syntax, `true` /
@@ -286,9 +274,8 @@ pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, E
         if let Ok(meta) = fs::metadata(dest) {
             fs::set_permissions(&temp, meta.permissions()).map_err(io_err(&temp))?;
         }
-        let mut buf = Vec::new();
         let reread = File::open(&temp).map_err(io_err(&temp))?;
-        crate::stream::read_header(reread, &mut buf, Some(builder.ctx.endian))
+        crate::stream::read_header(reread, Some(builder.ctx.endian))
             .map_err(|e| EditError::Reparse(e.to_string()))?;
         fs::rename(&temp, dest).map_err(io_err(dest))?;
         // Make the rename durable; not every platform can sync a directory.

@@ -1,13 +1,13 @@
 //! Parse errors: what was expected, where, and inside which construct.
 //!
-//! Every error carries a byte offset and a [`Path`] naming the construct it occurred in,
+//! Every error carries a byte offset and a [`ConstructPath`] naming the construct it occurred in,
 //! e.g. `kv[27] "tokenizer.ggml.tokens"[40213]` or `tensor[3] "blk.0.attn_q.weight".dims[1]`.
 //!
-//! The construct parsers in [`crate::grammar`] see only the rest of their input, so while an
-//! error travels up through them its `offset` counts the bytes *remaining* after the failure
-//! point; the entry points ([`crate::Gguf::parse`], [`crate::grammar::file::file`] through it)
-//! call [`Error::located`] to turn that into an absolute offset. If you drive a construct parser
-//! yourself, do the same with the length of the input you gave it.
+//! An [`Error`]'s offset is counted from the start of the input the parser was given: the file
+//! for [`crate::Gguf::parse`], the construct's own bytes for a construct parser of
+//! [`crate::grammar`] called on its own. Inside the grammar, where each parser sees only the
+//! rest of its input, an error travels as an `Unlocated` (crate-private) that counts the bytes
+//! *remaining* after the failure point, and each public parser turns it into an [`Error`].
 
 use std::fmt;
 
@@ -21,16 +21,23 @@ use std::fmt;
 /// assert!(matches!(err.kind, ErrorKind::BadMagic { .. }));
 /// assert_eq!(err.to_string(), "offset 0x0 (0): header.magic: expected \"GGUF\", found \"GGML\"");
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
 #[error("offset {offset:#x} ({offset}): {}{kind}", PathPrefix(path))]
 pub struct Error {
     /// What went wrong.
     pub kind: ErrorKind,
-    /// Absolute byte offset of the failure in the input (see the module docs for the
-    /// remaining-bytes form used inside the grammar).
+    /// Byte offset of the failure, from the start of the input the parser was given.
     pub offset: u64,
     /// The construct the failure occurred in, outermost first.
-    pub path: Path,
+    pub path: ConstructPath,
+}
+
+/// The located message, as [`fmt::Display`] prints it, so that `fn main() -> Result<..>`
+/// and `unwrap()` show where and why.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 /// The ways GGUF bytes can fail to decode.
@@ -57,7 +64,8 @@ pub enum ErrorKind {
         /// The field being read, e.g. `"string length"`.
         construct: &'static str,
         /// At least this many more bytes past the end of the input are needed to finish
-        /// the header (the field's missing bytes plus the least the constructs after it take).
+        /// what was being parsed (the field's missing bytes plus the least the fields and
+        /// constructs after it take).
         needed: u64,
     },
     /// A length or count read from the file claims more bytes than the input has left.
@@ -68,8 +76,8 @@ pub enum ErrorKind {
         declared: u64,
         /// Bytes left in the input after the length field.
         available: u64,
-        /// At least this many more bytes are needed to finish the header (saturated at
-        /// `u64::MAX`).
+        /// At least this many more bytes are needed to finish what was being parsed
+        /// (saturated at `u64::MAX`).
         needed: u64,
     },
     /// Arrays nested deeper than [`crate::grammar::value::MAX_NESTING`].
@@ -97,11 +105,9 @@ impl ErrorKind {
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ErrorKind::BadMagic { found } => write!(
-                f,
-                "expected \"GGUF\", found \"{}\"",
-                found.escape_ascii()
-            ),
+            ErrorKind::BadMagic { found } => {
+                write!(f, "expected \"GGUF\", found \"{}\"", found.escape_ascii())
+            }
             ErrorKind::UnsupportedVersion { version } => {
                 write!(f, "unsupported version {version} (known: 1, 2, 3)")
             }
@@ -110,7 +116,7 @@ impl fmt::Display for ErrorKind {
             }
             ErrorKind::Truncated { construct, needed } => write!(
                 f,
-                "input ends inside the {construct} (the header needs at least {needed} more byte{})",
+                "input ends inside the {construct} (at least {needed} more byte{} needed)",
                 if *needed == 1 { "" } else { "s" }
             ),
             ErrorKind::LengthPastEnd {
@@ -132,9 +138,9 @@ impl fmt::Display for ErrorKind {
 
 /// Where in the file's structure an error occurred: a list of segments, outermost first.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Path(pub Vec<Segment>);
+pub struct ConstructPath(pub Vec<Segment>);
 
-/// One step of a [`Path`].
+/// One step of a [`ConstructPath`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Segment {
     /// A part of the header: `header.magic`, `header.version`, ...
@@ -153,7 +159,7 @@ pub enum Segment {
     Field(&'static str),
 }
 
-impl fmt::Display for Path {
+impl fmt::Display for ConstructPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, segment) in self.0.iter().enumerate() {
             match segment {
@@ -182,7 +188,7 @@ impl fmt::Display for Path {
     }
 }
 
-struct PathPrefix<'p>(&'p Path);
+struct PathPrefix<'p>(&'p ConstructPath);
 
 impl fmt::Display for PathPrefix<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -194,26 +200,39 @@ impl fmt::Display for PathPrefix<'_> {
     }
 }
 
-impl Error {
-    /// An error at the start of `input` (offset in remaining-bytes form).
-    pub fn at(input: &[u8], kind: ErrorKind) -> Self {
-        Error {
+/// An error inside the grammar, not yet located: `remaining` counts the input bytes left
+/// after the failure point, which is all a parser that sees only the rest of its input can
+/// know. The public parsers turn it into an [`Error`] with [`Unlocated::located`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Unlocated {
+    pub(crate) kind: ErrorKind,
+    pub(crate) remaining: u64,
+    pub(crate) path: ConstructPath,
+}
+
+impl Unlocated {
+    /// An error at the start of `input`.
+    pub(crate) fn at(input: &[u8], kind: ErrorKind) -> Self {
+        Unlocated {
             kind,
-            offset: input.len() as u64,
-            path: Path::default(),
+            remaining: input.len() as u64,
+            path: ConstructPath::default(),
         }
     }
 
-    /// Converts the remaining-bytes offset recorded inside the grammar into an absolute
-    /// offset, given the length of the input the outermost parser was called with.
-    pub fn located(mut self, input_len: usize) -> Self {
-        self.offset = (input_len as u64).saturating_sub(self.offset);
-        self
+    /// The error with its offset counted from the start of an input of `input_len` bytes:
+    /// the input the outermost parser was called with.
+    pub(crate) fn located(self, input_len: usize) -> Error {
+        Error {
+            kind: self.kind,
+            offset: (input_len as u64).saturating_sub(self.remaining),
+            path: self.path,
+        }
     }
 
     /// For a truncation, raises the bytes still needed by `more` (what the constructs after
-    /// the truncated one take at least), so that `needed` bounds the rest of the header.
-    pub fn needs_more(mut self, more: u64) -> Self {
+    /// the truncated one take at least).
+    pub(crate) fn needs_more(mut self, more: u64) -> Self {
         if let ErrorKind::Truncated { needed, .. } | ErrorKind::LengthPastEnd { needed, .. } =
             &mut self.kind
         {
@@ -223,15 +242,17 @@ impl Error {
     }
 
     /// Prepends a segment to the path (errors gain context as they travel outwards).
-    pub fn within(mut self, segment: Segment) -> Self {
+    pub(crate) fn within(mut self, segment: Segment) -> Self {
         self.path.0.insert(0, segment);
         self
     }
 }
 
-impl<'a> nom::error::ParseError<&'a [u8]> for Error {
+/// What nom-derive's records raise: `Complete` marks a field the input ends inside (see
+/// `grammar::record`), anything else is a combinator failure.
+impl<'a> nom::error::ParseError<&'a [u8]> for Unlocated {
     fn from_error_kind(input: &'a [u8], kind: nom::error::ErrorKind) -> Self {
-        Error::at(input, ErrorKind::Nom(kind))
+        Unlocated::at(input, ErrorKind::Nom(kind))
     }
 
     fn append(_input: &'a [u8], _kind: nom::error::ErrorKind, other: Self) -> Self {
@@ -239,13 +260,68 @@ impl<'a> nom::error::ParseError<&'a [u8]> for Error {
     }
 }
 
-impl<'a> nom::error::ContextError<&'a [u8]> for Error {
-    fn add_context(_input: &'a [u8], context: &'static str, other: Self) -> Self {
-        other.within(Segment::Field(context))
-    }
+/// Adds the segment `make` builds (only on failure) to the path of a nom error.
+pub(crate) fn within(
+    make: impl Fn() -> Segment,
+) -> impl Fn(nom::Err<Unlocated>) -> nom::Err<Unlocated> {
+    move |err| err.map(|e| e.within(make()))
 }
 
-/// Adds the segment `make` builds (only on failure) to the path of a nom error.
-pub(crate) fn within(make: impl Fn() -> Segment) -> impl Fn(nom::Err<Error>) -> nom::Err<Error> {
-    move |err| err.map(|e| e.within(make()))
+/// Why a typed getter such as [`crate::Gguf::get_str`] returned no value.
+///
+/// ```
+/// use gguf_grammar::{error::GetError, write::GgufBuilder, Ctx, Gguf, ValueType};
+///
+/// let bytes = GgufBuilder::new(Ctx::V3_LE).set("general.name", 7u32).build().unwrap();
+/// let gguf = Gguf::parse(&bytes).unwrap();
+/// assert_eq!(
+///     gguf.get_str("general.name").unwrap_err(),
+///     GetError::WrongType { key: "general.name".into(), expected: "a string", found: ValueType::U32 }
+/// );
+/// assert_eq!(gguf.get_str("general.nme").unwrap_err().to_string(), "no key \"general.nme\"");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GetError {
+    /// No key/value pair has the key.
+    #[error("no key {key:?}")]
+    Missing {
+        /// The key asked for.
+        key: String,
+    },
+    /// The first pair with the key holds a value of another type (or a number out of the
+    /// asked type's range).
+    #[error("key {key:?} holds {found}, not {expected}")]
+    WrongType {
+        /// The key asked for.
+        key: String,
+        /// What the getter reads, e.g. `"an unsigned integer"`.
+        expected: &'static str,
+        /// The type of the value stored.
+        found: crate::ValueType,
+    },
+    /// The first pair with the key holds a string that is not valid UTF-8.
+    #[error("key {key:?} holds a string that is not UTF-8")]
+    NotUtf8 {
+        /// The key asked for.
+        key: String,
+    },
+}
+
+/// Why a GGUF file could not be read: the reader failed, or its bytes are not GGUF.
+/// Its `Debug` is its message, as for [`Error`].
+#[derive(thiserror::Error)]
+pub enum ReadError {
+    /// Reading failed.
+    #[error("read error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The bytes are not a GGUF header (including: the input ended inside it).
+    #[error(transparent)]
+    Parse(#[from] Error),
+}
+
+impl fmt::Debug for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }

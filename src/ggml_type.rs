@@ -126,56 +126,102 @@ const fn removed(id: u32, name: &'static str, ggml_name: &'static str) -> Entry 
 /// `QK_K`, the super-block size of the k-quants, i-quants and ternary quants.
 const QK_K: u64 = 256;
 
-/// The table, one entry per id from 0 to `GGML_TYPE_COUNT - 1`, indexed by id.
+/// The table, one row per id from 0 to `GGML_TYPE_COUNT - 1` in id order, each with the
+/// documented constant it defines (removed ids have none): `TABLE` and the `GgmlType`
+/// constants are generated from this one list.
 ///
 /// Sizes are the `sizeof` of the block structs in `ggml-common.h`; `f16`
 /// below means `ggml_half` (2 bytes).
-#[rustfmt::skip]
-const TABLE: [Entry; GgmlType::COUNT as usize] = [
-    known(0, "f32", 1, 4),          // float
-    known(1, "f16", 1, 2),          // ggml_fp16_t
-    known(2, "q4_0", 32, 18),       // block_q4_0: f16 d, u8 qs[16]
-    known(3, "q4_1", 32, 20),       // block_q4_1: f16 d, f16 m, u8 qs[16]
-    removed(4, "q4_2", "DEPRECATED"),
-    removed(5, "q4_3", "DEPRECATED"),
-    known(6, "q5_0", 32, 22),       // block_q5_0: f16 d, u8 qh[4], u8 qs[16]
-    known(7, "q5_1", 32, 24),       // block_q5_1: f16 d, f16 m, u8 qh[4], u8 qs[16]
-    known(8, "q8_0", 32, 34),       // block_q8_0: f16 d, i8 qs[32]
-    known(9, "q8_1", 32, 36),       // block_q8_1: f16 d, f16 s, i8 qs[32] (gguf-py 0.19.0: 40)
-    known(10, "q2_K", QK_K, 84),    // block_q2_K: u8 scales[16], u8 qs[64], f16 d, f16 dmin
-    known(11, "q3_K", QK_K, 110),   // block_q3_K: u8 hmask[32], u8 qs[64], u8 scales[12], f16 d
-    known(12, "q4_K", QK_K, 144),   // block_q4_K: f16 d, f16 dmin, u8 scales[12], u8 qs[128]
-    known(13, "q5_K", QK_K, 176),   // block_q5_K: f16 d, dmin, u8 scales[12], qh[32], qs[128]
-    known(14, "q6_K", QK_K, 210),   // block_q6_K: u8 ql[128], u8 qh[64], i8 scales[16], f16 d
-    known(15, "q8_K", QK_K, 292),   // block_q8_K: f32 d, i8 qs[256], i16 bsums[16]
-    known(16, "iq2_xxs", QK_K, 66), // block_iq2_xxs: f16 d, u16 qs[32]
-    known(17, "iq2_xs", QK_K, 74),  // block_iq2_xs: f16 d, u16 qs[32], u8 scales[8]
-    known(18, "iq3_xxs", QK_K, 98), // block_iq3_xxs: f16 d, u8 qs[96]
-    known(19, "iq1_s", QK_K, 50),   // block_iq1_s: f16 d, u8 qs[32], u16 qh[8]
-    known(20, "iq4_nl", 32, 18),    // block_iq4_nl: f16 d, u8 qs[16]
-    known(21, "iq3_s", QK_K, 110),  // block_iq3_s: f16 d, u8 qs[64], qh[8], signs[32], scales[4]
-    known(22, "iq2_s", QK_K, 82),   // block_iq2_s: f16 d, u8 qs[64], u8 qh[8], u8 scales[8]
-    known(23, "iq4_xs", QK_K, 136), // block_iq4_xs: f16 d, u16 scales_h, u8 scales_l[4], u8 qs[128]
-    known(24, "i8", 1, 1),          // int8_t
-    known(25, "i16", 1, 2),         // int16_t
-    known(26, "i32", 1, 4),         // int32_t
-    known(27, "i64", 1, 8),         // int64_t
-    known(28, "f64", 1, 8),         // double
-    known(29, "iq1_m", QK_K, 56),   // block_iq1_m: u8 qs[32], u8 qh[16], u8 scales[8]
-    known(30, "bf16", 1, 2),        // ggml_bf16_t
-    removed(31, "q4_0_4_4", "TYPE_Q4_0_4_4 REMOVED, use Q4_0 with runtime repacking"),
-    removed(32, "q4_0_4_8", "TYPE_Q4_0_4_8 REMOVED, use Q4_0 with runtime repacking"),
-    removed(33, "q4_0_8_8", "TYPE_Q4_0_8_8 REMOVED, use Q4_0 with runtime repacking"),
-    known(34, "tq1_0", QK_K, 54),   // block_tq1_0: u8 qs[48], u8 qh[4], f16 d
-    known(35, "tq2_0", QK_K, 66),   // block_tq2_0: u8 qs[64], f16 d
-    removed(36, "iq4_nl_4_4", "TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking"),
-    removed(37, "iq4_nl_4_8", "TYPE_IQ4_NL_4_8 REMOVED, use IQ4_NL with runtime repacking"),
-    removed(38, "iq4_nl_8_8", "TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking"),
-    known(39, "mxfp4", 32, 17),     // block_mxfp4: u8 e (E8M0 scale), u8 qs[16]
-    known(40, "nvfp4", 64, 36),     // block_nvfp4: u8 d[4] (UE4M3 scales), u8 qs[32]
-    known(41, "q1_0", 128, 18),     // block_q1_0: f16 d, u8 qs[16]
-    known(42, "q2_0", 64, 18),      // block_q2_0: f16 d, u8 qs[16] (not in gguf-py 0.19.0)
-];
+macro_rules! ggml_types {
+    ($([$($(#[$doc:meta])* $constant:ident)?] $row:ident($id:literal, $($arg:expr),*),)*) => {
+        const TABLE: [Entry; GgmlType::COUNT as usize] = [$($row($id, $($arg),*)),*];
+
+        impl GgmlType {
+            $($($(#[$doc])* pub const $constant: GgmlType = GgmlType($id);)?)*
+        }
+    };
+}
+
+ggml_types! {
+    [/// `f32`: 32-bit IEEE float, 4 bytes per value.
+     F32] known(0, "f32", 1, 4),          // float
+    [/// `f16`: 16-bit IEEE half float, 2 bytes per value.
+     F16] known(1, "f16", 1, 2),          // ggml_fp16_t
+    [/// `q4_0`: 32 values in 18 bytes.
+     Q4_0] known(2, "q4_0", 32, 18),       // block_q4_0: f16 d, u8 qs[16]
+    [/// `q4_1`: 32 values in 20 bytes.
+     Q4_1] known(3, "q4_1", 32, 20),       // block_q4_1: f16 d, f16 m, u8 qs[16]
+    [] removed(4, "q4_2", "DEPRECATED"),
+    [] removed(5, "q4_3", "DEPRECATED"),
+    [/// `q5_0`: 32 values in 22 bytes.
+     Q5_0] known(6, "q5_0", 32, 22),       // block_q5_0: f16 d, u8 qh[4], u8 qs[16]
+    [/// `q5_1`: 32 values in 24 bytes.
+     Q5_1] known(7, "q5_1", 32, 24),       // block_q5_1: f16 d, f16 m, u8 qh[4], u8 qs[16]
+    [/// `q8_0`: 32 values in 34 bytes.
+     Q8_0] known(8, "q8_0", 32, 34),       // block_q8_0: f16 d, i8 qs[32]
+    [/// `q8_1`: 32 values in 36 bytes (gguf-py 0.19.0 says 40; ggml is followed here).
+     Q8_1] known(9, "q8_1", 32, 36),       // block_q8_1: f16 d, f16 s, i8 qs[32] (gguf-py 0.19.0: 40)
+    [/// `q2_K`: 256 values in 84 bytes.
+     Q2_K] known(10, "q2_K", QK_K, 84),    // block_q2_K: u8 scales[16], u8 qs[64], f16 d, f16 dmin
+    [/// `q3_K`: 256 values in 110 bytes.
+     Q3_K] known(11, "q3_K", QK_K, 110),   // block_q3_K: u8 hmask[32], u8 qs[64], u8 scales[12], f16 d
+    [/// `q4_K`: 256 values in 144 bytes.
+     Q4_K] known(12, "q4_K", QK_K, 144),   // block_q4_K: f16 d, f16 dmin, u8 scales[12], u8 qs[128]
+    [/// `q5_K`: 256 values in 176 bytes.
+     Q5_K] known(13, "q5_K", QK_K, 176),   // block_q5_K: f16 d, dmin, u8 scales[12], qh[32], qs[128]
+    [/// `q6_K`: 256 values in 210 bytes.
+     Q6_K] known(14, "q6_K", QK_K, 210),   // block_q6_K: u8 ql[128], u8 qh[64], i8 scales[16], f16 d
+    [/// `q8_K`: 256 values in 292 bytes.
+     Q8_K] known(15, "q8_K", QK_K, 292),   // block_q8_K: f32 d, i8 qs[256], i16 bsums[16]
+    [/// `iq2_xxs`: 256 values in 66 bytes.
+     IQ2_XXS] known(16, "iq2_xxs", QK_K, 66), // block_iq2_xxs: f16 d, u16 qs[32]
+    [/// `iq2_xs`: 256 values in 74 bytes.
+     IQ2_XS] known(17, "iq2_xs", QK_K, 74),  // block_iq2_xs: f16 d, u16 qs[32], u8 scales[8]
+    [/// `iq3_xxs`: 256 values in 98 bytes.
+     IQ3_XXS] known(18, "iq3_xxs", QK_K, 98), // block_iq3_xxs: f16 d, u8 qs[96]
+    [/// `iq1_s`: 256 values in 50 bytes.
+     IQ1_S] known(19, "iq1_s", QK_K, 50),   // block_iq1_s: f16 d, u8 qs[32], u16 qh[8]
+    [/// `iq4_nl`: 32 values in 18 bytes.
+     IQ4_NL] known(20, "iq4_nl", 32, 18),    // block_iq4_nl: f16 d, u8 qs[16]
+    [/// `iq3_s`: 256 values in 110 bytes.
+     IQ3_S] known(21, "iq3_s", QK_K, 110),  // block_iq3_s: f16 d, u8 qs[64], qh[8], signs[32], scales[4]
+    [/// `iq2_s`: 256 values in 82 bytes.
+     IQ2_S] known(22, "iq2_s", QK_K, 82),   // block_iq2_s: f16 d, u8 qs[64], u8 qh[8], u8 scales[8]
+    [/// `iq4_xs`: 256 values in 136 bytes.
+     IQ4_XS] known(23, "iq4_xs", QK_K, 136), // block_iq4_xs: f16 d, u16 scales_h, u8 scales_l[4], u8 qs[128]
+    [/// `i8`: 8-bit signed integer, 1 byte per value.
+     I8] known(24, "i8", 1, 1),          // int8_t
+    [/// `i16`: 16-bit signed integer, 2 bytes per value.
+     I16] known(25, "i16", 1, 2),         // int16_t
+    [/// `i32`: 32-bit signed integer, 4 bytes per value.
+     I32] known(26, "i32", 1, 4),         // int32_t
+    [/// `i64`: 64-bit signed integer, 8 bytes per value.
+     I64] known(27, "i64", 1, 8),         // int64_t
+    [/// `f64`: 64-bit IEEE float, 8 bytes per value.
+     F64] known(28, "f64", 1, 8),         // double
+    [/// `iq1_m`: 256 values in 56 bytes.
+     IQ1_M] known(29, "iq1_m", QK_K, 56),   // block_iq1_m: u8 qs[32], u8 qh[16], u8 scales[8]
+    [/// `bf16`: bfloat16, 2 bytes per value.
+     BF16] known(30, "bf16", 1, 2),        // ggml_bf16_t
+    [] removed(31, "q4_0_4_4", "TYPE_Q4_0_4_4 REMOVED, use Q4_0 with runtime repacking"),
+    [] removed(32, "q4_0_4_8", "TYPE_Q4_0_4_8 REMOVED, use Q4_0 with runtime repacking"),
+    [] removed(33, "q4_0_8_8", "TYPE_Q4_0_8_8 REMOVED, use Q4_0 with runtime repacking"),
+    [/// `tq1_0`: ternary, 256 values in 54 bytes.
+     TQ1_0] known(34, "tq1_0", QK_K, 54),   // block_tq1_0: u8 qs[48], u8 qh[4], f16 d
+    [/// `tq2_0`: ternary, 256 values in 66 bytes.
+     TQ2_0] known(35, "tq2_0", QK_K, 66),   // block_tq2_0: u8 qs[64], f16 d
+    [] removed(36, "iq4_nl_4_4", "TYPE_IQ4_NL_4_4 REMOVED, use IQ4_NL with runtime repacking"),
+    [] removed(37, "iq4_nl_4_8", "TYPE_IQ4_NL_4_8 REMOVED, use IQ4_NL with runtime repacking"),
+    [] removed(38, "iq4_nl_8_8", "TYPE_IQ4_NL_8_8 REMOVED, use IQ4_NL with runtime repacking"),
+    [/// `mxfp4`: 32 FP4 (E2M1) values and one E8M0 scale, 17 bytes.
+     MXFP4] known(39, "mxfp4", 32, 17),     // block_mxfp4: u8 e (E8M0 scale), u8 qs[16]
+    [/// `nvfp4`: 64 FP4 (E2M1) values and four UE4M3 scales, 36 bytes.
+     NVFP4] known(40, "nvfp4", 64, 36),     // block_nvfp4: u8 d[4] (UE4M3 scales), u8 qs[32]
+    [/// `q1_0`: 128 one-bit values in 18 bytes.
+     Q1_0] known(41, "q1_0", 128, 18),     // block_q1_0: f16 d, u8 qs[16]
+    [/// `q2_0`: 64 two-bit values in 18 bytes (not in gguf-py 0.19.0).
+     Q2_0] known(42, "q2_0", 64, 18),      // block_q2_0: f16 d, u8 qs[16] (not in gguf-py 0.19.0)
+}
 
 // The table is indexed by id, and sizes are present exactly for known ids.
 const _: () = {
@@ -197,77 +243,6 @@ impl GgmlType {
     /// below it is [known](TypeStatus::Known) or [removed](TypeStatus::Removed);
     /// every id from it up is [unknown](TypeStatus::Unknown).
     pub const COUNT: u32 = 43;
-
-    /// `f32`: 32-bit IEEE float, 4 bytes per value.
-    pub const F32: GgmlType = GgmlType(0);
-    /// `f16`: 16-bit IEEE half float, 2 bytes per value.
-    pub const F16: GgmlType = GgmlType(1);
-    /// `q4_0`: 32 values in 18 bytes.
-    pub const Q4_0: GgmlType = GgmlType(2);
-    /// `q4_1`: 32 values in 20 bytes.
-    pub const Q4_1: GgmlType = GgmlType(3);
-    /// `q5_0`: 32 values in 22 bytes.
-    pub const Q5_0: GgmlType = GgmlType(6);
-    /// `q5_1`: 32 values in 24 bytes.
-    pub const Q5_1: GgmlType = GgmlType(7);
-    /// `q8_0`: 32 values in 34 bytes.
-    pub const Q8_0: GgmlType = GgmlType(8);
-    /// `q8_1`: 32 values in 36 bytes (gguf-py 0.19.0 says 40; ggml is followed here).
-    pub const Q8_1: GgmlType = GgmlType(9);
-    /// `q2_K`: 256 values in 84 bytes.
-    pub const Q2_K: GgmlType = GgmlType(10);
-    /// `q3_K`: 256 values in 110 bytes.
-    pub const Q3_K: GgmlType = GgmlType(11);
-    /// `q4_K`: 256 values in 144 bytes.
-    pub const Q4_K: GgmlType = GgmlType(12);
-    /// `q5_K`: 256 values in 176 bytes.
-    pub const Q5_K: GgmlType = GgmlType(13);
-    /// `q6_K`: 256 values in 210 bytes.
-    pub const Q6_K: GgmlType = GgmlType(14);
-    /// `q8_K`: 256 values in 292 bytes.
-    pub const Q8_K: GgmlType = GgmlType(15);
-    /// `iq2_xxs`: 256 values in 66 bytes.
-    pub const IQ2_XXS: GgmlType = GgmlType(16);
-    /// `iq2_xs`: 256 values in 74 bytes.
-    pub const IQ2_XS: GgmlType = GgmlType(17);
-    /// `iq3_xxs`: 256 values in 98 bytes.
-    pub const IQ3_XXS: GgmlType = GgmlType(18);
-    /// `iq1_s`: 256 values in 50 bytes.
-    pub const IQ1_S: GgmlType = GgmlType(19);
-    /// `iq4_nl`: 32 values in 18 bytes.
-    pub const IQ4_NL: GgmlType = GgmlType(20);
-    /// `iq3_s`: 256 values in 110 bytes.
-    pub const IQ3_S: GgmlType = GgmlType(21);
-    /// `iq2_s`: 256 values in 82 bytes.
-    pub const IQ2_S: GgmlType = GgmlType(22);
-    /// `iq4_xs`: 256 values in 136 bytes.
-    pub const IQ4_XS: GgmlType = GgmlType(23);
-    /// `i8`: 8-bit signed integer, 1 byte per value.
-    pub const I8: GgmlType = GgmlType(24);
-    /// `i16`: 16-bit signed integer, 2 bytes per value.
-    pub const I16: GgmlType = GgmlType(25);
-    /// `i32`: 32-bit signed integer, 4 bytes per value.
-    pub const I32: GgmlType = GgmlType(26);
-    /// `i64`: 64-bit signed integer, 8 bytes per value.
-    pub const I64: GgmlType = GgmlType(27);
-    /// `f64`: 64-bit IEEE float, 8 bytes per value.
-    pub const F64: GgmlType = GgmlType(28);
-    /// `iq1_m`: 256 values in 56 bytes.
-    pub const IQ1_M: GgmlType = GgmlType(29);
-    /// `bf16`: bfloat16, 2 bytes per value.
-    pub const BF16: GgmlType = GgmlType(30);
-    /// `tq1_0`: ternary, 256 values in 54 bytes.
-    pub const TQ1_0: GgmlType = GgmlType(34);
-    /// `tq2_0`: ternary, 256 values in 66 bytes.
-    pub const TQ2_0: GgmlType = GgmlType(35);
-    /// `mxfp4`: 32 FP4 (E2M1) values and one E8M0 scale, 17 bytes.
-    pub const MXFP4: GgmlType = GgmlType(39);
-    /// `nvfp4`: 64 FP4 (E2M1) values and four UE4M3 scales, 36 bytes.
-    pub const NVFP4: GgmlType = GgmlType(40);
-    /// `q1_0`: 128 one-bit values in 18 bytes.
-    pub const Q1_0: GgmlType = GgmlType(41);
-    /// `q2_0`: 64 two-bit values in 18 bytes (not in gguf-py 0.19.0).
-    pub const Q2_0: GgmlType = GgmlType(42);
 
     /// The table row for this id, if ggml has one (known or removed).
     fn entry(self) -> Option<&'static Entry> {

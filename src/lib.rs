@@ -9,32 +9,43 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use gguf_grammar::{GgufFile, GgmlType};
 //!
-//! let file = GgufFile::open("tests/corpus/ggml-vocab-llama-bpe.gguf")?; // memory-mapped
+//! // A 22 KB LLaMA model (12 tensors, 8 tokens) that ships with the crate; memory-mapped.
+//! let file = GgufFile::open("tests/conformance/cases/minimal-llama.gguf")?;
 //! let gguf = file.parse()?;
-//! assert_eq!((gguf.version(), gguf.alignment, gguf.tensors.len()), (3, 32, 0));
+//! assert_eq!((gguf.version().number(), gguf.alignment, gguf.tensors.len()), (3, 32, 12));
 //!
-//! // Typed getters: any unsigned integer widens to u64, strings are checked UTF-8.
-//! assert_eq!(gguf.get("general.architecture").and_then(|v| v.as_str()), Some("llama"));
-//! assert_eq!(gguf.get("tokenizer.ggml.bos_token_id").and_then(|v| v.as_u64()), Some(128000));
+//! // Typed getters say whether a key is missing or has another type.
+//! assert_eq!(gguf.architecture(), Ok("llama"));
+//! assert_eq!(gguf.get_u64("tokenizer.ggml.bos_token_id"), Ok(1));
+//! assert!(gguf.get_str("tokenizer.ggml.bos_token_id").is_err());
+//! assert_eq!(gguf.summary().parameters, Some(9824));
 //!
-//! // Arrays are borrowed bytes decoded lazily: 128,256 tokens cost no allocation.
-//! let tokens = gguf.get("tokenizer.ggml.tokens").and_then(|v| v.as_array()).unwrap();
-//! assert_eq!(tokens.len(), 128256);
-//! assert_eq!(tokens.iter().last().and_then(|t| t.as_str()), Some("<|reserved_special_token_250|>"));
+//! // Arrays are borrowed bytes decoded lazily: a 128k-token vocabulary costs no allocation.
+//! let tokens = gguf.get_array("tokenizer.ggml.tokens")?;
+//! assert_eq!(tokens.len(), 8);
+//! assert_eq!(tokens.iter().last().and_then(|t| t.as_str()), Some("▁été"));
 //!
-//! // Errors say where and in which construct.
-//! let err = gguf_grammar::Gguf::parse(&file.bytes()[..1_500_000]).unwrap_err();
-//! assert!(err.to_string().starts_with("offset 0x"), "{err}");
-//! assert!(err.path.to_string().starts_with("kv[15] \"tokenizer.ggml.tokens\"["), "{err}");
+//! // Errors say where and in which construct: here the input ends inside the length of
+//! // token 6, which starts at byte 833.
+//! let err = gguf_grammar::Gguf::parse(&file.bytes()[..836]).unwrap_err();
+//! assert_eq!(err.offset, 833);
+//! assert_eq!(err.path.to_string(), "kv[17] \"tokenizer.ggml.tokens\"[6]");
 //! # let _ = GgmlType::F32;
 //! # Ok(()) }
 //! ```
 //!
-//! Layout: [`grammar`] holds the parsers, [`Gguf`] the parsed document, [`GgmlType`] the
+//! Layout: [`grammar`] holds the parsers, [`Gguf`] the parsed document (and [`OwnedGguf`]
+//! one that owns its bytes), [`summary`] the figures people ask first, [`GgmlType`] the
 //! ggml tensor type table, [`stream`] the reader that pulls only the header from any
-//! [`std::io::Read`], [`render`] the text and JSON dumps, [`error`] the located errors.
+//! [`std::io::Read`], [`validate`] the diagnostics, [`write`](mod@write) and [`edit`] the writer,
+//! [`render`] the text and JSON dumps, [`error`] the located errors. The `examples/` folder
+//! of the repository has five short programs for the first things people do.
+//!
+//! With `default-features = false` the crate has no CLI dependencies; the default `cli`
+//! feature builds the `gguf` command.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
+#![deny(missing_debug_implementations)]
 
 mod document;
 pub mod edit;
@@ -43,6 +54,7 @@ pub mod ggml_type;
 pub mod grammar;
 pub mod render;
 pub mod stream;
+pub mod summary;
 pub mod validate;
 pub mod write;
 
@@ -51,8 +63,10 @@ pub mod write;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-pub use document::{Gguf, GgufFile, Tensor};
-pub use error::{Error, ErrorKind};
+pub use document::{
+    alignment, Gguf, GgufFile, OwnedGguf, Tensor, ALIGNMENT_KEY, DEFAULT_ALIGNMENT,
+};
+pub use error::{Error, ErrorKind, GetError, ReadError};
 pub use ggml_type::{GgmlType, TypeStatus};
 pub use grammar::header::Header;
 pub use grammar::kv::Kv;

@@ -8,63 +8,47 @@
 
 use std::io::{self, Read};
 
-use crate::document::Gguf;
-use crate::error::Error;
+use crate::document::OwnedGguf;
+use crate::error::ReadError;
 use crate::grammar::file::file;
 use crate::grammar::Endian;
 
 /// Bytes pulled at a time.
 pub const CHUNK: u64 = 64 * 1024;
 
-/// Why a streamed header could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum StreamError {
-    /// The reader failed.
-    #[error("read error: {0}")]
-    Io(#[from] io::Error),
-    /// The bytes are not a GGUF header (including: the reader ended inside it).
-    #[error(transparent)]
-    Parse(#[from] Error),
-}
-
-/// Reads the header of a GGUF file from `reader` into `buf` (cleared first) and parses it.
-/// `endian` forces a byte order; `None` detects it.
+/// Reads the header of a GGUF file from `reader` and returns it parsed, owning the bytes
+/// read (the header and at most [`CHUNK`] more). `endian` forces a byte order; `None`
+/// detects it.
 ///
 /// A hostile count or length (say 2^62 strings) cannot be told from a large header until the
 /// reader runs dry, so the reader is read to its end before the error is reported; bound what
-/// you are willing to hold in memory with [`Read::take`], e.g. `read_header(file.take(1 << 30), ..)`.
+/// you are willing to hold in memory with [`Read::take`], e.g. `read_header(file.take(1 << 30), None)`.
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use gguf_grammar::stream::read_header;
 ///
-/// let file = std::fs::File::open("tests/corpus/ggml-vocab-llama-spm.gguf")?;
-/// let mut buf = Vec::new();
-/// let gguf = read_header(file, &mut buf, None)?;
-/// assert_eq!(gguf.kvs.len(), 22);
+/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// let header = read_header(file, None)?;
+/// assert_eq!(header.gguf()?.kvs.len(), 25);
 /// # Ok(()) }
 /// ```
-pub fn read_header<R: Read>(
-    mut reader: R,
-    buf: &mut Vec<u8>,
-    endian: Option<Endian>,
-) -> Result<Gguf<'_>, StreamError> {
-    buf.clear();
+pub fn read_header<R: Read>(mut reader: R, endian: Option<Endian>) -> Result<OwnedGguf, ReadError> {
+    let mut buf = Vec::new();
     let mut want = CHUNK;
     let mut at_eof = false;
     loop {
-        at_eof |= fill(&mut reader, buf, want)?;
-        let needed = match file(endian)(buf) {
+        at_eof |= fill(&mut reader, &mut buf, want)?;
+        let needed = match file(endian)(&buf) {
             Ok(_) => break,
-            Err(nom::Err::Error(e) | nom::Err::Failure(e)) => match e.kind.bytes_needed() {
+            Err(e) => match e.kind.bytes_needed() {
                 Some(needed) if !at_eof => needed,
                 _ => return Err(e.into()),
             },
-            Err(nom::Err::Incomplete(_)) => 1,
         };
         want = needed.div_ceil(CHUNK).saturating_mul(CHUNK);
     }
-    Ok(Gguf::parse_with(buf, endian)?)
+    Ok(OwnedGguf::from_vec_with(buf, endian)?)
 }
 
 /// Appends up to `want` bytes from `reader` to `buf`; true when the reader is exhausted.

@@ -62,7 +62,6 @@ use std::io::Write;
 
 use crate::document::Gguf;
 use crate::ggml_type::GgmlType;
-use crate::grammar::file::DEFAULT_ALIGNMENT;
 use crate::grammar::header::MAGIC;
 use crate::grammar::value::MAX_NESTING;
 use crate::grammar::{align_up, Ctx, Endian, Version};
@@ -321,7 +320,7 @@ struct Source<'a> {
 /// use gguf_grammar::write::GgufBuilder;
 /// use gguf_grammar::{Ctx, Gguf};
 ///
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-spm.gguf")?;
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf")?;
 /// let gguf = Gguf::parse(&bytes)?;
 ///
 /// // Edit: every tensor byte stays; the data start is re-aligned if the header size changes.
@@ -526,10 +525,10 @@ impl<'a> GgufBuilder<'a> {
     /// The layout's alignment, as the parser will read it: the first `general.alignment`
     /// when it is a non-zero u32, else 32.
     pub fn layout_alignment(&self) -> u64 {
-        match self.get("general.alignment") {
-            Some(OwnedValue::U32(n)) if *n > 0 => u64::from(*n),
-            _ => DEFAULT_ALIGNMENT,
-        }
+        crate::alignment(match self.get(crate::ALIGNMENT_KEY) {
+            Some(OwnedValue::U32(n)) => Some(*n),
+            _ => None,
+        })
     }
 
     /// Serialises the file.
@@ -569,29 +568,12 @@ impl<'a> GgufBuilder<'a> {
             ctx: self.ctx,
             out: Vec::new(),
         };
-        enc.out.extend_from_slice(&MAGIC);
-        enc.u32(self.ctx.version.number());
-        enc.count(self.tensors.len() as u64, "tensor count")?;
-        enc.count(self.kvs.len() as u64, "kv count")?;
+        enc.header(self.tensors.len() as u64, self.kvs.len() as u64)?;
         for pair in &self.kvs {
-            enc.string(&pair.key)?;
-            enc.u32(pair.value.value_type().tag());
-            enc.value(&pair.value, 0)?;
+            enc.kv(&pair.key, &pair.value)?;
         }
         for (tensor, place) in self.tensors.iter().zip(&placed) {
-            enc.string(&tensor.name)?;
-            let n_dims = u32::try_from(tensor.dims.len()).map_err(|_| WriteError::TooLarge {
-                what: "n_dims",
-                value: tensor.dims.len() as u64,
-                width: 4,
-                version: self.ctx.version.number(),
-            })?;
-            enc.u32(n_dims);
-            for &dim in &tensor.dims {
-                enc.count(dim, "dim")?;
-            }
-            enc.u32(tensor.ggml_type.0);
-            enc.u64(place.offset);
+            enc.tensor_info(&tensor.name, &tensor.dims, tensor.ggml_type, place.offset)?;
         }
         let mut head = enc.out;
 
@@ -686,16 +668,17 @@ struct Layout {
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-aquila.gguf")?;
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf")?;
 /// let gguf = gguf_grammar::Gguf::parse(&bytes)?;
-/// assert_eq!(gguf_grammar::write::write(&gguf)?, bytes);
+/// assert_eq!(gguf_grammar::write::write(&gguf)?, bytes); // tensor data included
 /// # Ok(()) }
 /// ```
 pub fn write(gguf: &Gguf<'_>) -> Result<Vec<u8>, WriteError> {
     GgufBuilder::from_gguf(gguf).build()
 }
 
-/// Encodes fields with a [`Ctx`]'s widths and byte order: the parser's readers, reversed.
+/// Encodes fields with a [`Ctx`]'s widths and byte order: the parser's readers, reversed,
+/// with one writer per construct of `src/grammar/` (header, string, value, kv, tensor info).
 struct Encoder {
     ctx: Ctx,
     out: Vec<u8>,
@@ -732,6 +715,46 @@ impl Encoder {
         Ok(())
     }
 
+    /// `header = magic version tensor_count kv_count`
+    fn header(&mut self, tensor_count: u64, kv_count: u64) -> Result<(), WriteError> {
+        self.out.extend_from_slice(&MAGIC);
+        self.u32(self.ctx.version.number());
+        self.count(tensor_count, "tensor count")?;
+        self.count(kv_count, "kv count")
+    }
+
+    /// `kv = key:string value_type value(value_type)`
+    fn kv(&mut self, key: &[u8], value: &OwnedValue) -> Result<(), WriteError> {
+        self.string(key)?;
+        self.u32(value.value_type().tag());
+        self.value(value, 0)
+    }
+
+    /// `tensor_info = name:string n_dims:u32 dims:count[n_dims] ggml_type:u32 offset:u64`
+    fn tensor_info(
+        &mut self,
+        name: &[u8],
+        dims: &[u64],
+        ggml_type: GgmlType,
+        offset: u64,
+    ) -> Result<(), WriteError> {
+        self.string(name)?;
+        let n_dims = u32::try_from(dims.len()).map_err(|_| WriteError::TooLarge {
+            what: "n_dims",
+            value: dims.len() as u64,
+            width: 4,
+            version: self.ctx.version.number(),
+        })?;
+        self.u32(n_dims);
+        for &dim in dims {
+            self.count(dim, "dim")?;
+        }
+        self.u32(ggml_type.0);
+        self.u64(offset);
+        Ok(())
+    }
+
+    /// `string = len:count bytes[len]`
     fn string(&mut self, bytes: &[u8]) -> Result<(), WriteError> {
         self.count(bytes.len() as u64, "string length")?;
         self.out.extend_from_slice(bytes);
@@ -764,5 +787,131 @@ impl Encoder {
             }
         }
         Ok(())
+    }
+}
+
+/// Each construct's writer, read back by its parser in every version and byte order.
+#[cfg(test)]
+mod construct_tests {
+    use super::*;
+    use crate::grammar::test_bytes::all_ctx;
+    use crate::grammar::{header, kv, string, tensor_info, value};
+
+    fn encoder(ctx: Ctx) -> Encoder {
+        Encoder {
+            ctx,
+            out: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn header_round_trips() {
+        for ctx in all_ctx() {
+            let mut enc = encoder(ctx);
+            enc.header(3, 70_000).unwrap();
+            let (rest, h) = header::header(Some(ctx.endian))(&enc.out).unwrap();
+            assert!(rest.is_empty());
+            assert_eq!((h.ctx, h.tensor_count, h.kv_count), (ctx, 3, 70_000));
+        }
+    }
+
+    #[test]
+    fn string_round_trips() {
+        for ctx in all_ctx() {
+            let mut enc = encoder(ctx);
+            enc.string(b"h\xc3\xa9\xff").unwrap();
+            let (rest, s) = string::string(ctx)(&enc.out).unwrap();
+            assert_eq!((rest, s.as_bytes()), (&b""[..], &b"h\xc3\xa9\xff"[..]));
+        }
+    }
+
+    #[test]
+    fn every_value_type_round_trips() {
+        let nested = OwnedValue::Array(OwnedArray {
+            element_type: ValueType::Array,
+            elements: vec![OwnedValue::Array(OwnedArray {
+                element_type: ValueType::String,
+                elements: vec![OwnedValue::String(b"x".to_vec())],
+            })],
+        });
+        let values = [
+            OwnedValue::U8(0xfe),
+            OwnedValue::I8(-2),
+            OwnedValue::U16(0x1234),
+            OwnedValue::I16(-2),
+            OwnedValue::U32(0x0102_0304),
+            OwnedValue::I32(-3),
+            OwnedValue::F32(1.5),
+            OwnedValue::Bool(2),
+            OwnedValue::String(b"llama".to_vec()),
+            nested,
+            OwnedValue::U64(1 << 40),
+            OwnedValue::I64(-1),
+            OwnedValue::F64(-2.5),
+        ];
+        for ctx in all_ctx() {
+            for original in &values {
+                let mut enc = encoder(ctx);
+                enc.value(original, 0).unwrap();
+                let ty = original.value_type();
+                let (rest, parsed) = value::value(ctx, ty)(&enc.out).unwrap();
+                assert!(rest.is_empty(), "{ctx:?} {ty:?}");
+                assert_eq!(&OwnedValue::from(parsed), original, "{ctx:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn kv_round_trips() {
+        for ctx in all_ctx() {
+            let mut enc = encoder(ctx);
+            enc.kv(b"general.alignment", &OwnedValue::U32(64)).unwrap();
+            let (rest, pair) = kv::kv(ctx)(&enc.out).unwrap();
+            assert!(rest.is_empty());
+            assert_eq!(pair.key.as_bytes(), b"general.alignment");
+            assert_eq!(pair.value, Value::U32(64));
+            assert_eq!(pair.raw, &enc.out[..]);
+        }
+    }
+
+    #[test]
+    fn tensor_info_round_trips() {
+        for ctx in all_ctx() {
+            let mut enc = encoder(ctx);
+            enc.tensor_info(
+                b"blk.0.attn_q.weight",
+                &[4096, 1, 7],
+                GgmlType::Q4_K,
+                1 << 33,
+            )
+            .unwrap();
+            let (rest, info) = tensor_info::tensor_info(ctx)(&enc.out).unwrap();
+            assert!(rest.is_empty());
+            assert_eq!(info.name.as_bytes(), b"blk.0.attn_q.weight");
+            assert_eq!(
+                (info.dims.as_slice(), info.ggml_type),
+                (&[4096, 1, 7][..], GgmlType::Q4_K)
+            );
+            assert_eq!((info.offset, info.raw), (1 << 33, &enc.out[..]));
+        }
+    }
+
+    #[test]
+    fn v1_refuses_counts_past_u32() {
+        let ctx = Ctx {
+            version: Version::V1,
+            endian: Endian::Little,
+        };
+        let err = encoder(ctx).header(1 << 32, 0).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                WriteError::TooLarge {
+                    what: "tensor count",
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 }

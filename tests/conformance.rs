@@ -364,7 +364,7 @@ fn ggml_figures(gguf: &Gguf<'_>) -> Json {
         })
         .collect();
     serde_json::json!({
-        "version": gguf.version(),
+        "version": gguf.version().number(),
         "alignment": gguf.alignment,
         "data_offset": data_offset,
         "n_kv": gguf.kvs.len(),
@@ -400,7 +400,7 @@ fn gguf_py_figures(gguf: &Gguf<'_>, bytes: &[u8]) -> Json {
         .map(|kv| serde_json::json!({"key": kv.key.to_str().unwrap(), "type": py_type(kv.value)}))
         .collect();
     serde_json::json!({
-        "version": gguf.version(),
+        "version": gguf.version().number(),
         "endian": gguf.endian().name(),
         "alignment": gguf.alignment,
         "data_offset": gguf.tensor_data_offset,

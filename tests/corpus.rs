@@ -45,7 +45,7 @@ fn describe_array(array: Array<'_>) -> String {
 
 fn snapshot(gguf: &Gguf<'_>, file_size: usize) -> String {
     let mut out = String::new();
-    writeln!(out, "version: {}", gguf.version()).unwrap();
+    writeln!(out, "version: {}", gguf.version().number()).unwrap();
     writeln!(out, "endian: {}", gguf.endian().name()).unwrap();
     writeln!(out, "file_size: {file_size}").unwrap();
     writeln!(out, "alignment: {}", gguf.alignment).unwrap();

@@ -4,8 +4,9 @@
 
 mod common;
 
-use gguf_grammar::render::summary::{self, Summary};
-use gguf_grammar::validate::schema::{self, Hparams};
+use gguf_grammar::render::summary;
+use gguf_grammar::summary::{size_label, Hparams};
+use gguf_grammar::validate::schema;
 use gguf_grammar::validate::{Diagnostic, Severity};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
@@ -46,7 +47,7 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
     for path in common::corpus_files() {
         let bytes = std::fs::read(&path).unwrap();
         let gguf = Gguf::parse(&bytes).unwrap();
-        let found = schema::check(&gguf);
+        let found = schema::check_model(&gguf);
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
         let hp = Hparams::read(&gguf);
         let known = hp.architecture.and_then(schema::architecture).is_some();
@@ -82,7 +83,7 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
 fn minimal_llama_conformance_case_is_clean() {
     let path = common::root().join("tests/conformance/cases/minimal-llama.gguf");
     let bytes = std::fs::read(path).unwrap();
-    let found = schema::check(&Gguf::parse(&bytes).unwrap());
+    let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
     assert!(found.is_empty(), "{}", render(&found));
 }
 
@@ -95,10 +96,10 @@ fn smollm2_passes_and_its_summary_matches() {
     };
     let file = gguf_grammar::GgufFile::open(path).unwrap();
     let gguf = file.parse().unwrap();
-    let found = schema::check(&gguf);
+    let found = schema::check_model(&gguf);
     assert!(found.is_empty(), "{}", render(&found));
 
-    let s = Summary::of(&gguf);
+    let s = gguf.summary();
     let hp = &s.hparams;
     // Published facts (HuggingFaceTB/SmolLM2-135M config.json): 30 layers, 9 heads, 3 kv heads,
     // hidden 576, intermediate 1536, vocabulary 49152, about 135M parameters.
@@ -112,7 +113,7 @@ fn smollm2_passes_and_its_summary_matches() {
     // gguf-py 0.19.0 on this file: sum(t.n_elements) = 134515008, sum(t.n_bytes) = 96576768,
     // tensor types Q4_1 x 210, F32 x 61, Q8_0 x 1; general.file_type 3; size_label "135M".
     assert_eq!(s.parameters, Some(134_515_008));
-    assert_eq!(summary::size_label(134_515_008), "135M");
+    assert_eq!(size_label(134_515_008), "135M");
     assert_eq!(s.size_label, Some("135M"));
     assert_eq!(s.tensor_bytes, Some(96_576_768));
     assert_eq!(
@@ -146,7 +147,7 @@ fn smollm2_with_a_block_count_too_small() {
     let mut edit = GgufBuilder::from_gguf(&gguf);
     edit.set("llama.block_count", 29u32);
     let bytes = edit.build().unwrap();
-    let found = schema::check(&Gguf::parse(&bytes).unwrap());
+    let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
     assert_eq!(codes(&found), ["schema-tensor-block-index"; 9]);
     assert!(found
         .iter()
@@ -614,7 +615,7 @@ fn mutations_give_exactly_their_diagnostics() {
         mutate(&mut b);
         let bytes = b.build().unwrap();
         let gguf = Gguf::parse(&bytes).unwrap();
-        let found = schema::check(&gguf);
+        let found = schema::check_model(&gguf);
         if codes(&found) != *want {
             failures.push(format!("{name}: want {want:?}, got\n{}", render(&found)));
         }
@@ -640,7 +641,7 @@ fn every_conformance_case_is_checked_and_summarised() {
     for entry in std::fs::read_dir(cases).unwrap() {
         let bytes = std::fs::read(entry.unwrap().path()).unwrap();
         if let Ok(gguf) = Gguf::parse(&bytes) {
-            schema::check(&gguf);
+            schema::check_model(&gguf);
             summary::write(&gguf, &mut Vec::new()).unwrap();
             checked += 1;
         }

@@ -5,7 +5,8 @@ mod common;
 
 use std::io::{Read, Seek, SeekFrom, Write};
 
-use gguf_grammar::stream::{read_header, StreamError, CHUNK};
+use gguf_grammar::stream::{read_header, CHUNK};
+use gguf_grammar::ReadError;
 use gguf_grammar::{Gguf, GgufFile};
 
 /// A reader that counts the bytes it hands out.
@@ -33,8 +34,8 @@ fn same_document_as_the_one_shot_parse() {
             inner: std::fs::File::open(&path).unwrap(),
             read: 0,
         };
-        let mut buf = Vec::new();
-        let streamed = read_header(&mut reader, &mut buf, None).unwrap();
+        let owned = read_header(&mut reader, None).unwrap();
+        let streamed = owned.gguf().unwrap();
         assert_eq!(
             streamed,
             Gguf {
@@ -67,8 +68,8 @@ fn header_of_a_100_gb_sparse_file() {
         inner: sparse,
         read: 0,
     };
-    let mut buf = Vec::new();
-    let gguf = read_header(&mut reader, &mut buf, None).unwrap();
+    let owned = read_header(&mut reader, None).unwrap();
+    let gguf = owned.gguf().unwrap();
     assert_eq!(gguf.tensor_infos_end, header_len);
     assert!(
         reader.read <= header_len + CHUNK,
@@ -83,9 +84,8 @@ fn truncated_streams_are_located_errors() {
     let source =
         std::fs::read(common::root().join("tests/corpus/ggml-vocab-llama-spm.gguf")).unwrap();
     for cut in [0, 3, 20, 100, 70_000, 500_000, source.len() - 1] {
-        let mut buf = Vec::new();
-        match read_header(&source[..cut], &mut buf, None) {
-            Err(StreamError::Parse(e)) => {
+        match read_header(&source[..cut], None) {
+            Err(ReadError::Parse(e)) => {
                 assert!(e.kind.bytes_needed().is_some(), "cut {cut}: {e}");
                 assert_eq!(Err(e), Gguf::parse(&source[..cut]), "cut {cut}");
             }
@@ -119,9 +119,8 @@ fn a_hostile_count_reads_no_further_than_the_reader_allows() {
         inner: &bytes[..],
         read: 0,
     };
-    let mut buf = Vec::new();
-    match read_header((&mut reader).take(256 * 1024), &mut buf, None) {
-        Err(StreamError::Parse(e)) => assert!(e.kind.bytes_needed().is_some(), "{e}"),
+    match read_header((&mut reader).take(256 * 1024), None) {
+        Err(ReadError::Parse(e)) => assert!(e.kind.bytes_needed().is_some(), "{e}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(reader.read, 256 * 1024);

@@ -4,10 +4,10 @@
 //! little endian, a value whose low 16 bits are zero means the file is byte-swapped (big
 //! endian) — gguf-py's rule. The counts are u32 in v1 and u64 in v2 and v3.
 
-use nom_derive::Nom;
+use nom_derive::{Nom, Parse};
 
-use super::{complete, Ctx, Endian, PResult, Version};
-use crate::error::{Error, ErrorKind, Segment};
+use super::{count, locate, record, Ctx, Endian, PResult, Parsed, Version};
+use crate::error::{ErrorKind, Segment, Unlocated};
 
 /// The four bytes every GGUF file starts with.
 pub const MAGIC: [u8; 4] = *b"GGUF";
@@ -23,26 +23,24 @@ pub struct Header {
     pub kv_count: u64,
 }
 
-/// The counts after the version: a plain record whose width follows the version.
+/// The magic and the version as a little-endian u32 (the byte order is decided from it).
+#[derive(Nom)]
+#[nom(GenericErrors, LittleEndian)]
+struct MagicAndVersion<'a> {
+    #[nom(Complete, Take = "4")]
+    magic: &'a [u8],
+    #[nom(Complete)]
+    version_le: u32,
+}
+
+/// The counts after the version, whose width follows the version.
 #[derive(Nom)]
 #[nom(GenericErrors, ExtraArgs(ctx: Ctx))]
 struct Counts {
-    #[nom(Parse = "count(ctx)")]
+    #[nom(Complete, Parse = "count(ctx)")]
     tensor_count: u64,
-    #[nom(Parse = "count(ctx)")]
+    #[nom(Complete, Parse = "count(ctx)")]
     kv_count: u64,
-}
-
-/// nom's streaming count reader (u32 in v1, u64 otherwise), generic over the error type as
-/// nom-derive's `GenericErrors` requires.
-fn count<'a, E: nom::error::ParseError<&'a [u8]>>(
-    ctx: Ctx,
-) -> impl Fn(&'a [u8]) -> nom::IResult<&'a [u8], u64, E> {
-    move |input| match ctx.version {
-        Version::V1 => nom::number::streaming::u32(ctx.endian.into())(input)
-            .map(|(rest, n)| (rest, u64::from(n))),
-        Version::V2 | Version::V3 => nom::number::streaming::u64(ctx.endian.into())(input),
-    }
 }
 
 /// Parses the header. `endian` forces a byte order; `None` detects it from the version.
@@ -55,39 +53,58 @@ fn count<'a, E: nom::error::ParseError<&'a [u8]>>(
 /// assert!(rest.is_empty());
 /// assert_eq!((h.ctx.version, h.ctx.endian), (Version::V3, Endian::Little));
 /// assert_eq!((h.tensor_count, h.kv_count), (2, 5));
+/// // A short input is an error at the field it ends in: here the kv count, at offset 16.
+/// assert_eq!(header(None)(&bytes[..19]).unwrap_err().offset, 16);
 /// ```
 pub fn header(endian: Option<Endian>) -> impl Fn(&[u8]) -> PResult<'_, Header> {
-    move |input| {
-        let (rest, ctx) = magic_and_version(input, endian)?;
-        let (rest, counts) = complete(rest, "header counts", Counts::parse(rest, ctx))
-            .map_err(crate::error::within(|| Segment::Header("counts")))?;
-        Ok((
-            rest,
-            Header {
-                ctx,
-                tensor_count: counts.tensor_count,
-                kv_count: counts.kv_count,
-            },
-        ))
-    }
+    move |input| locate(input, parse(endian, input))
 }
 
-fn magic_and_version(input: &[u8], endian: Option<Endian>) -> PResult<'_, Ctx> {
-    let magic_error =
-        |kind| nom::Err::Error(Error::at(input, kind).within(Segment::Header("magic")));
+/// [`header`] inside the grammar.
+pub(crate) fn parse(endian: Option<Endian>, input: &[u8]) -> Parsed<'_, Header> {
+    let (rest, ctx) = magic_and_version(input, endian)?;
+    let width = ctx.count_width();
+    let fields = [("tensor count", width), ("kv count", width)];
+    let (rest, counts) = record(rest, &fields, Counts::parse(rest, ctx)).map_err(|e| {
+        e.map(|e| {
+            let field = if e.remaining + width > rest.len() as u64 {
+                "tensor_count"
+            } else {
+                "kv_count"
+            };
+            e.within(Segment::Header(field))
+        })
+    })?;
+    Ok((
+        rest,
+        Header {
+            ctx,
+            tensor_count: counts.tensor_count,
+            kv_count: counts.kv_count,
+        },
+    ))
+}
+
+fn magic_and_version(input: &[u8], endian: Option<Endian>) -> Parsed<'_, Ctx> {
+    let in_header = |field| move |e: Unlocated| e.within(Segment::Header(field));
     if !input.starts_with(&MAGIC[..input.len().min(4)]) {
         let found = input[..input.len().min(4)].to_vec();
-        return Err(magic_error(ErrorKind::BadMagic { found }));
+        let e = Unlocated::at(input, ErrorKind::BadMagic { found });
+        return Err(nom::Err::Error(in_header("magic")(e)));
     }
-    if input.len() < 4 {
-        return Err(magic_error(ErrorKind::Truncated {
-            construct: "magic",
-            needed: (4 - input.len()) as u64,
-        }));
-    }
+    let fields = [("magic", 4), ("version", 4)];
+    let (rest, fixed) = record(input, &fields, MagicAndVersion::parse(input)).map_err(|e| {
+        e.map(|e| {
+            in_header(if e.remaining + 4 > input.len() as u64 {
+                "magic"
+            } else {
+                "version"
+            })(e)
+        })
+    })?;
     let at_version = &input[4..];
-    let in_version = crate::error::within(|| Segment::Header("version"));
-    let (rest, le_version) = Ctx::V3_LE.u32(at_version, "version").map_err(&in_version)?;
+    let le_version = fixed.version_le;
+    debug_assert_eq!(fixed.magic, MAGIC);
     let endian = endian.unwrap_or(if le_version & 0xffff == 0 {
         Endian::Big
     } else {
@@ -98,10 +115,11 @@ fn magic_and_version(input: &[u8], endian: Option<Endian>) -> PResult<'_, Ctx> {
         Endian::Big => le_version.swap_bytes(),
     };
     let version = Version::from_number(number).ok_or_else(|| {
-        in_version(nom::Err::Error(Error::at(
+        let e = Unlocated::at(
             at_version,
             ErrorKind::UnsupportedVersion { version: number },
-        )))
+        );
+        nom::Err::Error(in_header("version")(e))
     })?;
     Ok((rest, Ctx { version, endian }))
 }
@@ -148,23 +166,19 @@ mod tests {
     #[test]
     fn forced_byte_order_overrides_detection() {
         let bytes = header_bytes(3, Endian::Little, (0, 0));
-        let err = header(Some(Endian::Big))(&bytes).unwrap_err();
-        let nom::Err::Error(e) = err else { panic!() };
+        let e = header(Some(Endian::Big))(&bytes).unwrap_err();
         assert_eq!(
             e.kind,
             ErrorKind::UnsupportedVersion {
                 version: 0x0300_0000
             }
         );
-        assert_eq!(e.located(bytes.len()).offset, 4);
+        assert_eq!(e.offset, 4);
     }
 
     #[test]
     fn bad_magic_and_versions() {
-        let err = |bytes: &[u8]| match header(None)(bytes).unwrap_err() {
-            nom::Err::Error(e) => e.located(bytes.len()),
-            _ => panic!(),
-        };
+        let err = |bytes: &[u8]| header(None)(bytes).unwrap_err();
         assert_eq!(
             err(b"GGML\x03\0\0\0").kind,
             ErrorKind::BadMagic {
@@ -175,7 +189,7 @@ mod tests {
             err(b"GG").kind,
             ErrorKind::Truncated {
                 construct: "magic",
-                needed: 2
+                needed: 6
             }
         );
         let e = err(b"GGUF\x04\0\0\0");
@@ -184,14 +198,41 @@ mod tests {
             e.to_string(),
             "offset 0x4 (4): header.version: unsupported version 4 (known: 1, 2, 3)"
         );
-        let e = err(&header_bytes(3, Endian::Little, (1, 2))[..19]);
-        assert_eq!(
-            e.kind,
-            ErrorKind::Truncated {
-                construct: "header counts",
-                needed: 5
+    }
+
+    #[test]
+    fn a_short_input_is_an_error_at_the_field_it_ends_in() {
+        let err = |bytes: &[u8]| header(None)(bytes).unwrap_err();
+        for version in [1, 3] {
+            let bytes = header_bytes(version, Endian::Little, (1, 2));
+            let width = if version == 1 { 4 } else { 8 };
+            // (cut, offset, path, field, bytes needed to finish the header)
+            let cases = [
+                // magic and version: the counts' width is not known yet
+                (2, 0, "header.magic", "magic", 6),
+                (6, 4, "header.version", "version", 2),
+                (9, 8, "header.tensor_count", "tensor count", 2 * width - 1),
+                (
+                    8 + width + 3,
+                    8 + width,
+                    "header.kv_count",
+                    "kv count",
+                    width - 3,
+                ),
+            ];
+            for (cut, offset, path, construct, needed) in cases {
+                let e = err(&bytes[..cut as usize]);
+                assert_eq!(
+                    (e.offset, e.path.to_string()),
+                    (offset, path.into()),
+                    "v{version} cut {cut}"
+                );
+                assert_eq!(
+                    e.kind,
+                    ErrorKind::Truncated { construct, needed },
+                    "v{version} cut {cut}"
+                );
             }
-        );
-        assert_eq!(e.offset, 8);
+        }
     }
 }

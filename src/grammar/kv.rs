@@ -1,8 +1,8 @@
 //! `kv = key:string value_type value(value_type)`
 
-use super::string::{string, GgufStr};
-use super::value::{value, value_type, Value};
-use super::{Ctx, PResult};
+use super::string::{self, GgufStr};
+use super::value::{self, Value};
+use super::{locate, Ctx, PResult, Parsed};
 use crate::error::{within, Segment};
 
 /// A metadata key/value pair.
@@ -29,16 +29,19 @@ pub struct Kv<'a> {
 /// assert_eq!((rest.len(), pair.raw.len()), (0, bytes.len()));
 /// ```
 pub fn kv(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, Kv<'_>> {
-    move |input| {
-        let (rest, key) = string(ctx)(input).map_err(within(|| Segment::Field("key")))?;
-        let name = || Segment::Name(key.to_string());
-        let (rest, ty) = value_type(ctx)(rest)
-            .map_err(within(|| Segment::Field("type")))
-            .map_err(within(name))?;
-        let (rest, value) = value(ctx, ty)(rest).map_err(within(name))?;
-        let raw = &input[..input.len() - rest.len()];
-        Ok((rest, Kv { key, value, raw }))
-    }
+    move |input| locate(input, parse(ctx, input))
+}
+
+/// [`kv`] inside the grammar.
+pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, Kv<'_>> {
+    let (rest, key) = string::parse(ctx, input).map_err(within(|| Segment::Field("key")))?;
+    let name = || Segment::Name(key.to_string());
+    let (rest, ty) = value::parse_type(ctx, rest)
+        .map_err(within(|| Segment::Field("type")))
+        .map_err(within(name))?;
+    let (rest, value) = value::parse_value(ctx, ty, rest).map_err(within(name))?;
+    let raw = &input[..input.len() - rest.len()];
+    Ok((rest, Kv { key, value, raw }))
 }
 
 #[cfg(test)]
@@ -72,18 +75,29 @@ mod tests {
             .u32(ValueType::U64.tag())
             .u32(1)
             .bytes;
-        let nom::Err::Error(e) = kv(ctx)(&bytes).unwrap_err() else {
-            panic!()
-        };
-        let e = e.located(bytes.len());
+        let e = kv(ctx)(&bytes).unwrap_err();
         assert_eq!(e.path.to_string(), "\"a.b\"");
         assert_eq!(e.offset, 8 + 3 + 4);
         assert_eq!(e.kind.bytes_needed(), Some(4));
         let bytes = Enc::new(ctx).string(b"a.b").u32(99).bytes;
-        let nom::Err::Error(e) = kv(ctx)(&bytes).unwrap_err() else {
-            panic!()
-        };
+        let e = kv(ctx)(&bytes).unwrap_err();
         assert_eq!(e.path.to_string(), "\"a.b\".type");
         assert_eq!(e.kind, ErrorKind::UnknownValueType { tag: 99 });
+    }
+
+    #[test]
+    fn a_cut_pair_is_located_in_the_pair_alone() {
+        // The issue's case: 15 bytes of a pair, cut inside the value type tag.
+        let ctx = Ctx::V3_LE;
+        let bytes = Enc::new(ctx)
+            .string(b"abcde")
+            .u32(ValueType::U8.tag())
+            .bytes;
+        let e = kv(ctx)(&bytes[..15]).unwrap_err();
+        assert_eq!((e.offset, e.kind.bytes_needed()), (13, Some(2)));
+        assert_eq!(
+            e.to_string(),
+            "offset 0xd (13): \"abcde\".type: input ends inside the value type (at least 2 more bytes needed)"
+        );
     }
 }

@@ -12,8 +12,11 @@
 //! | [`tensor_info`] | name, n_dims, dims, ggml type, relative offset |
 //! | [`file`](mod@file) | header, kvs, tensor infos, alignment and tensor-data start |
 //!
-//! Errors raised inside the grammar record their offset as the number of bytes remaining
-//! (see [`crate::error`]); [`file::file`] returns located errors.
+//! Every public parser returns `Result<(rest, value), Error>` ([`PResult`]) whose error
+//! offset counts from the start of the input it was given. Inside, the parsers pass
+//! errors in the remaining-bytes form (see [`crate::error`]) and nom's streaming number
+//! parsers read every fixed-width field: [`Ctx`]'s readers one at a time, nom-derive's
+//! records (header counts, array header, tensor-info tail) several at once.
 
 pub mod file;
 pub mod header;
@@ -22,10 +25,28 @@ pub mod string;
 pub mod tensor_info;
 pub mod value;
 
-use crate::error::{Error, ErrorKind};
+use nom::number::streaming as number;
 
-/// The result type of every grammar parser.
-pub type PResult<'a, O> = nom::IResult<&'a [u8], O, Error>;
+use crate::error::{Error, ErrorKind, Unlocated};
+
+/// What a public grammar parser returns: the rest of the input and the value, or an error
+/// located from the start of the input the parser was given.
+pub type PResult<'a, O> = Result<(&'a [u8], O), Error>;
+
+/// What the parsers return to each other: errors not located yet.
+pub(crate) type Parsed<'a, O> = nom::IResult<&'a [u8], O, Unlocated>;
+
+/// Runs `parser` on `input` and locates its errors from the start of `input`: how every
+/// public parser ends.
+pub(crate) fn locate<'a, O>(input: &'a [u8], parsed: Parsed<'a, O>) -> PResult<'a, O> {
+    parsed.map_err(|err| match err {
+        nom::Err::Error(e) | nom::Err::Failure(e) => e.located(input.len()),
+        // Every field reader turns a short input into an error; kept for completeness.
+        nom::Err::Incomplete(_) => {
+            Unlocated::at(&[], truncated_kind("input", 1)).located(input.len())
+        }
+    })
+}
 
 /// Byte order of every multi-byte field after the magic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -89,8 +110,7 @@ impl Version {
 /// use gguf_grammar::grammar::{Ctx, Endian, Version};
 ///
 /// let ctx = Ctx { version: Version::V1, endian: Endian::Big };
-/// // v1 counts are u32
-/// assert_eq!(ctx.count(&[0, 0, 0, 7, 0xff], "count").unwrap(), (&[0xff][..], 7));
+/// assert_eq!(ctx.count_width(), 4); // v1 counts are u32
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ctx {
@@ -104,18 +124,15 @@ macro_rules! fixed_width_reader {
     ($name:ident, $ty:ty) => {
         #[doc = concat!("Reads a `", stringify!($ty), "` in the context's byte order; `what` names the field in errors.")]
         #[inline]
-        pub fn $name<'a>(self, input: &'a [u8], what: &'static str) -> PResult<'a, $ty> {
-            const N: usize = std::mem::size_of::<$ty>();
-            match input.first_chunk::<N>() {
-                Some(bytes) => {
-                    let value = match self.endian {
-                        Endian::Little => <$ty>::from_le_bytes(*bytes),
-                        Endian::Big => <$ty>::from_be_bytes(*bytes),
-                    };
-                    Ok((&input[N..], value))
-                }
-                None => Err(truncated(input, what, N)),
-            }
+        pub(crate) fn $name<'a>(self, input: &'a [u8], what: &'static str) -> Parsed<'a, $ty> {
+            field(input, what, number::$name(self.endian.into()))
+        }
+    };
+    ($name:ident, $ty:ty, single byte) => {
+        #[doc = concat!("Reads a `", stringify!($ty), "`; `what` names the field in errors.")]
+        #[inline]
+        pub(crate) fn $name<'a>(self, input: &'a [u8], what: &'static str) -> Parsed<'a, $ty> {
+            field(input, what, number::$name)
         }
     };
 }
@@ -127,8 +144,8 @@ impl Ctx {
         endian: Endian::Little,
     };
 
-    fixed_width_reader!(u8, u8);
-    fixed_width_reader!(i8, i8);
+    fixed_width_reader!(u8, u8, single byte);
+    fixed_width_reader!(i8, i8, single byte);
     fixed_width_reader!(u16, u16);
     fixed_width_reader!(i16, i16);
     fixed_width_reader!(u32, u32);
@@ -140,11 +157,8 @@ impl Ctx {
 
     /// Reads a count, length or dim: u32 in v1, u64 in v2 and v3.
     #[inline]
-    pub fn count<'a>(self, input: &'a [u8], what: &'static str) -> PResult<'a, u64> {
-        match self.version {
-            Version::V1 => self.u32(input, what).map(|(rest, n)| (rest, u64::from(n))),
-            Version::V2 | Version::V3 => self.u64(input, what),
-        }
+    pub(crate) fn count<'a>(self, input: &'a [u8], what: &'static str) -> Parsed<'a, u64> {
+        field(input, what, count(self))
     }
 
     /// Bytes a count, length or dim takes: 4 in v1, 8 in v2 and v3.
@@ -154,37 +168,89 @@ impl Ctx {
             Version::V2 | Version::V3 => 8,
         }
     }
+}
 
-    /// The count reader as a standalone parser, for nom-derive's `Parse = "..."`.
-    pub fn count_parser(self, what: &'static str) -> impl Fn(&[u8]) -> PResult<'_, u64> {
-        move |input| self.count(input, what)
+/// nom's streaming reader of a count, length or dim in `ctx`'s width and byte order: the one
+/// place that decides a count's width. Generic over the error type, as nom-derive's records
+/// that use it (`#[nom(Parse = "count(ctx)")]`) require.
+pub(crate) fn count<'a, E: nom::error::ParseError<&'a [u8]>>(
+    ctx: Ctx,
+) -> impl Fn(&'a [u8]) -> nom::IResult<&'a [u8], u64, E> {
+    move |input| match ctx.version {
+        Version::V1 => number::u32(ctx.endian.into())(input).map(|(rest, n)| (rest, u64::from(n))),
+        Version::V2 | Version::V3 => number::u64(ctx.endian.into())(input),
     }
 }
 
-/// The error for an input that ends `want` bytes into a field of `want` bytes, at `input`.
-fn truncated(input: &[u8], what: &'static str, want: usize) -> nom::Err<Error> {
-    nom::Err::Error(Error::at(
-        input,
-        ErrorKind::Truncated {
-            construct: what,
-            needed: (want - input.len()) as u64,
-        },
-    ))
+fn truncated_kind(what: &'static str, needed: u64) -> ErrorKind {
+    ErrorKind::Truncated {
+        construct: what,
+        needed,
+    }
+}
+
+/// Reads the field `what` with one of nom's streaming parsers; a short input becomes an
+/// error at the field that says how many bytes are missing.
+#[inline]
+fn field<'a, O>(
+    input: &'a [u8],
+    what: &'static str,
+    parser: impl FnOnce(&'a [u8]) -> Parsed<'a, O>,
+) -> Parsed<'a, O> {
+    parser(input).map_err(|err| match err {
+        nom::Err::Incomplete(needed) => {
+            let needed = match needed {
+                nom::Needed::Size(n) => n.get() as u64,
+                nom::Needed::Unknown => 1,
+            };
+            nom::Err::Error(Unlocated::at(input, truncated_kind(what, needed)))
+        }
+        other => other,
+    })
+}
+
+/// Runs a nom-derive record whose fields are all marked `#[nom(Complete)]`: nom hands the
+/// error the input at the field the input ends inside, and `fields` (each field's name and
+/// width, in order) names it. `needed` counts the rest of that field and the fields after it.
+pub(crate) fn record<'a, O>(
+    input: &'a [u8],
+    fields: &[(&'static str, u64)],
+    parsed: Parsed<'a, O>,
+) -> Parsed<'a, O> {
+    parsed.map_err(|err| {
+        err.map(|e| {
+            if e.kind != ErrorKind::Nom(nom::error::ErrorKind::Complete) {
+                return e;
+            }
+            let at = (input.len() as u64).saturating_sub(e.remaining);
+            let mut start = 0;
+            for &(name, width) in fields {
+                if at < start + width {
+                    let size: u64 = fields.iter().map(|f| f.1).sum();
+                    let needed = size.saturating_sub(at + e.remaining).max(1);
+                    let kind = truncated_kind(name, needed);
+                    return Unlocated { kind, ..e };
+                }
+                start += width;
+            }
+            e
+        })
+    })
 }
 
 /// Splits `len` bytes off the front of `input`, or fails with [`ErrorKind::LengthPastEnd`]
 /// reported at `length_field`, where the untrusted `declared` length was read from.
 #[inline]
-pub fn take_declared<'a>(
+pub(crate) fn take_declared<'a>(
     input: &'a [u8],
     len: u64,
     declared: u64,
     what: &'static str,
     length_field: &[u8],
-) -> PResult<'a, &'a [u8]> {
+) -> Parsed<'a, &'a [u8]> {
     match usize::try_from(len) {
         Ok(n) if n <= input.len() => Ok((&input[n..], &input[..n])),
-        _ => Err(nom::Err::Error(Error::at(
+        _ => Err(nom::Err::Error(Unlocated::at(
             length_field,
             ErrorKind::LengthPastEnd {
                 construct: what,
@@ -194,28 +260,6 @@ pub fn take_declared<'a>(
             },
         ))),
     }
-}
-
-/// Turns nom's `Incomplete` (from the nom-derive generated records) into a located
-/// [`ErrorKind::Truncated`] at the start of the record.
-pub(crate) fn complete<'a, O>(
-    input: &'a [u8],
-    what: &'static str,
-    result: PResult<'a, O>,
-) -> PResult<'a, O> {
-    result.map_err(|err| match err {
-        nom::Err::Incomplete(needed) => nom::Err::Error(Error::at(
-            input,
-            ErrorKind::Truncated {
-                construct: what,
-                needed: match needed {
-                    nom::Needed::Size(n) => n.get() as u64,
-                    nom::Needed::Unknown => 1,
-                },
-            },
-        )),
-        other => other,
-    })
 }
 
 /// Rounds `offset` up to a multiple of `alignment` (which must be non-zero);
@@ -263,6 +307,7 @@ mod tests {
     fn short_reads_say_how_much_is_missing() {
         let err = Ctx::V3_LE.u64(&[1, 2, 3], "kv count").unwrap_err();
         let nom::Err::Error(e) = err else { panic!() };
+        let e = e.located(10);
         assert_eq!(
             e.kind,
             ErrorKind::Truncated {
@@ -270,7 +315,7 @@ mod tests {
                 needed: 5
             }
         );
-        assert_eq!(e.located(10).offset, 7);
+        assert_eq!(e.offset, 7);
     }
 
     #[test]

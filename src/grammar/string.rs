@@ -4,7 +4,7 @@
 //! are borrowed as they are; UTF-8 is checked on access ([`GgufStr::to_str`]) and by validation,
 //! never by the grammar, so a file with a non-UTF-8 string still parses losslessly.
 
-use super::{take_declared, Ctx, PResult};
+use super::{locate, take_declared, Ctx, PResult, Parsed};
 
 /// A GGUF string: borrowed bytes, conventionally UTF-8.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -69,11 +69,14 @@ impl std::fmt::Display for GgufStr<'_> {
 /// assert_eq!((s.to_str().unwrap(), rest), ("llama", &b"!"[..]));
 /// ```
 pub fn string(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, GgufStr<'_>> {
-    move |input| {
-        let (rest, len) = ctx.count(input, "string length")?;
-        let (rest, bytes) = take_declared(rest, len, len, "string", input)?;
-        Ok((rest, GgufStr(bytes)))
-    }
+    move |input| locate(input, parse(ctx, input))
+}
+
+/// [`string`] inside the grammar.
+pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, GgufStr<'_>> {
+    let (rest, len) = ctx.count(input, "string length")?;
+    let (rest, bytes) = take_declared(rest, len, len, "string", input)?;
+    Ok((rest, GgufStr(bytes)))
 }
 
 #[cfg(test)]
@@ -104,12 +107,19 @@ mod tests {
     }
 
     #[test]
+    fn a_short_length_field_is_located_in_the_string_alone() {
+        let e = string(Ctx::V3_LE)(b"\x05\0\0").unwrap_err();
+        assert_eq!((e.offset, e.kind.bytes_needed()), (0, Some(5)));
+        assert_eq!(
+            e.to_string(),
+            "offset 0x0 (0): input ends inside the string length (at least 5 more bytes needed)"
+        );
+    }
+
+    #[test]
     fn hostile_length_is_an_error_at_the_length_field() {
         let input = b"\0\0\0\0\0\x01\0\0abc";
-        let nom::Err::Error(e) = string(Ctx::V3_LE)(input).unwrap_err() else {
-            panic!()
-        };
-        let e = e.located(input.len());
+        let e = string(Ctx::V3_LE)(input).unwrap_err();
         assert_eq!(e.offset, 0);
         assert_eq!(
             e.kind,

@@ -2,8 +2,8 @@
 
 use nom_derive::{Nom, Parse};
 
-use super::string::{string, GgufStr};
-use super::{complete, Ctx, PResult};
+use super::string::{self, GgufStr};
+use super::{locate, record, Ctx, PResult, Parsed};
 use crate::error::{within, Segment};
 use crate::ggml_type::GgmlType;
 
@@ -26,7 +26,9 @@ pub struct TensorInfo<'a> {
 #[derive(Nom)]
 #[nom(GenericErrors, ExtraArgs(ctx: Ctx), SetEndian(nom::number::Endianness::from(ctx.endian)))]
 struct Tail {
+    #[nom(Complete)]
     ggml_type: u32,
+    #[nom(Complete)]
     offset: u64,
 }
 
@@ -43,43 +45,59 @@ struct Tail {
 /// assert_eq!((t.dims.as_slice(), t.ggml_type, t.offset), (&[8, 2][..], GgmlType::F16, 64));
 /// ```
 pub fn tensor_info(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, TensorInfo<'_>> {
-    move |input| {
-        let (rest, name) = string(ctx)(input).map_err(within(|| Segment::Field("name")))?;
-        let in_tensor = within(|| Segment::Name(name.to_string()));
-        let (mut rest, n_dims) = ctx
-            .u32(rest, "n_dims")
-            .map_err(within(|| Segment::Field("n_dims")))
+    move |input| locate(input, parse(ctx, input))
+}
+
+/// [`tensor_info`] inside the grammar.
+pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, TensorInfo<'_>> {
+    let (rest, name) = string::parse(ctx, input).map_err(within(|| Segment::Field("name")))?;
+    let in_tensor = within(|| Segment::Name(name.to_string()));
+    let (mut rest, n_dims) = ctx
+        .u32(rest, "n_dims")
+        .map_err(within(|| Segment::Field("n_dims")))
+        .map_err(&in_tensor)?;
+    // Room for no more dims than the input holds: n_dims is untrusted.
+    let room = rest.len() as u64 / ctx.count_width();
+    let mut dims = Vec::with_capacity(u64::from(n_dims).min(room) as usize);
+    for index in 0..n_dims {
+        let (next, dim) = ctx
+            .count(rest, "dim")
+            .map_err(within(|| Segment::Dim(index.into())))
             .map_err(&in_tensor)?;
-        // Room for no more dims than the input holds: n_dims is untrusted.
-        let room = rest.len() as u64 / ctx.count_width();
-        let mut dims = Vec::with_capacity(u64::from(n_dims).min(room) as usize);
-        for index in 0..n_dims {
-            let (next, dim) = ctx
-                .count(rest, "dim")
-                .map_err(within(|| Segment::Dim(index.into())))
-                .map_err(&in_tensor)?;
-            dims.push(dim);
-            rest = next;
-        }
-        let (rest, tail) =
-            complete(rest, "tensor type and offset", Tail::parse(rest, ctx)).map_err(&in_tensor)?;
-        let raw = &input[..input.len() - rest.len()];
-        Ok((
-            rest,
-            TensorInfo {
-                name,
-                dims,
-                ggml_type: GgmlType(tail.ggml_type),
-                offset: tail.offset,
-                raw,
-            },
-        ))
+        dims.push(dim);
+        rest = next;
     }
+    let fields = [("tensor type", 4), ("tensor data offset", 8)];
+    let at_tail = rest.len() as u64;
+    let (rest, tail) = record(rest, &fields, Tail::parse(rest, ctx))
+        .map_err(|e| {
+            e.map(|e| {
+                let field = if e.remaining == at_tail {
+                    "type"
+                } else {
+                    "offset"
+                };
+                e.within(Segment::Field(field))
+            })
+        })
+        .map_err(&in_tensor)?;
+    let raw = &input[..input.len() - rest.len()];
+    Ok((
+        rest,
+        TensorInfo {
+            name,
+            dims,
+            ggml_type: GgmlType(tail.ggml_type),
+            offset: tail.offset,
+            raw,
+        },
+    ))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ErrorKind;
     use crate::grammar::test_bytes::{all_ctx, Enc};
 
     #[test]
@@ -107,10 +125,7 @@ mod tests {
     fn truncated_dims_and_hostile_n_dims_are_located() {
         let ctx = Ctx::V3_LE;
         let bytes = Enc::new(ctx).string(b"w").u32(2).count(8).bytes;
-        let nom::Err::Error(e) = tensor_info(ctx)(&bytes[..bytes.len()]).unwrap_err() else {
-            panic!()
-        };
-        let e = e.located(bytes.len());
+        let e = tensor_info(ctx)(&bytes[..bytes.len()]).unwrap_err();
         assert_eq!(e.path.to_string(), "\"w\".dims[1]");
         assert_eq!(
             (e.offset, e.kind.bytes_needed()),
@@ -118,9 +133,7 @@ mod tests {
         );
 
         let bytes = Enc::new(ctx).string(b"w").u32(u32::MAX).bytes;
-        let nom::Err::Error(e) = tensor_info(ctx)(&bytes).unwrap_err() else {
-            panic!()
-        };
+        let e = tensor_info(ctx)(&bytes).unwrap_err();
         assert_eq!(e.path.to_string(), "\"w\".dims[0]");
     }
 
@@ -135,5 +148,37 @@ mod tests {
             .bytes;
         let (_, t) = tensor_info(ctx)(&bytes).unwrap();
         assert_eq!((t.ggml_type, t.dims.len()), (GgmlType(1000), 0));
+    }
+
+    #[test]
+    fn a_short_tail_names_its_field() {
+        for ctx in all_ctx() {
+            let bytes = Enc::new(ctx).string(b"w").u32(0).u32(1).raw(&[0; 8]).bytes;
+            let tail = bytes.len() - 12;
+            let e = tensor_info(ctx)(&bytes[..tail + 2]).unwrap_err();
+            assert_eq!(
+                (e.offset, e.path.to_string()),
+                (tail as u64, "\"w\".type".into())
+            );
+            assert_eq!(
+                e.kind,
+                ErrorKind::Truncated {
+                    construct: "tensor type",
+                    needed: 10
+                }
+            );
+            let e = tensor_info(ctx)(&bytes[..tail + 5]).unwrap_err();
+            assert_eq!(
+                (e.offset, e.path.to_string()),
+                (tail as u64 + 4, "\"w\".offset".into())
+            );
+            assert_eq!(
+                e.kind,
+                ErrorKind::Truncated {
+                    construct: "tensor data offset",
+                    needed: 7
+                }
+            );
+        }
     }
 }

@@ -6,63 +6,96 @@
 //! once, skipping fixed-size ones by arithmetic) and keeps the element bytes as a borrowed
 //! slice, decoded lazily by [`Array::iter`] in the file's byte order.
 
-use super::string::{string, GgufStr};
-use super::{take_declared, Ctx, Endian, PResult, Version};
-use crate::error::{within, Error, ErrorKind, Segment};
+use nom_derive::{Nom, Parse};
+
+use super::string::{self, GgufStr};
+use super::{count, locate, record, take_declared, Ctx, Endian, PResult, Parsed, Version};
+use crate::error::{within, ErrorKind, Segment, Unlocated};
 
 /// Arrays nested deeper than this are rejected, so that hostile nesting cannot exhaust the
 /// stack. Real files nest at most once; gguf-py's recursion gives out near 1000.
 pub const MAX_NESTING: u32 = 256;
 
-/// The type tag of a value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ValueType {
+/// One row per value type, in tag order: variant, tag, the specification's name, the short
+/// name `gguf edit` takes in `KEY=TYPE:VALUE`, and the size of a value (`None` for strings
+/// and arrays). The enum and every table about value types come from this one list.
+macro_rules! value_types {
+    ($($(#[$doc:meta])* $variant:ident = $tag:literal, $name:literal, $short:literal, $size:expr;)*) => {
+        /// The type tag of a value.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ValueType {
+            $($(#[$doc])* $variant = $tag,)*
+        }
+
+        impl ValueType {
+            /// Every value type, in tag order.
+            pub const ALL: [ValueType; 13] = [$(ValueType::$variant),*];
+
+            /// The specification's name: `uint8`, `int8`, ..., `string`, `array`, `float64`.
+            ///
+            /// ```
+            /// use gguf_grammar::ValueType;
+            /// assert_eq!(ValueType::from_tag(6).map(ValueType::name), Some("float32"));
+            /// ```
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ValueType::$variant => $name,)*
+                }
+            }
+
+            /// The short name `gguf edit --set KEY=TYPE:VALUE` takes: `u8`, `i8`, ..., `f64`,
+            /// `bool`, `string`, `array`.
+            ///
+            /// ```
+            /// use gguf_grammar::ValueType;
+            /// assert_eq!(ValueType::U16.short_name(), "u16");
+            /// ```
+            pub fn short_name(self) -> &'static str {
+                match self {
+                    $(ValueType::$variant => $short,)*
+                }
+            }
+
+            /// Bytes per value for the fixed-size types; `None` for strings and arrays.
+            pub fn fixed_size(self) -> Option<u64> {
+                match self {
+                    $(ValueType::$variant => $size,)*
+                }
+            }
+        }
+    };
+}
+
+value_types! {
     /// 0: unsigned 8-bit integer.
-    U8 = 0,
+    U8 = 0, "uint8", "u8", Some(1);
     /// 1: signed 8-bit integer.
-    I8 = 1,
+    I8 = 1, "int8", "i8", Some(1);
     /// 2: unsigned 16-bit integer.
-    U16 = 2,
+    U16 = 2, "uint16", "u16", Some(2);
     /// 3: signed 16-bit integer.
-    I16 = 3,
+    I16 = 3, "int16", "i16", Some(2);
     /// 4: unsigned 32-bit integer.
-    U32 = 4,
+    U32 = 4, "uint32", "u32", Some(4);
     /// 5: signed 32-bit integer.
-    I32 = 5,
+    I32 = 5, "int32", "i32", Some(4);
     /// 6: IEEE 754 single.
-    F32 = 6,
+    F32 = 6, "float32", "f32", Some(4);
     /// 7: bool, one byte (0 false, 1 true; other bytes are kept as read).
-    Bool = 7,
+    Bool = 7, "bool", "bool", Some(1);
     /// 8: length-prefixed string.
-    String = 8,
+    String = 8, "string", "string", None;
     /// 9: array of values of one type.
-    Array = 9,
+    Array = 9, "array", "array", None;
     /// 10: unsigned 64-bit integer.
-    U64 = 10,
+    U64 = 10, "uint64", "u64", Some(8);
     /// 11: signed 64-bit integer.
-    I64 = 11,
+    I64 = 11, "int64", "i64", Some(8);
     /// 12: IEEE 754 double.
-    F64 = 12,
+    F64 = 12, "float64", "f64", Some(8);
 }
 
 impl ValueType {
-    /// Every value type, in tag order.
-    pub const ALL: [ValueType; 13] = [
-        ValueType::U8,
-        ValueType::I8,
-        ValueType::U16,
-        ValueType::I16,
-        ValueType::U32,
-        ValueType::I32,
-        ValueType::F32,
-        ValueType::Bool,
-        ValueType::String,
-        ValueType::Array,
-        ValueType::U64,
-        ValueType::I64,
-        ValueType::F64,
-    ];
-
     /// The type with tag `tag`, if it is one of the 13.
     pub fn from_tag(tag: u32) -> Option<Self> {
         Self::ALL.get(usize::try_from(tag).ok()?).copied()
@@ -71,41 +104,6 @@ impl ValueType {
     /// The tag stored in the file.
     pub fn tag(self) -> u32 {
         self as u32
-    }
-
-    /// The specification's name: `uint8`, `int8`, ..., `string`, `array`, `float64`.
-    ///
-    /// ```
-    /// use gguf_grammar::ValueType;
-    /// assert_eq!(ValueType::from_tag(6).map(ValueType::name), Some("float32"));
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            ValueType::U8 => "uint8",
-            ValueType::I8 => "int8",
-            ValueType::U16 => "uint16",
-            ValueType::I16 => "int16",
-            ValueType::U32 => "uint32",
-            ValueType::I32 => "int32",
-            ValueType::F32 => "float32",
-            ValueType::Bool => "bool",
-            ValueType::String => "string",
-            ValueType::Array => "array",
-            ValueType::U64 => "uint64",
-            ValueType::I64 => "int64",
-            ValueType::F64 => "float64",
-        }
-    }
-
-    /// Bytes per value for the fixed-size types; `None` for strings and arrays.
-    pub fn fixed_size(self) -> Option<u64> {
-        match self {
-            ValueType::U8 | ValueType::I8 | ValueType::Bool => Some(1),
-            ValueType::U16 | ValueType::I16 => Some(2),
-            ValueType::U32 | ValueType::I32 | ValueType::F32 => Some(4),
-            ValueType::U64 | ValueType::I64 | ValueType::F64 => Some(8),
-            ValueType::String | ValueType::Array => None,
-        }
     }
 
     /// The fewest bytes a value of this type can take (a string's length, an array's tag
@@ -358,17 +356,28 @@ impl<'a> Iterator for ArrayIter<'a> {
 impl ExactSizeIterator for ArrayIter<'_> {}
 
 /// Parses a value type tag.
+///
+/// ```
+/// use gguf_grammar::grammar::{value::value_type, Ctx};
+/// use gguf_grammar::ValueType;
+///
+/// assert_eq!(value_type(Ctx::V3_LE)(b"\x08\0\0\0").unwrap().1, ValueType::String);
+/// assert_eq!(value_type(Ctx::V3_LE)(b"\x08\0").unwrap_err().offset, 0);
+/// ```
 pub fn value_type(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, ValueType> {
-    move |input| {
-        let (rest, tag) = ctx.u32(input, "value type")?;
-        match ValueType::from_tag(tag) {
-            Some(ty) => Ok((rest, ty)),
-            None => Err(nom::Err::Error(Error::at(
-                input,
-                ErrorKind::UnknownValueType { tag },
-            ))),
-        }
-    }
+    move |input| locate(input, parse_type(ctx, input))
+}
+
+/// [`value_type`] inside the grammar.
+pub(crate) fn parse_type(ctx: Ctx, input: &[u8]) -> Parsed<'_, ValueType> {
+    let (rest, tag) = ctx.u32(input, "value type")?;
+    known_type(input, tag).map(|ty| (rest, ty))
+}
+
+/// The value type with tag `tag`, read at the start of `input`.
+fn known_type(input: &[u8], tag: u32) -> Result<ValueType, nom::Err<Unlocated>> {
+    ValueType::from_tag(tag)
+        .ok_or_else(|| nom::Err::Error(Unlocated::at(input, ErrorKind::UnknownValueType { tag })))
 }
 
 /// Parses a value of type `ty` (the tag has been read already).
@@ -380,57 +389,89 @@ pub fn value_type(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, ValueType> {
 /// assert_eq!(value(Ctx::V3_LE, ValueType::I16)(b"\xfe\xff").unwrap().1, Value::I16(-2));
 /// ```
 pub fn value(ctx: Ctx, ty: ValueType) -> impl Fn(&[u8]) -> PResult<'_, Value<'_>> {
-    move |input| element(ctx, ty, 0, input)
+    move |input| locate(input, parse_value(ctx, ty, input))
+}
+
+/// [`value`] inside the grammar.
+pub(crate) fn parse_value(ctx: Ctx, ty: ValueType, input: &[u8]) -> Parsed<'_, Value<'_>> {
+    element(ctx, ty, 0, input)
 }
 
 /// Parses an array (element type, length, elements) nested `depth` arrays deep.
 pub fn array(ctx: Ctx, depth: u32) -> impl Fn(&[u8]) -> PResult<'_, Array<'_>> {
-    move |input| {
-        if depth >= MAX_NESTING {
-            return Err(nom::Err::Error(Error::at(
-                input,
-                ErrorKind::NestingTooDeep { limit: MAX_NESTING },
-            )));
+    move |input| locate(input, parse_array(ctx, depth, input))
+}
+
+/// What precedes an array's elements.
+#[derive(Nom)]
+#[nom(
+    GenericErrors,
+    ExtraArgs(ctx: Ctx),
+    SetEndian(nom::number::Endianness::from(ctx.endian))
+)]
+struct ArrayHeader {
+    #[nom(Complete)]
+    element_type: u32,
+    #[nom(Complete, Parse = "count(ctx)")]
+    len: u64,
+}
+
+/// [`array`] inside the grammar.
+fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
+    if depth >= MAX_NESTING {
+        return Err(nom::Err::Error(Unlocated::at(
+            input,
+            ErrorKind::NestingTooDeep { limit: MAX_NESTING },
+        )));
+    }
+    let in_element_type = within(|| Segment::Field("element_type"));
+    let fields = [("value type", 4), ("array length", ctx.count_width())];
+    let (body, header) = record(input, &fields, ArrayHeader::parse(input, ctx)).map_err(|e| {
+        let at_element_type = matches!(&e, nom::Err::Error(e) if e.remaining == input.len() as u64);
+        if at_element_type {
+            in_element_type(e)
+        } else {
+            e
         }
-        let (at_len, element_type) =
-            value_type(ctx)(input).map_err(within(|| Segment::Field("element_type")))?;
-        let (body, len) = ctx.count(at_len, "array length")?;
-        let declared = |needed: u64| {
-            nom::Err::Error(Error::at(
-                at_len,
-                ErrorKind::LengthPastEnd {
-                    construct: "array",
-                    declared: len,
-                    available: body.len() as u64,
-                    needed,
-                },
-            ))
-        };
-        // Every element takes at least min_size bytes: a count the input cannot hold is
-        // rejected before any element is walked.
-        let min_bytes = len.saturating_mul(element_type.min_size(ctx));
-        if min_bytes > body.len() as u64 {
-            return Err(declared(min_bytes - body.len() as u64));
-        }
-        let elements_len = match element_type.fixed_size() {
-            Some(size) => len * size,
-            None => {
-                let walked = walk_elements(ctx, element_type, depth, body, len)?;
-                (body.len() - walked.len()) as u64
-            }
-        };
-        let (rest, elements) = take_declared(body, elements_len, len, "array", at_len)?;
-        Ok((
-            rest,
-            Array {
-                ctx,
-                element_type,
-                len,
-                depth,
-                elements,
+    })?;
+    let element_type = known_type(input, header.element_type).map_err(in_element_type)?;
+    let len = header.len;
+    let at_len = &input[4..];
+    let declared = |needed: u64| {
+        nom::Err::Error(Unlocated::at(
+            at_len,
+            ErrorKind::LengthPastEnd {
+                construct: "array",
+                declared: len,
+                available: body.len() as u64,
+                needed,
             },
         ))
+    };
+    // Every element takes at least min_size bytes: a count the input cannot hold is
+    // rejected before any element is walked.
+    let min_bytes = len.saturating_mul(element_type.min_size(ctx));
+    if min_bytes > body.len() as u64 {
+        return Err(declared(min_bytes - body.len() as u64));
     }
+    let elements_len = match element_type.fixed_size() {
+        Some(size) => len * size,
+        None => {
+            let walked = walk_elements(ctx, element_type, depth, body, len)?;
+            (body.len() - walked.len()) as u64
+        }
+    };
+    let (rest, elements) = take_declared(body, elements_len, len, "array", at_len)?;
+    Ok((
+        rest,
+        Array {
+            ctx,
+            element_type,
+            len,
+            depth,
+            elements,
+        },
+    ))
 }
 
 /// Steps over `len` string or array elements, returning what follows them.
@@ -440,7 +481,7 @@ fn walk_elements(
     depth: u32,
     input: &[u8],
     len: u64,
-) -> Result<&[u8], nom::Err<Error>> {
+) -> Result<&[u8], nom::Err<Unlocated>> {
     // Strings take the fast loop; where it stops early, the element-by-element walk
     // below resumes to report the exact error.
     let (mut input, walked) = match ty {
@@ -449,8 +490,8 @@ fn walk_elements(
     };
     for index in walked..len {
         input = match ty {
-            ValueType::String => string(ctx)(input).map(|(rest, _)| rest),
-            _ => array(ctx, depth + 1)(input).map(|(rest, _)| rest),
+            ValueType::String => string::parse(ctx, input).map(|(rest, _)| rest),
+            _ => parse_array(ctx, depth + 1, input).map(|(rest, _)| rest),
         }
         .map_err(|e| {
             let after = (len - index - 1).saturating_mul(ty.min_size(ctx));
@@ -491,7 +532,7 @@ fn skip_loop<const N: usize>(
 }
 
 /// One value of type `ty`; an array value gets nesting depth `depth`.
-fn element(ctx: Ctx, ty: ValueType, depth: u32, input: &[u8]) -> PResult<'_, Value<'_>> {
+fn element(ctx: Ctx, ty: ValueType, depth: u32, input: &[u8]) -> Parsed<'_, Value<'_>> {
     let what = ty.name();
     Ok(match ty {
         ValueType::U8 => ctx.u8(input, what).map(|(r, v)| (r, Value::U8(v)))?,
@@ -502,8 +543,8 @@ fn element(ctx: Ctx, ty: ValueType, depth: u32, input: &[u8]) -> PResult<'_, Val
         ValueType::I32 => ctx.i32(input, what).map(|(r, v)| (r, Value::I32(v)))?,
         ValueType::F32 => ctx.f32(input, what).map(|(r, v)| (r, Value::F32(v)))?,
         ValueType::Bool => ctx.u8(input, what).map(|(r, v)| (r, Value::Bool(v)))?,
-        ValueType::String => string(ctx)(input).map(|(r, s)| (r, Value::String(s)))?,
-        ValueType::Array => array(ctx, depth)(input).map(|(r, a)| (r, Value::Array(a)))?,
+        ValueType::String => string::parse(ctx, input).map(|(r, s)| (r, Value::String(s)))?,
+        ValueType::Array => parse_array(ctx, depth, input).map(|(r, a)| (r, Value::Array(a)))?,
         ValueType::U64 => ctx.u64(input, what).map(|(r, v)| (r, Value::U64(v)))?,
         ValueType::I64 => ctx.i64(input, what).map(|(r, v)| (r, Value::I64(v)))?,
         ValueType::F64 => ctx.f64(input, what).map(|(r, v)| (r, Value::F64(v)))?,
@@ -521,9 +562,9 @@ mod tests {
         v
     }
 
-    fn error(result: PResult<'_, impl std::fmt::Debug>, input_len: usize) -> Error {
+    fn error(result: PResult<'_, impl std::fmt::Debug>, _input_len: usize) -> crate::Error {
         match result {
-            Err(nom::Err::Error(e)) => e.located(input_len),
+            Err(e) => e,
             other => panic!("expected an error, got {other:?}"),
         }
     }
@@ -640,6 +681,33 @@ mod tests {
             (e.kind, e.offset),
             (ErrorKind::UnknownValueType { tag: 13 }, 0)
         );
+    }
+
+    #[test]
+    fn a_short_array_header_names_its_field() {
+        for ctx in all_ctx() {
+            let bytes = Enc::new(ctx).u32(ValueType::U8.tag()).count(0).bytes;
+            let width = ctx.count_width() as usize;
+            // Cut inside the element type, then inside the length: each at its own offset.
+            let e = error(array(ctx, 0)(&bytes[..3]), 3);
+            assert_eq!((e.offset, e.path.to_string()), (0, ".element_type".into()));
+            assert_eq!(
+                e.kind,
+                ErrorKind::Truncated {
+                    construct: "value type",
+                    needed: 1 + width as u64
+                }
+            );
+            let e = error(array(ctx, 0)(&bytes[..5]), 5);
+            assert_eq!((e.offset, e.path.to_string()), (4, String::new()));
+            assert_eq!(
+                e.kind,
+                ErrorKind::Truncated {
+                    construct: "array length",
+                    needed: width as u64 - 1
+                }
+            );
+        }
     }
 
     #[test]

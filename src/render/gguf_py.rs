@@ -52,7 +52,12 @@ pub fn write(gguf: &Gguf<'_>, filename: &str, out: &mut impl Write) -> io::Resul
     write!(out, ", \"endian\": \"{endian}\", \"metadata\": {{")?;
     let width = gguf.header.ctx.count_width();
     let header = [
-        ("GGUF.version", "UINT32", 4, u64::from(gguf.version())),
+        (
+            "GGUF.version",
+            "UINT32",
+            4,
+            u64::from(gguf.version().number()),
+        ),
         ("GGUF.tensor_count", "UINT64", 8, gguf.header.tensor_count),
         ("GGUF.kv_count", "UINT64", 8 + width, gguf.header.kv_count),
     ];

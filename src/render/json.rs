@@ -38,7 +38,7 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
     write!(
         out,
         "{{\"version\": {}, \"endian\": \"{}\", \"alignment\": {}, \"tensor_data_offset\": {}, \"file_size\": {},\n \"metadata\": [",
-        gguf.version(),
+        gguf.version().number(),
         gguf.endian().name(),
         gguf.alignment,
         gguf.tensor_data_offset,

@@ -24,7 +24,7 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
     writeln!(
         out,
         "GGUF v{}, {} endian, {} bytes; alignment {}, tensor data at {}",
-        gguf.version(),
+        gguf.version().number(),
         gguf.endian().name(),
         file_size,
         gguf.alignment,

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::{Diagnostic, Reference, Severity};
-use crate::error::{Path, Segment};
+use crate::error::{ConstructPath as Path, Segment};
 use crate::grammar::align_up;
 use crate::grammar::value::{Array, Value, ValueType};
 use crate::{Endian, GgmlType, Gguf, GgufStr, TypeStatus, Version};
@@ -63,7 +63,7 @@ const SPEC_MAX_KEY: usize = 65535;
 /// ggml's `GGML_MAX_DIMS` and the specification's "currently at most 4".
 const MAX_DIMS: usize = 4;
 /// The key that sets the alignment.
-const ALIGNMENT_KEY: &[u8] = b"general.alignment";
+const ALIGNMENT_KEY: &[u8] = crate::ALIGNMENT_KEY.as_bytes();
 /// Field names gguf-py's reader puts before the file's own key/values.
 const GGUF_PY_SYNTHETIC: [&[u8]; 3] = [b"GGUF.version", b"GGUF.tensor_count", b"GGUF.kv_count"];
 
@@ -116,12 +116,12 @@ fn exact_elements(dims: &[u64]) -> u128 {
 /// `general.alignment` followed by a NUL byte and more counts; a u32 power of two, else 32
 /// (any other value makes ggml reject the file).
 pub(crate) fn ggml_alignment(gguf: &Gguf<'_>) -> u64 {
-    ggml_alignment_kv(gguf)
-        .and_then(|i| match gguf.kvs[i].value {
-            Value::U32(n) if n.is_power_of_two() => Some(u64::from(n)),
+    crate::alignment(
+        ggml_alignment_kv(gguf).and_then(|i| match gguf.kvs[i].value {
+            Value::U32(n) if n.is_power_of_two() => Some(n),
             _ => None,
-        })
-        .unwrap_or(crate::grammar::file::DEFAULT_ALIGNMENT)
+        }),
+    )
 }
 
 fn ggml_alignment_kv(gguf: &Gguf<'_>) -> Option<usize> {
@@ -217,7 +217,7 @@ impl<'a> Checker<'_, 'a> {
                 path(),
                 format!(
                     "big-endian file: ggml on a little-endian host reads the version as {:#x} and rejects it",
-                    self.gguf.version().swap_bytes()
+                    self.gguf.version().number().swap_bytes()
                 ),
             );
         }

@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use crate::error::Path;
+use crate::error::ConstructPath;
 
 /// A reference whose accept/reject verdict the diagnostics model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -71,7 +71,7 @@ pub struct Diagnostic {
     /// Byte range of what the diagnostic is about, when it has one.
     pub span: Option<Range<u64>>,
     /// The construct it is about, e.g. `kv[3] "general.alignment"`.
-    pub path: Path,
+    pub path: ConstructPath,
     /// What is wrong, in a sentence.
     pub message: String,
     /// The references that reject a file for this (empty: none do).

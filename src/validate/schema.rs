@@ -1,7 +1,7 @@
 //! LLaMA-family schema checks: is a file really a model of its architecture, and is it
 //! self-consistent? Judged from the metadata alone; tensor data is never touched.
 //!
-//! [`check`] applies, in this order:
+//! [`check_model`] applies, in this order:
 //!
 //! 1. **Keys** (`schema-key-missing`, `schema-key-type`): the `general.*` and `tokenizer.*` keys
 //!    every file may have must have their types; an architecture in [`ARCHITECTURES`] adds its
@@ -31,10 +31,13 @@
 //!
 //! let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
 //! let gguf = Gguf::parse(&bytes).unwrap();
-//! assert!(schema::check(&gguf).is_empty());
+//! assert!(schema::check_model(&gguf).is_empty());
 //!
-//! let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-bpe.gguf").unwrap();
-//! let found = schema::check(&Gguf::parse(&bytes).unwrap());
+//! // The same model without its tensors: a vocabulary-only file.
+//! let mut vocab_only = gguf_grammar::write::GgufBuilder::from_gguf(&gguf);
+//! vocab_only.tensors.clear();
+//! let bytes = vocab_only.build().unwrap();
+//! let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
 //! assert_eq!(found.iter().map(|d| d.code).collect::<Vec<_>>(), ["schema-vocab-only"]);
 //! ```
 
@@ -46,15 +49,16 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use super::{Diagnostic, Severity};
-use crate::error::{Path, Segment};
+use crate::error::{ConstructPath, Segment};
 use crate::grammar::value::{Array, Value, ValueType};
+use crate::summary::{count, Hparams};
 use crate::{Gguf, Kv};
 
 /// Missing tensors reported one by one; the rest are counted in one more diagnostic.
 pub const MISSING_SHOWN: u64 = 16;
 
 /// The schema diagnostics about `gguf`, in the order of the module documentation.
-pub fn check(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
+pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     let mut c = Checker {
         gguf,
         out: Vec::new(),
@@ -83,7 +87,7 @@ pub fn check(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
             code: "schema-vocab-only",
             severity: Severity::Note,
             span: None,
-            path: Path::default(),
+            path: ConstructPath::default(),
             message: "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)"
                 .into(),
             rejected_by: &[],
@@ -100,27 +104,16 @@ pub fn check(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 /// ```
 /// use gguf_grammar::{validate::schema, Gguf};
 ///
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-spm.gguf").unwrap();
-/// assert!(schema::accepts(&schema::check(&Gguf::parse(&bytes).unwrap()))); // a note only
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+/// let mut gguf = Gguf::parse(&bytes).unwrap();
+/// assert!(schema::accepts_model(&schema::check_model(&gguf)));
+/// gguf.tensors.clear(); // vocabulary only: a note, not an error
+/// assert!(schema::accepts_model(&schema::check_model(&gguf)));
 /// ```
-pub fn accepts(diagnostics: &[Diagnostic]) -> bool {
+pub fn accepts_model(diagnostics: &[Diagnostic]) -> bool {
     !diagnostics
         .iter()
         .any(|d| d.code.starts_with("schema-") && d.severity == Severity::Error)
-}
-
-/// A non-negative integer of any type, widened to u64.
-///
-/// ```
-/// use gguf_grammar::{validate::schema::count, Value};
-/// assert_eq!(count(Value::I32(7)), Some(7));
-/// assert_eq!(count(Value::I8(-1)), None);
-/// assert_eq!(count(Value::F32(7.0)), None);
-/// ```
-pub fn count(value: Value<'_>) -> Option<u64> {
-    value
-        .as_u64()
-        .or_else(|| value.as_i64().and_then(|v| u64::try_from(v).ok()))
 }
 
 /// Whether `value` has type `ty`; for a count that is an integer, whether it is non-negative.
@@ -159,82 +152,6 @@ fn describe(value: Value<'_>) -> String {
             format!("{} {}", v.value_type(), v.as_i64().unwrap_or(0))
         }
         v => v.value_type().to_string(),
-    }
-}
-
-/// A model's hyperparameters as its keys state them: `None` where a key is absent or is not
-/// a non-negative integer. Read for any architecture (the key names are the LLaMA ones).
-///
-/// ```
-/// use gguf_grammar::{validate::schema::Hparams, Gguf};
-///
-/// let bytes = std::fs::read("tests/corpus/ggml-vocab-llama-bpe.gguf").unwrap();
-/// let hp = Hparams::read(&Gguf::parse(&bytes).unwrap());
-/// assert_eq!((hp.architecture, hp.head_count, hp.head_count_kv), (Some("llama"), Some(32), Some(8)));
-/// assert_eq!(hp.n_vocab(), Some(128256));
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Hparams<'a> {
-    /// `general.architecture`.
-    pub architecture: Option<&'a str>,
-    /// `{arch}.context_length`.
-    pub context_length: Option<u64>,
-    /// `{arch}.embedding_length` (`n_embd`).
-    pub embedding_length: Option<u64>,
-    /// `{arch}.block_count` (`n_layer`).
-    pub block_count: Option<u64>,
-    /// `{arch}.feed_forward_length` (`n_ff`).
-    pub feed_forward_length: Option<u64>,
-    /// `{arch}.attention.head_count` (`n_head`).
-    pub head_count: Option<u64>,
-    /// `{arch}.attention.head_count_kv` (`n_head_kv`; llama.cpp defaults it to `n_head`).
-    pub head_count_kv: Option<u64>,
-    /// `{arch}.attention.key_length` (`n_embd_head_k`; default `n_embd / n_head`).
-    pub key_length: Option<u64>,
-    /// `{arch}.attention.value_length` (`n_embd_head_v`; default `n_embd / n_head`).
-    pub value_length: Option<u64>,
-    /// `{arch}.rope.dimension_count` (`n_rot`; default `n_embd_head_k`).
-    pub rope_dimension_count: Option<u64>,
-    /// `{arch}.vocab_size`.
-    pub vocab_size: Option<u64>,
-    /// `{arch}.expert_count`.
-    pub expert_count: Option<u64>,
-    /// `{arch}.expert_used_count`.
-    pub expert_used_count: Option<u64>,
-    /// The length of `tokenizer.ggml.tokens`, when it is an array.
-    pub n_tokens: Option<u64>,
-}
-
-impl<'a> Hparams<'a> {
-    /// Reads the hyperparameters of `gguf`'s architecture.
-    pub fn read(gguf: &Gguf<'a>) -> Self {
-        let architecture = gguf.get("general.architecture").and_then(|v| v.as_str());
-        let arch = architecture.unwrap_or("");
-        let get = |suffix: &str| gguf.get(&format!("{arch}.{suffix}")).and_then(count);
-        Hparams {
-            architecture,
-            context_length: get("context_length"),
-            embedding_length: get("embedding_length"),
-            block_count: get("block_count"),
-            feed_forward_length: get("feed_forward_length"),
-            head_count: get("attention.head_count"),
-            head_count_kv: get("attention.head_count_kv"),
-            key_length: get("attention.key_length"),
-            value_length: get("attention.value_length"),
-            rope_dimension_count: get("rope.dimension_count"),
-            vocab_size: get("vocab_size"),
-            expert_count: get("expert_count"),
-            expert_used_count: get("expert_used_count"),
-            n_tokens: gguf
-                .get("tokenizer.ggml.tokens")
-                .and_then(|v| v.as_array())
-                .map(|a| a.len()),
-        }
-    }
-
-    /// The vocabulary size: the number of tokens, else `{arch}.vocab_size`.
-    pub fn n_vocab(&self) -> Option<u64> {
-        self.n_tokens.or(self.vocab_size)
     }
 }
 
@@ -299,7 +216,7 @@ impl<'a> Checker<'_, 'a> {
         code: &'static str,
         severity: Severity,
         span: Option<Range<u64>>,
-        path: Path,
+        path: ConstructPath,
         message: String,
     ) {
         self.out.push(Diagnostic {
@@ -317,9 +234,9 @@ impl<'a> Checker<'_, 'a> {
         let (span, path) = match self.find(key) {
             Some((i, pair)) => (
                 self.span(pair.raw),
-                Path(vec![Segment::Kv(i as u64), Segment::Name(key.into())]),
+                ConstructPath(vec![Segment::Kv(i as u64), Segment::Name(key.into())]),
             ),
-            None => (None, Path(vec![Segment::Name(key.into())])),
+            None => (None, ConstructPath(vec![Segment::Name(key.into())])),
         };
         self.push(code, severity, span, path, message);
     }
@@ -464,7 +381,7 @@ impl<'a> Checker<'_, 'a> {
             let at = s + first as u64 * width;
             at..at + width
         });
-        let path = Path(vec![
+        let path = ConstructPath(vec![
             Segment::Kv(i as u64),
             Segment::Name(key.into()),
             Segment::Element(first as u64),
@@ -613,7 +530,7 @@ impl<'a> Checker<'_, 'a> {
         let Some(n_layer) = hp.block_count else {
             return;
         };
-        let specs: Vec<&TensorSpec> = arch
+        let specs: Vec<&ExpectedTensor> = arch
             .tensors
             .iter()
             .flat_map(|group| group.iter())
@@ -634,7 +551,7 @@ impl<'a> Checker<'_, 'a> {
                 Scope::Global
             };
             let spec = specs.iter().find(|s| s.scope == scope && s.name == rest);
-            let path = Path(vec![
+            let path = ConstructPath(vec![
                 Segment::Tensor(i as u64),
                 Segment::Name(info.name.to_string()),
             ]);
@@ -676,7 +593,7 @@ impl<'a> Checker<'_, 'a> {
 
     /// Step 5, required tensors that are absent: the first [`MISSING_SHOWN`] one by one, the
     /// rest counted (a hostile block count cannot make this loop long or the output large).
-    fn missing(&mut self, specs: &[&TensorSpec], n_layer: u64, present: &HashSet<(u64, &str)>) {
+    fn missing(&mut self, specs: &[&ExpectedTensor], n_layer: u64, present: &HashSet<(u64, &str)>) {
         let required = |scope| specs.iter().filter(move |s| s.required && s.scope == scope);
         let per_block = required(Scope::Block).count() as u128;
         let expected = required(Scope::Global).count() as u128 + per_block * u128::from(n_layer);
@@ -710,7 +627,7 @@ impl<'a> Checker<'_, 'a> {
                     "schema-tensor-missing",
                     Severity::Error,
                     None,
-                    Path(vec![Segment::Name(full)]),
+                    ConstructPath(vec![Segment::Name(full)]),
                     "required tensor is missing".into(),
                 );
                 shown += 1;
@@ -721,7 +638,7 @@ impl<'a> Checker<'_, 'a> {
                 "schema-tensor-missing",
                 Severity::Error,
                 None,
-                Path::default(),
+                ConstructPath::default(),
                 format!(
                     "{} more required tensors are missing",
                     total - u128::from(shown)

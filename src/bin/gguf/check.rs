@@ -76,14 +76,14 @@ fn check(files: &[PathBuf], profile: Profile, json: bool, schema: bool) -> ExitC
             Ok(gguf) => {
                 let mut found = validate::check(&gguf, file.bytes().len() as u64, profile);
                 if schema {
-                    found.extend(validate::schema::check(&gguf));
+                    found.extend(validate::schema::check_model(&gguf));
                 }
                 found
             }
             Err(e) => vec![validate::parse_failure(&e)],
         };
-        let accepted =
-            validate::accepts(&diagnostics, profile) && validate::schema::accepts(&diagnostics);
+        let accepted = validate::accepts(&diagnostics, profile)
+            && validate::schema::accepts_model(&diagnostics);
         rejected |= !accepted;
         written = written.and_then(|()| {
             if json {

@@ -247,7 +247,7 @@ pub enum When {
 
 /// A tensor a model may or must have.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TensorSpec {
+pub struct ExpectedTensor {
     /// The name (after `blk.N.` for block tensors).
     pub name: &'static str,
     /// Global or per block.
@@ -266,8 +266,8 @@ const fn tensor(
     shape: &'static [Dim],
     required: bool,
     when: When,
-) -> TensorSpec {
-    TensorSpec {
+) -> ExpectedTensor {
+    ExpectedTensor {
         name,
         scope,
         shape,
@@ -281,7 +281,7 @@ use Scope::{Block, Global};
 use When::{Always, Dense};
 
 /// The tensors of a LLaMA-layout model (`output.weight` is absent when the embeddings are tied).
-pub const LLAMA_TENSORS: &[TensorSpec] = &[
+pub const LLAMA_TENSORS: &[ExpectedTensor] = &[
     tensor("token_embd.weight", Global, &[Embd, Vocab], true, Always),
     tensor("output_norm.weight", Global, &[Embd], true, Always),
     tensor("output.weight", Global, &[Embd, Vocab], false, Always),
@@ -325,7 +325,7 @@ pub const LLAMA_TENSORS: &[TensorSpec] = &[
 ];
 
 /// Tensors llama.cpp's llama loader also accepts: rotary frequency factors and biases.
-pub const LLAMA_OPTIONAL_TENSORS: &[TensorSpec] = &[
+pub const LLAMA_OPTIONAL_TENSORS: &[ExpectedTensor] = &[
     tensor("rope_freqs.weight", Global, &[RotHalf], false, Always),
     tensor("attn_q.bias", Block, &[Embd], false, Always),
     tensor("attn_k.bias", Block, &[K], false, Always),
@@ -337,7 +337,7 @@ pub const LLAMA_OPTIONAL_TENSORS: &[TensorSpec] = &[
 ];
 
 /// Qwen2's attention biases, which it requires.
-pub const QWEN2_TENSORS: &[TensorSpec] = &[
+pub const QWEN2_TENSORS: &[ExpectedTensor] = &[
     tensor("attn_q.bias", Block, &[Embd], true, Always),
     tensor("attn_k.bias", Block, &[K], true, Always),
     tensor("attn_v.bias", Block, &[V], true, Always),
@@ -362,7 +362,7 @@ pub struct Architecture {
     /// Its keys, in groups.
     pub keys: &'static [&'static [KeySpec]],
     /// Its tensors, in groups.
-    pub tensors: &'static [&'static [TensorSpec]],
+    pub tensors: &'static [&'static [ExpectedTensor]],
     /// Whether its blocks use experts.
     pub experts: ExpertUse,
 }

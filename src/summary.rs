@@ -1,0 +1,210 @@
+//! The figures people ask of a model first, computed from the metadata and the tensor
+//! descriptors only: hyperparameters ([`Hparams`]), parameter count, size label, bits per
+//! weight ([`Summary`]). [`crate::render::summary`] prints them; [`crate::validate::schema`]
+//! checks the hyperparameters.
+//!
+//! The parameter count is the sum of the tensors' element counts, bits per weight the
+//! tensors' byte sizes (from the ggml type table) over that count.
+
+use crate::grammar::value::Value;
+use crate::{GgmlType, Gguf};
+
+/// A non-negative integer of any type, widened to u64.
+///
+/// ```
+/// use gguf_grammar::{summary::count, Value};
+/// assert_eq!(count(Value::I32(7)), Some(7));
+/// assert_eq!(count(Value::I8(-1)), None);
+/// assert_eq!(count(Value::F32(7.0)), None);
+/// ```
+pub fn count(value: Value<'_>) -> Option<u64> {
+    value
+        .as_u64()
+        .or_else(|| value.as_i64().and_then(|v| u64::try_from(v).ok()))
+}
+
+/// A model's hyperparameters as its keys state them: `None` where a key is absent or is not
+/// a non-negative integer. Read for any architecture (the key names are the LLaMA ones).
+///
+/// ```
+/// use gguf_grammar::{summary::Hparams, Gguf};
+///
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+/// let hp = Hparams::read(&Gguf::parse(&bytes).unwrap());
+/// assert_eq!((hp.architecture, hp.head_count, hp.head_count_kv), (Some("llama"), Some(4), Some(2)));
+/// assert_eq!(hp.n_vocab(), Some(8));
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Hparams<'a> {
+    /// `general.architecture`.
+    pub architecture: Option<&'a str>,
+    /// `{arch}.context_length`.
+    pub context_length: Option<u64>,
+    /// `{arch}.embedding_length` (`n_embd`).
+    pub embedding_length: Option<u64>,
+    /// `{arch}.block_count` (`n_layer`).
+    pub block_count: Option<u64>,
+    /// `{arch}.feed_forward_length` (`n_ff`).
+    pub feed_forward_length: Option<u64>,
+    /// `{arch}.attention.head_count` (`n_head`).
+    pub head_count: Option<u64>,
+    /// `{arch}.attention.head_count_kv` (`n_head_kv`; llama.cpp defaults it to `n_head`).
+    pub head_count_kv: Option<u64>,
+    /// `{arch}.attention.key_length` (`n_embd_head_k`; default `n_embd / n_head`).
+    pub key_length: Option<u64>,
+    /// `{arch}.attention.value_length` (`n_embd_head_v`; default `n_embd / n_head`).
+    pub value_length: Option<u64>,
+    /// `{arch}.rope.dimension_count` (`n_rot`; default `n_embd_head_k`).
+    pub rope_dimension_count: Option<u64>,
+    /// `{arch}.vocab_size`.
+    pub vocab_size: Option<u64>,
+    /// `{arch}.expert_count`.
+    pub expert_count: Option<u64>,
+    /// `{arch}.expert_used_count`.
+    pub expert_used_count: Option<u64>,
+    /// The length of `tokenizer.ggml.tokens`, when it is an array.
+    pub n_tokens: Option<u64>,
+}
+
+impl<'a> Hparams<'a> {
+    /// Reads the hyperparameters of `gguf`'s architecture.
+    pub fn read(gguf: &Gguf<'a>) -> Self {
+        let architecture = gguf.get("general.architecture").and_then(|v| v.as_str());
+        let arch = architecture.unwrap_or("");
+        let get = |suffix: &str| gguf.get(&format!("{arch}.{suffix}")).and_then(count);
+        Hparams {
+            architecture,
+            context_length: get("context_length"),
+            embedding_length: get("embedding_length"),
+            block_count: get("block_count"),
+            feed_forward_length: get("feed_forward_length"),
+            head_count: get("attention.head_count"),
+            head_count_kv: get("attention.head_count_kv"),
+            key_length: get("attention.key_length"),
+            value_length: get("attention.value_length"),
+            rope_dimension_count: get("rope.dimension_count"),
+            vocab_size: get("vocab_size"),
+            expert_count: get("expert_count"),
+            expert_used_count: get("expert_used_count"),
+            n_tokens: gguf
+                .get("tokenizer.ggml.tokens")
+                .and_then(|v| v.as_array())
+                .map(|a| a.len()),
+        }
+    }
+
+    /// The vocabulary size: the number of tokens, else `{arch}.vocab_size`.
+    pub fn n_vocab(&self) -> Option<u64> {
+        self.n_tokens.or(self.vocab_size)
+    }
+}
+
+/// What the summary shows, computed from a parsed file.
+///
+/// ```
+/// use gguf_grammar::{summary::Summary, Gguf, GgmlType};
+///
+/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+/// let s = Summary::of(&Gguf::parse(&bytes).unwrap());
+/// assert_eq!(s.hparams.block_count, Some(1));
+/// // token_embd and output 32 x 8, three norms of 32, q and o 32 x 32, k and v 32 x 16,
+/// // gate, up and down 32 x 64.
+/// assert_eq!(s.parameters, Some(2 * 256 + 3 * 32 + 2 * 1024 + 2 * 512 + 3 * 2048)); // 9824
+/// assert_eq!(s.tensor_types, [(GgmlType::F16, 9), (GgmlType::F32, 3)]);
+/// assert_eq!(s.tensor_bytes, Some((9824 - 96) * 2 + 96 * 4));
+/// assert_eq!(s.bits_per_weight(), Some(19840.0 * 8.0 / 9824.0));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary<'a> {
+    /// The hyperparameters (architecture, context, layers, heads, vocabulary...).
+    pub hparams: Hparams<'a>,
+    /// `general.name`.
+    pub name: Option<&'a str>,
+    /// `general.size_label`.
+    pub size_label: Option<&'a str>,
+    /// `general.file_type`.
+    pub file_type: Option<u64>,
+    /// Number of tensors.
+    pub tensors: usize,
+    /// The sum of the tensors' element counts (`None` if it overflows).
+    pub parameters: Option<u128>,
+    /// The sum of the tensors' data sizes (`None` if a tensor's size is unknown).
+    pub tensor_bytes: Option<u128>,
+    /// How many tensors have each ggml type, most frequent first.
+    pub tensor_types: Vec<(GgmlType, usize)>,
+}
+
+impl<'a> Summary<'a> {
+    /// Summarises `gguf`.
+    pub fn of(gguf: &Gguf<'a>) -> Self {
+        let text = |key: &str| gguf.get(key).and_then(|v| v.as_str());
+        let elements = |dims: &[u64]| {
+            dims.iter()
+                .try_fold(1u128, |n, &d| n.checked_mul(u128::from(d)))
+        };
+        let parameters = gguf
+            .tensors
+            .iter()
+            .try_fold(0u128, |sum, t| sum.checked_add(elements(&t.info.dims)?));
+        let tensor_bytes = gguf
+            .tensors
+            .iter()
+            .try_fold(0u128, |sum, t| sum.checked_add(u128::from(t.n_bytes?)));
+        let mut tensor_types: Vec<(GgmlType, usize)> = Vec::new();
+        for t in &gguf.tensors {
+            match tensor_types
+                .iter_mut()
+                .find(|(ty, _)| *ty == t.info.ggml_type)
+            {
+                Some((_, n)) => *n += 1,
+                None => tensor_types.push((t.info.ggml_type, 1)),
+            }
+        }
+        tensor_types.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Summary {
+            hparams: Hparams::read(gguf),
+            name: text("general.name"),
+            size_label: text("general.size_label"),
+            file_type: gguf.get("general.file_type").and_then(count),
+            tensors: gguf.tensors.len(),
+            parameters,
+            tensor_bytes,
+            tensor_types,
+        }
+    }
+
+    /// Bits of tensor data per parameter, when there are parameters and every size is known.
+    pub fn bits_per_weight(&self) -> Option<f64> {
+        let params = self.parameters.filter(|&n| n > 0)?;
+        Some(self.tensor_bytes? as f64 * 8.0 / params as f64)
+    }
+}
+
+/// A parameter count in gguf-py's size-label notation (`model_weight_count_rounded_notation`):
+/// K, M, B or T with at least two significant digits.
+///
+/// ```
+/// use gguf_grammar::summary::size_label;
+/// assert_eq!(size_label(134_515_008), "135M");
+/// assert_eq!(size_label(8_030_261_248), "8.0B");
+/// assert_eq!(size_label(9_728), "10K");
+/// assert_eq!(size_label(999), "1.0K");
+/// assert_eq!(size_label(1_000_000), "1000K"); // "> 1e6" for M, as gguf-py has it
+/// ```
+pub fn size_label(parameters: u128) -> String {
+    let n = parameters as f64;
+    let (scaled, suffix) = if n > 1e12 {
+        (n * 1e-12, "T")
+    } else if n > 1e9 {
+        (n * 1e-9, "B")
+    } else if n > 1e6 {
+        (n * 1e-6, "M")
+    } else {
+        (n * 1e-3, "K")
+    };
+    // Python's round() rounds half to even.
+    let digits = format!("{:.0}", scaled.round_ties_even());
+    let digits = digits.trim_start_matches('0').len();
+    let fraction = 2usize.saturating_sub(digits);
+    format!("{scaled:.fraction$}{suffix}")
+}
