@@ -16,7 +16,7 @@ use std::io::{self, Write};
 use super::escape::Terminal;
 use super::json;
 use crate::document::Gguf;
-use crate::error::{Path, Segment};
+use crate::error::{ConstructPath as Path, Segment};
 use crate::grammar::string::GgufStr;
 use crate::grammar::value::{Array, Value};
 use crate::grammar::Ctx;
@@ -155,7 +155,7 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
         let _ = write!(
             self.note,
             "GGUF v{}, {} endian, {} tensors, {} key/values",
-            gguf.version(),
+            gguf.version().number(),
             gguf.endian().name(),
             header.tensor_count,
             header.kv_count
@@ -177,7 +177,11 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
             4,
             1,
             "version",
-            format_args!("{} ({} endian)", gguf.version(), gguf.endian().name()),
+            format_args!(
+                "{} ({} endian)",
+                gguf.version().number(),
+                gguf.endian().name()
+            ),
         )?;
         let counts = [
             ("header.tensor_count", header.tensor_count),
