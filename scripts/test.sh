@@ -26,3 +26,5 @@ step "Kaitai grammar (Python and JavaScript) vs gguf dump --json"
 bash scripts/grammar-check.sh
 step "gguf edit against gguf-py"
 bash scripts/check-edit.sh
+step "gguf fixtures: deterministic, schema-valid, read and dequantised by gguf-py as documented"
+bash scripts/check-fixtures.sh

@@ -39,6 +39,7 @@
 mod document;
 pub mod edit;
 pub mod error;
+pub mod fixtures;
 pub mod ggml_type;
 pub mod grammar;
 pub mod render;

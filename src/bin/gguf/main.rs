@@ -7,9 +7,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod atomic;
 mod check;
 mod dump;
 mod edit;
+mod fixtures;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -39,6 +41,10 @@ enum Command {
     /// The output is written to a temporary file in the destination's folder, checked, and
     /// renamed into place: a failure never leaves a damaged or half-written file.
     Edit(edit::Args),
+    /// Write deterministic sample files (a minimal llama, a tiny Llama 3 with f32, f16, q8_0
+    /// and q4_K tensors, a truncated header) with SHA256SUMS and manifest.json (each file's
+    /// expected verdict per profile): the same bytes on every run.
+    Fixtures(fixtures::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -71,5 +77,6 @@ fn main() -> ExitCode {
         Command::Dump(args) => Failure::report(dump::run(args)),
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),
+        Command::Fixtures(args) => Failure::report(fixtures::run(args)),
     }
 }

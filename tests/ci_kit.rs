@@ -1,0 +1,201 @@
+//! The kit for other projects' CI: `gguf fixtures`, `gguf mutate` and `gguf snapshot`.
+//! Their cross-checks with gguf-py run from scripts/check-fixtures.sh and
+//! scripts/check-mutations.sh.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use gguf_grammar::fixtures::{self, Verdict};
+use gguf_grammar::validate::{self, Profile};
+use gguf_grammar::Gguf;
+
+fn gguf(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A fresh empty folder under the target directory.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn fixtures_are_deterministic() {
+    assert_eq!(fixtures::all(), fixtures::all());
+    let names: Vec<_> = fixtures::all().iter().map(|f| f.name).collect();
+    assert_eq!(
+        names,
+        [
+            "minimal-llama.gguf",
+            "llama3-tiny.gguf",
+            "truncated-metadata.gguf"
+        ]
+    );
+}
+
+#[test]
+fn valid_fixtures_pass_every_profile_and_the_schema() {
+    for bytes in [fixtures::minimal_llama(), fixtures::llama3_tiny()] {
+        let gguf = Gguf::parse(&bytes).unwrap();
+        for profile in Profile::ALL {
+            let found = validate::check(&gguf, bytes.len() as u64, profile);
+            assert!(validate::accepts(&found, profile), "{profile:?}: {found:?}");
+            assert!(found.is_empty(), "{found:?}");
+        }
+        let schema = validate::schema::check(&gguf);
+        assert!(schema.is_empty(), "{schema:?}");
+        assert_eq!(Verdict::of(&bytes).expect(), "valid");
+    }
+}
+
+#[test]
+fn minimal_llama_is_small_with_an_f16_and_a_q8_0_tensor() {
+    let bytes = fixtures::minimal_llama();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    assert_eq!(gguf.version(), 3);
+    let tokens = gguf
+        .get("tokenizer.ggml.tokens")
+        .unwrap()
+        .as_array()
+        .unwrap();
+    assert_eq!(tokens.len(), 8);
+    let types: Vec<_> = gguf
+        .tensors
+        .iter()
+        .map(|t| t.info.ggml_type.to_string())
+        .collect();
+    assert_eq!(types, ["q8_0", "f16"]);
+    assert!(gguf
+        .tensors
+        .iter()
+        .all(|t| t.data_offset.unwrap() % 32 == 0));
+    assert!(bytes.len() < 1300, "{}", bytes.len());
+}
+
+#[test]
+fn llama3_tiny_has_gqa_rope_and_four_tensor_types() {
+    let bytes = fixtures::llama3_tiny();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let get = |key: &str| gguf.get(key).and_then(|v| v.as_u64());
+    assert_eq!(
+        (
+            get("llama.attention.head_count"),
+            get("llama.attention.head_count_kv")
+        ),
+        (Some(4), Some(2))
+    );
+    assert_eq!(
+        gguf.get("llama.rope.freq_base").and_then(|v| v.as_f64()),
+        Some(500000.0)
+    );
+    let tokens = gguf
+        .get("tokenizer.ggml.tokens")
+        .unwrap()
+        .as_array()
+        .unwrap();
+    let tokens: Vec<_> = tokens
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    assert!(tokens.iter().any(|t| t == "你好") && tokens.iter().any(|t| t == "😀"));
+    let mut types: Vec<_> = gguf
+        .tensors
+        .iter()
+        .map(|t| t.info.ggml_type.to_string())
+        .collect();
+    types.sort();
+    types.dedup();
+    assert_eq!(types, ["f16", "f32", "q4_K", "q8_0"]);
+}
+
+#[test]
+fn truncated_metadata_claims_6_tensors_and_14_kvs_and_is_cut_at_112() {
+    let bytes = fixtures::truncated_metadata();
+    assert_eq!(bytes.len(), 112);
+    assert_eq!(u64::from_le_bytes(bytes[8..16].try_into().unwrap()), 6);
+    assert_eq!(u64::from_le_bytes(bytes[16..24].try_into().unwrap()), 14);
+    let err = Gguf::parse(&bytes).unwrap_err();
+    assert!(err.path.to_string().starts_with("kv[2]"), "{err}");
+    let verdict = Verdict::of(&bytes);
+    assert_eq!(
+        (verdict.expect(), verdict.accepts),
+        ("parser_error", [false; 5])
+    );
+}
+
+#[test]
+fn readme_lists_the_fixtures_sha256s() {
+    let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    for f in fixtures::all() {
+        let row = format!(
+            "| `{}` | {} | `{}` |",
+            f.name,
+            f.bytes.len(),
+            fixtures::sha256_hex(&f.bytes)
+        );
+        assert!(readme.contains(&row), "README lacks the row {row}");
+    }
+}
+
+#[test]
+fn fixtures_command_writes_files_sums_and_manifest() {
+    let dir = scratch("fixtures-cli");
+    let out = gguf(&["fixtures", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let files = fixtures::all();
+    for f in &files {
+        assert_eq!(fs::read(dir.join(f.name)).unwrap(), f.bytes, "{}", f.name);
+    }
+    assert_eq!(
+        fs::read_to_string(dir.join("SHA256SUMS")).unwrap(),
+        fixtures::sha256sums(&files)
+    );
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(dir.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest[0]["expect"], "valid");
+    assert_eq!(manifest[1]["profiles"]["gguf-py"], "accept");
+    assert_eq!(manifest[2]["expect"], "parser_error");
+    assert_eq!(manifest[2]["error"]["offset"], 107);
+}
+
+#[cfg(unix)]
+#[test]
+fn fixtures_command_follows_a_link_and_keeps_the_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("fixtures-link");
+    let target = dir.join("elsewhere.gguf");
+    fs::write(&target, b"old").unwrap();
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+    let out_dir = dir.join("out");
+    fs::create_dir(&out_dir).unwrap();
+    std::os::unix::fs::symlink("../elsewhere.gguf", out_dir.join("minimal-llama.gguf")).unwrap();
+    let out = gguf(&["fixtures", out_dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(fs::symlink_metadata(out_dir.join("minimal-llama.gguf"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(fs::read(&target).unwrap(), fixtures::minimal_llama());
+    assert_eq!(
+        fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+        0o640
+    );
+}
+
+#[test]
+fn fixtures_command_without_outdir_is_a_usage_error() {
+    let out = gguf(&["fixtures"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
