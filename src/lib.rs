@@ -43,6 +43,7 @@ pub mod fixtures;
 pub mod ggml_type;
 pub mod grammar;
 pub mod render;
+pub mod snapshot;
 pub mod stream;
 pub mod validate;
 pub mod write;

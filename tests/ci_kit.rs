@@ -199,3 +199,151 @@ fn fixtures_command_without_outdir_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(2));
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn snapshot_prints_the_library_rendering() {
+    let path = "tests/corpus/ggml-vocab-gpt-2.gguf";
+    let out = gguf(&["snapshot", path]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let bytes = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
+    let want = gguf_grammar::snapshot::render(&Gguf::parse(&bytes).unwrap());
+    assert_eq!(text(&out.stdout), want);
+}
+
+#[test]
+fn snapshot_check_passes_on_the_crates_own_snapshots() {
+    let mut args = vec!["snapshot".to_string(), "--check".into(), "snapshots".into()];
+    for entry in fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "gguf") {
+            args.push(path.to_str().unwrap().to_string());
+        }
+    }
+    assert!(args.len() > 10);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = gguf(&args);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn snapshot_check_fails_with_a_diff_naming_the_edited_key() {
+    let dir = scratch("snapshot-edit");
+    let edited = dir.join("ggml-vocab-gpt-2.gguf");
+    let out = gguf(&[
+        "edit",
+        "tests/corpus/ggml-vocab-gpt-2.gguf",
+        "--set",
+        "gpt2.context_length=2048",
+        "-o",
+        edited.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = gguf(&["snapshot", "--check", "snapshots", edited.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let diff = text(&out.stdout);
+    assert!(
+        diff.starts_with("--- snapshots/ggml-vocab-gpt-2.snap\n+++ "),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n-  @137 gpt2.context_length uint32 = 1024\n"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("\n+  @137 gpt2.context_length uint32 = 2048\n"),
+        "{diff}"
+    );
+    assert_eq!(
+        diff.lines().filter(|l| l.starts_with(['-', '+'])).count(),
+        4,
+        "{diff}"
+    );
+}
+
+#[test]
+fn snapshot_update_writes_missing_snapshots_that_then_pass() {
+    let dir = scratch("snapshot-update");
+    let snaps = dir.join("snaps");
+    let file = dir.join("minimal-llama.gguf");
+    fs::write(&file, fixtures::minimal_llama()).unwrap();
+    let (file, snaps_arg) = (file.to_str().unwrap(), snaps.to_str().unwrap());
+    let out = gguf(&["snapshot", "--check", snaps_arg, file]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("no snapshot"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = gguf(&["snapshot", "--check", snaps_arg, "--update", file]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stored = fs::read_to_string(snaps.join("minimal-llama.snap")).unwrap();
+    assert!(
+        stored.starts_with("---\nsource: gguf snapshot\n"),
+        "{stored}"
+    );
+    let out = gguf(&["snapshot", "--check", snaps_arg, file]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn snapshot_exit_status_for_bad_input() {
+    let out = gguf(&["snapshot", "no-such-file.gguf"]);
+    assert_eq!(out.status.code(), Some(2));
+    let dir = scratch("snapshot-bad");
+    let truncated = dir.join("t.gguf");
+    fs::write(&truncated, fixtures::truncated_metadata()).unwrap();
+    let out = gguf(&["snapshot", truncated.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        text(&out.stderr).contains("offset 0x6b (107): kv[2].key"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = gguf(&["snapshot", "--update", truncated.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "--update needs --check");
+    // Two files would share one snapshot name.
+    let a = dir.join("a");
+    fs::create_dir(&a).unwrap();
+    fs::write(a.join("t.gguf"), fixtures::minimal_llama()).unwrap();
+    let out = gguf(&[
+        "snapshot",
+        "--check",
+        dir.to_str().unwrap(),
+        truncated.to_str().unwrap(),
+        a.join("t.gguf").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn snapshot_escapes_hostile_names() {
+    let dir = scratch("snapshot-hostile");
+    let bytes = gguf_grammar::write::GgufBuilder::new(gguf_grammar::Ctx::V3_LE)
+        .kv("evil\x1b]0;owned\x07.key", "red\x1b[31m")
+        .build()
+        .unwrap();
+    let file = dir.join("evil\x1b[31m.gguf");
+    fs::write(&file, bytes).unwrap();
+    let out = gguf(&[
+        "snapshot",
+        "--check",
+        dir.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(!out.stderr.contains(&0x1b), "{:?}", text(&out.stderr));
+    let out = gguf(&["snapshot", file.to_str().unwrap()]);
+    assert!(!out.stdout.contains(&0x1b), "{:?}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("evil\\e]0;owned\\u{7}.key string = \"red\\u{1b}[31m\""),
+        "{}",
+        text(&out.stdout)
+    );
+}

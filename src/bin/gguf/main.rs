@@ -12,6 +12,7 @@ mod check;
 mod dump;
 mod edit;
 mod fixtures;
+mod snapshot;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -45,6 +46,10 @@ enum Command {
     /// and q4_K tensors, a truncated header) with SHA256SUMS and manifest.json (each file's
     /// expected verdict per profile): the same bytes on every run.
     Fixtures(fixtures::Args),
+    /// Print the stable, diff-friendly snapshot of files (every key/value with its offset,
+    /// type and value, long arrays by their ends and a hash; every tensor), or compare them
+    /// with stored snapshots (`--check DIR`) and show a unified diff of what changed.
+    Snapshot(snapshot::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -78,5 +83,6 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),
         Command::Fixtures(args) => Failure::report(fixtures::run(args)),
+        Command::Snapshot(args) => snapshot::run(args),
     }
 }
