@@ -28,3 +28,5 @@ step "gguf edit against gguf-py"
 bash scripts/check-edit.sh
 step "gguf fixtures: deterministic, schema-valid, read and dequantised by gguf-py as documented"
 bash scripts/check-fixtures.sh
+step "gguf mutate: gguf-py accepts/rejects every mutation as the manifest predicts"
+bash scripts/check-mutations.sh

@@ -42,6 +42,7 @@ pub mod error;
 pub mod fixtures;
 pub mod ggml_type;
 pub mod grammar;
+pub mod mutate;
 pub mod render;
 pub mod snapshot;
 pub mod stream;

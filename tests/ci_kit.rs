@@ -347,3 +347,150 @@ fn snapshot_escapes_hostile_names() {
         text(&out.stdout)
     );
 }
+
+/// Every applicable mutation of the fixtures and of every real file provokes the diagnostic
+/// its rule names (the validator and the rule agree).
+#[test]
+fn every_mutation_provokes_its_rules_diagnostic() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let mut sources: Vec<(String, Vec<u8>)> = fixtures::all()
+        .into_iter()
+        .map(|f| (f.name.to_string(), f.bytes))
+        .collect();
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "gguf") {
+            sources.push((path.display().to_string(), fs::read(&path).unwrap()));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    for (name, bytes) in &sources {
+        for m in gguf_grammar::mutate::applicable(bytes) {
+            assert!(
+                m.provokes_expected(),
+                "{name}: {}: expected {:?}, got {} {:?}",
+                m.rule.name,
+                m.rule.expects,
+                m.verdict.expect(),
+                m.verdict.codes
+            );
+            seen.insert(m.rule.name);
+        }
+    }
+    // The fixtures together exercise every rule.
+    let unused: Vec<_> = gguf_grammar::mutate::RULES
+        .iter()
+        .map(|r| r.name)
+        .filter(|n| !seen.contains(n))
+        .collect();
+    assert!(unused.is_empty(), "never applied: {unused:?}");
+}
+
+#[test]
+fn mutations_of_a_file_that_does_not_parse_are_header_patches_only() {
+    let names: Vec<_> = gguf_grammar::mutate::applicable(&fixtures::truncated_metadata())
+        .iter()
+        .map(|m| m.rule.name)
+        .collect();
+    assert_eq!(names, ["bad-magic", "version-4"]);
+    assert!(gguf_grammar::mutate::applicable(b"GGU").is_empty());
+}
+
+#[test]
+fn mutate_rule_writes_the_file_and_all_writes_a_manifest() {
+    let dir = scratch("mutate-cli");
+    let base = dir.join("minimal-llama.gguf");
+    fs::write(&base, fixtures::minimal_llama()).unwrap();
+    let out_file = dir.join("dup.gguf");
+    let out = gguf(&[
+        "mutate",
+        base.to_str().unwrap(),
+        "--rule",
+        "duplicate-key",
+        "-o",
+        out_file.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = fs::read(&out_file).unwrap();
+    assert_eq!(
+        written,
+        gguf_grammar::mutate::apply("duplicate-key", &fixtures::minimal_llama())
+            .unwrap()
+            .bytes
+    );
+    let check = gguf(&["check", "--profile", "ggml", out_file.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(1));
+    assert!(
+        text(&check.stdout).contains("error[duplicate-key]"),
+        "{}",
+        text(&check.stdout)
+    );
+
+    let all = dir.join("all");
+    let out = gguf(&[
+        "mutate",
+        base.to_str().unwrap(),
+        "--all",
+        all.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(all.join("manifest.json")).unwrap()).unwrap();
+    let entries = manifest.as_array().unwrap();
+    assert_eq!(
+        entries.len(),
+        gguf_grammar::mutate::applicable(&fixtures::minimal_llama()).len()
+    );
+    for e in entries {
+        let file = all.join(e["file"].as_str().unwrap());
+        let bytes = fs::read(&file).unwrap();
+        assert_eq!(e["sha256"], fixtures::sha256_hex(&bytes));
+        assert!(e["file"].as_str().unwrap().starts_with("minimal-llama."));
+    }
+    let gap = entries.iter().find(|e| e["rule"] == "offset-gap").unwrap();
+    assert_eq!(
+        (
+            gap["profiles"]["ggml"].as_str(),
+            gap["profiles"]["gguf-py"].as_str()
+        ),
+        (Some("reject"), Some("accept"))
+    );
+}
+
+#[test]
+fn mutate_usage_errors() {
+    let out = gguf(&[
+        "mutate",
+        "tests/corpus/ggml-vocab-gpt-2.gguf",
+        "--rule",
+        "no-such-rule",
+        "-o",
+        "x",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    // gpt-2's vocabulary has no tensors: a tensor rule does not apply.
+    let out = gguf(&[
+        "mutate",
+        "tests/corpus/ggml-vocab-gpt-2.gguf",
+        "--rule",
+        "n-dims-5",
+        "-o",
+        "/nonexistent/x",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("does not apply"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = gguf(&["mutate", "tests/corpus/ggml-vocab-gpt-2.gguf"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = gguf(&["mutate", "no-such-file.gguf", "--list"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = gguf(&["mutate", "--list"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        text(&out.stdout).lines().count(),
+        gguf_grammar::mutate::RULES.len()
+    );
+}

@@ -12,6 +12,7 @@ mod check;
 mod dump;
 mod edit;
 mod fixtures;
+mod mutate;
 mod snapshot;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
@@ -50,6 +51,10 @@ enum Command {
     /// type and value, long arrays by their ends and a hash; every tensor), or compare them
     /// with stored snapshots (`--check DIR`) and show a unified diff of what changed.
     Snapshot(snapshot::Args),
+    /// Break a file on purpose: one variant per rule of the validation table (bad magic,
+    /// versions, byte order, truncation, keys, alignment, value types, lengths, dims, ggml
+    /// types, tensor offsets...), each with its verdict per profile.
+    Mutate(mutate::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -84,5 +89,6 @@ fn main() -> ExitCode {
         Command::Edit(args) => Failure::report(edit::run(args)),
         Command::Fixtures(args) => Failure::report(fixtures::run(args)),
         Command::Snapshot(args) => snapshot::run(args),
+        Command::Mutate(args) => mutate::run(args),
     }
 }
