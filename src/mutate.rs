@@ -344,23 +344,23 @@ fn patch_offset(
     patch(bytes, g, at, offset, 8)
 }
 
-/// `manifest.json` for mutations of one file: a JSON array, one line per mutation, each
-/// [`Verdict::json`] with the rule's name and expected codes first: `{"rule", "expects",
-/// "file", "size", "sha256", "expect", "profiles", "schema", "codes", "error"}`; `file` is
-/// `name_of(mutation)`.
-pub fn manifest(mutations: &[Mutation], name_of: impl Fn(&Mutation) -> String) -> String {
-    let entries: Vec<String> = mutations
-        .iter()
-        .map(|m| {
-            let verdict = m.verdict.json(&name_of(m), &m.bytes);
-            let expects: Vec<String> = m.rule.expects.iter().map(|c| format!("\"{c}\"")).collect();
-            format!(
-                "{{\"rule\": \"{}\", \"expects\": [{}], {}",
-                m.rule.name,
-                expects.join(", "),
-                &verdict[1..]
-            )
-        })
-        .collect();
-    format!("[\n{}\n]\n", entries.join(",\n"))
+impl Mutation {
+    /// This mutation's line of a `manifest.json`: [`Verdict::json`] with the rule's name and
+    /// expected codes first: `{"rule", "expects", "file", "size", "sha256", "expect",
+    /// "profiles", "schema", "codes", "error"}`, `file` being the name it is written under.
+    pub fn manifest_entry(&self, file: &str) -> String {
+        let verdict = self.verdict.json(file, &self.bytes);
+        let expects: Vec<String> = self
+            .rule
+            .expects
+            .iter()
+            .map(|c| format!("\"{c}\""))
+            .collect();
+        format!(
+            "{{\"rule\": \"{}\", \"expects\": [{}], {}",
+            self.rule.name,
+            expects.join(", "),
+            &verdict[1..]
+        )
+    }
 }

@@ -101,9 +101,14 @@ fn describe(m: &Mutation) -> String {
     )
 }
 
+/// Each rule that applies, one at a time: memory holds the file and one mutation.
+fn each_mutation(bytes: &[u8]) -> impl Iterator<Item = Mutation> + '_ {
+    RULES.iter().filter_map(move |r| r.apply(bytes))
+}
+
 fn list_applicable(bytes: &[u8]) -> Result<bool, String> {
     let mut out = io::stdout().lock();
-    for m in mutate::applicable(bytes) {
+    for m in each_mutation(bytes) {
         let _ = writeln!(out, "{}", describe(&m));
     }
     Ok(true)
@@ -154,21 +159,23 @@ fn all(bytes: &[u8], file: &Path, dir: &Path) -> Result<bool, String> {
         .file_stem()
         .map_or("file".into(), |s| s.to_string_lossy().into_owned());
     let name_of = |m: &Mutation| format!("{stem}.{}.gguf", m.rule.name);
-    let mutations = mutate::applicable(bytes);
     fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", shown(dir)))?;
-    for m in &mutations {
-        let path = dir.join(name_of(m));
+    let (mut entries, mut disagreeing) = (Vec::new(), 0);
+    for m in each_mutation(bytes) {
+        let name = name_of(&m);
+        let path = dir.join(&name);
         atomic::write(&path, &m.bytes).map_err(|e| format!("{}: {e}", shown(&path)))?;
+        entries.push(m.manifest_entry(&name));
+        // Report every mutation that disagrees, not only the first.
+        disagreeing += usize::from(!confirmed(&m));
     }
     let path = dir.join("manifest.json");
-    let manifest = mutate::manifest(&mutations, name_of);
+    let manifest = format!("[\n{}\n]\n", entries.join(",\n"));
     atomic::write(&path, manifest.as_bytes()).map_err(|e| format!("{}: {e}", shown(&path)))?;
     eprintln!(
         "gguf: wrote {} mutations and manifest.json to {}",
-        mutations.len(),
+        entries.len(),
         shown(dir)
     );
-    // Report every mutation that disagrees, not only the first.
-    let disagreeing = mutations.iter().filter(|m| !confirmed(m)).count();
     Ok(disagreeing == 0)
 }
