@@ -53,9 +53,18 @@ pub struct Mutation {
     pub bytes: Vec<u8>,
     /// The validator's verdict on it.
     pub verdict: Verdict,
+    /// Whether every profile accepted the file before the mutation. Only then does the rule's
+    /// expectation hold: a mutation can fix an error the file had, or be hidden by it.
+    pub source_valid: bool,
 }
 
 impl Mutation {
+    /// Whether a mutation of a valid file misses the diagnostic its rule names: the rule and
+    /// the validator disagree. (Mutations of invalid files are not judged.)
+    pub fn disagrees(&self) -> bool {
+        self.source_valid && !self.provokes_expected()
+    }
+
     /// Whether the verdict has one of the codes the rule expects (or, for a rule that expects
     /// none, whether every profile accepts it).
     pub fn provokes_expected(&self) -> bool {
@@ -84,10 +93,15 @@ impl Rule {
             gguf: Gguf::parse(bytes).ok(),
         };
         let out = (self.apply)(&input)?;
+        let source_valid = input.gguf.as_ref().is_some_and(|g| {
+            let found = crate::validate::diagnose(g, bytes.len() as u64);
+            crate::validate::accepts(&found, crate::validate::Profile::Strict)
+        });
         Some(Mutation {
             rule: self,
             verdict: Verdict::of(&out),
             bytes: out,
+            source_valid,
         })
     }
 }
@@ -130,8 +144,9 @@ pub static RULES: &[Rule] = &[
             b.version(Version::V1);
         })
     }),
-    rule("version-4", "the version field becomes 4", &["unsupported-version"], |i| {
+    rule("version-4", "the version field becomes 4 (in a file that starts with GGUF)", &["unsupported-version"], |i| {
         let mut out = at_least(i.bytes, 8)?.to_vec();
+        out.starts_with(b"GGUF").then_some(())?;
         let four = match i.gguf.as_ref().map(|g| g.endian()) {
             Some(Endian::Big) => 4u32.to_be_bytes(),
             _ => 4u32.to_le_bytes(),
@@ -272,10 +287,11 @@ pub static RULES: &[Rule] = &[
         out.resize(out.len() + g.alignment as usize, 0);
         Some(out)
     }),
-    rule("offset-overlap", "the last tensor moved onto the first", &["tensor-offset-not-sequential"], |i| {
+    rule("offset-overlap", "the last tensor moved onto the first (which has data)", &["tensor-offset-not-sequential"], |i| {
         let g = i.gguf.as_ref()?;
         (g.tensors.len() >= 2).then_some(())?;
-        let last = g.tensors.last()?;
+        let (first, last) = (&g.tensors[0], g.tensors.last()?);
+        (first.n_bytes? > 0 && first.info.offset != last.info.offset).then_some(())?;
         patch_offset(i.bytes, g, last, g.tensors[0].info.offset)
     }),
     rule("tensor-past-eof", "the last tensor moved to the end of the file", &["tensor-data-past-eof"], |i| {
@@ -284,7 +300,7 @@ pub static RULES: &[Rule] = &[
         let end = (i.bytes.len() as u64).checked_sub(g.tensor_data_offset)?;
         patch_offset(i.bytes, g, last, align_up(end, g.alignment)?)
     }),
-    rule("trailing-bytes", "7 bytes appended after the end (a note, no reference rejects)", &[], |i| {
+    rule("trailing-bytes", "7 bytes appended after the end (a note: no reference rejects a valid file for it)", &[], |i| {
         i.gguf.as_ref()?;
         let mut out = i.bytes.to_vec();
         out.extend_from_slice(b"\0garbag");

@@ -14,8 +14,8 @@ use crate::atomic;
 
 #[derive(clap::Args)]
 #[command(
-    after_help = "Exit status: 0 when the files were written, 1 when a mutation does not \
-provoke the diagnostic its rule names (the validator and the rule disagree), 2 on usage errors, \
+    after_help = "Exit status: 0 when the files were written, 1 when a mutation of a valid \
+file does not provoke the diagnostic its rule names (the validator and the rule disagree), 2 on usage errors, \
 a rule that does not apply, or a file that cannot be read or written.
 
 Examples:
@@ -116,7 +116,7 @@ fn list_applicable(bytes: &[u8]) -> Result<bool, String> {
 
 /// Reports a mutation whose verdict lacks the code its rule names.
 fn confirmed(m: &Mutation) -> bool {
-    let ok = m.provokes_expected();
+    let ok = !m.disagrees();
     if !ok {
         eprintln!(
             "gguf: {}: expected {}, the validator says {} [{}]",
