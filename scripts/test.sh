@@ -33,3 +33,7 @@ cargo build --quiet --bin gguf
 (source scripts/venv.sh && "$GGUF_PYTHON" scripts/check-map.py target/debug/gguf tests/corpus/*.gguf "$GGUF_SMOLLM2")
 step "gguf map --html and web/inspector.html in headless Chromium"
 bash scripts/browser-tests.sh
+step "gguf fixtures: deterministic, schema-valid, read and dequantised by gguf-py as documented"
+bash scripts/check-fixtures.sh
+step "gguf mutate: gguf-py accepts/rejects every mutation as the manifest predicts"
+bash scripts/check-mutations.sh

@@ -50,9 +50,12 @@
 mod document;
 pub mod edit;
 pub mod error;
+pub mod fixtures;
 pub mod ggml_type;
 pub mod grammar;
+pub mod mutate;
 pub mod render;
+pub mod snapshot;
 pub mod stream;
 pub mod summary;
 pub mod validate;

@@ -104,6 +104,13 @@ impl Version {
     }
 }
 
+/// The version number, as stored in the file (`3` for [`Version::V3`]).
+impl std::fmt::Display for Version {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.number())
+    }
+}
+
 /// What every parser needs to know about the file: version (field widths) and byte order.
 ///
 /// ```

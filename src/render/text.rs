@@ -60,7 +60,8 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
     Ok(())
 }
 
-fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
+/// Writes one value as the dump shows it (the snapshot format shares it for scalars).
+pub(crate) fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
     match value {
         Value::U8(v) => write!(out, "{v}"),
         Value::I8(v) => write!(out, "{v}"),

@@ -7,10 +7,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod atomic;
 mod check;
 mod dump;
 mod edit;
+mod fixtures;
 mod map;
+mod mutate;
+mod snapshot;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -46,6 +50,18 @@ enum Command {
     /// Only the header is read, whatever the file's size. Text from the file is escaped;
     /// colour only on a terminal and never with NO_COLOR set.
     Map(map::Args),
+    /// Write deterministic sample files (a minimal llama, a tiny Llama 3 with f32, f16, q8_0
+    /// and q4_K tensors, a truncated header) with SHA256SUMS and manifest.json (each file's
+    /// expected verdict per profile): the same bytes on every run.
+    Fixtures(fixtures::Args),
+    /// Print the stable, diff-friendly snapshot of files (every key/value with its offset,
+    /// type and value, long arrays by their ends and a hash; every tensor), or compare them
+    /// with stored snapshots (`--check DIR`) and show a unified diff of what changed.
+    Snapshot(snapshot::Args),
+    /// Break a file on purpose: one variant per rule of the validation table (bad magic,
+    /// versions, byte order, truncation, keys, alignment, value types, lengths, dims, ggml
+    /// types, tensor offsets...), each with its verdict per profile.
+    Mutate(mutate::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -79,5 +95,8 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),
         Command::Map(args) => Failure::report(map::run(args)),
+        Command::Fixtures(args) => Failure::report(fixtures::run(args)),
+        Command::Snapshot(args) => snapshot::run(args),
+        Command::Mutate(args) => mutate::run(args),
     }
 }
