@@ -38,6 +38,7 @@
 
 mod document;
 pub mod edit;
+pub mod elements;
 pub mod error;
 pub mod ggml_type;
 pub mod grammar;

@@ -298,7 +298,7 @@ impl<'a> Checker<'_, 'a> {
                 ),
             );
         }
-        match key.to_str() {
+        match simdutf8::compat::from_utf8(key.as_bytes()) {
             Err(e) => self.error(
                 "key-invalid-utf8",
                 P | S,
@@ -330,7 +330,10 @@ impl<'a> Checker<'_, 'a> {
     /// Rules on a value (`top`: the kv's own value, not an array element).
     fn value(&mut self, value: Value<'a>, path: &Path, span: Option<Range<u64>>, top: bool) {
         match value {
-            Value::String(s) => self.strings(std::iter::once(s), 1, path),
+            Value::String(s) => {
+                let valid = simdutf8::basic::from_utf8(s.as_bytes()).is_ok();
+                self.strings(std::iter::once((s, valid)), 1, path)
+            }
             Value::Bool(b) if b > 1 => self.error(
                 "bool-invalid",
                 S,
@@ -356,8 +359,12 @@ impl<'a> Checker<'_, 'a> {
         }
         match array.element_type() {
             ValueType::String => {
-                let strings = array.iter().filter_map(|v| v.as_gguf_str());
-                self.strings(strings, array.len(), path);
+                // One SIMD UTF-8 check over runs of strings (crate::elements::Strs).
+                let checked = array.strs().into_iter().flatten().map(|s| match s {
+                    Ok(text) => (GgufStr(text.as_bytes()), true),
+                    Err(e) => (e.bytes, false),
+                });
+                self.strings(checked, array.len(), path);
             }
             ValueType::Bool => {
                 let bad = array.raw_elements().iter().filter(|&&b| b > 1).count();
@@ -399,12 +406,18 @@ impl<'a> Checker<'_, 'a> {
         }
     }
 
-    /// UTF-8 and length rules over `count` strings (one diagnostic per rule, naming the first).
-    fn strings(&mut self, strings: impl Iterator<Item = GgufStr<'a>>, count: u64, path: &Path) {
+    /// UTF-8 and length rules over `count` strings, each with whether it is UTF-8 (one
+    /// diagnostic per rule, naming the first).
+    fn strings(
+        &mut self,
+        strings: impl Iterator<Item = (GgufStr<'a>, bool)>,
+        count: u64,
+        path: &Path,
+    ) {
         let (mut invalid, mut long) = (None::<(usize, GgufStr<'a>)>, None::<(usize, GgufStr<'a>)>);
         let (mut n_invalid, mut n_long) = (0u64, 0u64);
-        for (i, s) in strings.enumerate() {
-            if s.to_str().is_err() {
+        for (i, (s, utf8)) in strings.enumerate() {
+            if !utf8 {
                 n_invalid += 1;
                 invalid.get_or_insert((i, s));
             }
