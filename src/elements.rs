@@ -93,7 +93,7 @@ pub struct Strings<'a> {
 impl<'a> Iterator for Strings<'a> {
     type Item = GgufStr<'a>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<GgufStr<'a>> {
         if self.left == 0 {
             return None;
@@ -127,6 +127,8 @@ pub struct Strs<'a> {
     run: std::ops::Range<usize>,
     /// The current run's bytes, if they are valid UTF-8.
     text: Option<&'a str>,
+    /// The walk from the end of the current run, and how many strings it skips past.
+    after_run: (Strings<'a>, u64),
     index: u64,
 }
 
@@ -137,24 +139,67 @@ impl<'a> Strs<'a> {
 
     /// Starts a run at `start`, the first byte of a string, ending before the first later
     /// length prefix that is not ASCII (or at the end of the elements), and checks it.
+    #[cold]
+    #[inline(never)]
     fn start_run(&mut self, start: usize) {
         let width = self.strings.prefix.width();
         let mut ahead = self.strings.clone();
+        let mut skipped = 0;
         while ahead.left > 0 && ahead.rest.get(..width).is_some_and(<[u8]>::is_ascii) {
             if ahead.next().is_none() {
                 break;
             }
+            skipped += 1;
         }
         let end = self.offset(ahead.rest);
         self.run = start..end;
         self.text = simdutf8::basic::from_utf8(&self.elements[start..end]).ok();
+        self.after_run = (ahead, skipped);
+    }
+
+    /// Only the strings that are not UTF-8. Runs that are valid as a whole are skipped
+    /// without visiting their strings, so this costs one walk of the length prefixes and one
+    /// SIMD pass over the bytes: the check validation makes.
+    ///
+    /// ```
+    /// use gguf_grammar::grammar::{value::array, Ctx};
+    ///
+    /// let bytes = b"\x08\0\0\0\x02\0\0\0\0\0\0\0\x02\0\0\0\0\0\0\0ab\x01\0\0\0\0\0\0\0\xff";
+    /// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+    /// let invalid: Vec<u64> = arr.strs().unwrap().invalid().map(|e| e.index).collect();
+    /// assert_eq!(invalid, [1]);
+    /// ```
+    pub fn invalid(mut self) -> impl Iterator<Item = StrError<'a>> {
+        std::iter::from_fn(move || loop {
+            let s = self.strings.next()?.as_bytes();
+            let index = self.index;
+            self.index += 1;
+            let start = self.offset(s);
+            let end = start + s.len();
+            if end > self.run.end {
+                self.start_run(start);
+                if self.text.is_some() {
+                    // Every string of a valid run is valid (see the type's documentation).
+                    let (rest, skipped) = self.after_run.clone();
+                    self.strings = rest;
+                    self.index += skipped;
+                    continue;
+                }
+            }
+            let in_run = (start - self.run.start)..(end - self.run.start);
+            if self.text.and_then(|t| t.get(in_run)).is_none() {
+                if let Err(e) = check_alone(s, index) {
+                    return Some(e);
+                }
+            }
+        })
     }
 }
 
 impl<'a> Iterator for Strs<'a> {
     type Item = Result<&'a str, StrError<'a>>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         let s = self.strings.next()?.as_bytes();
         let index = self.index;
@@ -165,19 +210,26 @@ impl<'a> Iterator for Strs<'a> {
             self.start_run(start);
         }
         let in_run = (start - self.run.start)..(end - self.run.start);
-        if let Some(text) = self.text.and_then(|t| t.get(in_run)) {
-            return Some(Ok(text));
+        match self.text.and_then(|t| t.get(in_run)) {
+            Some(text) => Some(Ok(text)),
+            None => Some(check_alone(s, index)),
         }
-        Some(simdutf8::compat::from_utf8(s).map_err(|e| StrError {
-            index,
-            bytes: GgufStr(s),
-            valid_up_to: e.valid_up_to(),
-        }))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.strings.size_hint()
     }
+}
+
+/// The UTF-8 check of one string outside a valid run.
+#[cold]
+#[inline(never)]
+fn check_alone(s: &[u8], index: u64) -> Result<&str, StrError<'_>> {
+    simdutf8::compat::from_utf8(s).map_err(|e| StrError {
+        index,
+        bytes: GgufStr(s),
+        valid_up_to: e.valid_up_to(),
+    })
 }
 
 /// A string element that is not UTF-8: which element, its bytes, and where the first
@@ -350,6 +402,7 @@ impl<'a> Array<'a> {
             elements: self.raw_elements(),
             run: 0..0,
             text: None,
+            after_run: (self.strings()?, 0),
             index: 0,
         })
     }
@@ -533,6 +586,30 @@ mod tests {
                 }
             }
             assert_eq!(checked.len(), strings.len());
+        }
+    }
+
+    #[test]
+    fn invalid_finds_exactly_the_errors_strs_yields() {
+        // Valid runs of short strings, long strings (non-ASCII prefixes) and invalid strings
+        // in every arrangement of up to four.
+        let pieces: [&[u8]; 5] = [b"ok", "é".as_bytes(), &[b'z'; 130], b"\xc3", b"a\xff"];
+        for ctx in all_ctx() {
+            for n in 0..=4u32 {
+                for pick in 0..5usize.pow(n) {
+                    let strings: Vec<Vec<u8>> = (0..n)
+                        .map(|k| pieces[pick / 5usize.pow(k) % 5].to_vec())
+                        .collect();
+                    let bytes = encode(ctx, &strings);
+                    let arr = parse_in(ctx, &bytes);
+                    let expected: Vec<StrError<'_>> =
+                        arr.strs().unwrap().filter_map(Result::err).collect();
+                    let found: Vec<StrError<'_>> = arr.strs().unwrap().invalid().collect();
+                    assert_eq!(found, expected, "{ctx:?} {strings:x?}");
+                    let by_std = strings.iter().filter(|s| std::str::from_utf8(s).is_err());
+                    assert_eq!(found.len(), by_std.count());
+                }
+            }
         }
     }
 

@@ -164,8 +164,7 @@ pub fn string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
 /// A JSON string.
 pub(super) fn str_value(text: &str, out: &mut impl Write) -> io::Result<()> {
     let bytes = text.as_bytes();
-    let needs_escape = |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b == 0x7f;
-    if !bytes.iter().any(|&b| needs_escape(b)) {
+    if !needs_escape(bytes) {
         out.write_all(b"\"")?;
         out.write_all(bytes)?;
         return out.write_all(b"\"");
@@ -194,9 +193,58 @@ pub(super) fn str_value(text: &str, out: &mut impl Write) -> io::Result<()> {
     out.write_all(b"\"")
 }
 
+/// Whether any byte of `bytes` is a control character, `"` or `\\`: eight bytes at a time,
+/// with the zero-byte and less-than tests of "Bit Twiddling Hacks" (exact as yes/no answers;
+/// bytes >= 0x80 never match).
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let special = |x: u64| {
+        (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+            | has_zero(x ^ (ONES * u64::from(b'"')))
+            | has_zero(x ^ (ONES * u64::from(b'\\')))
+            | has_zero(x ^ (ONES * 0x7f))
+    };
+    let word = |chunk: &[u8]| chunk.try_into().map_or(0, u64::from_le_bytes);
+    let Some(last) = bytes.len().checked_sub(8) else {
+        // Shorter than a word: shifted in, over a fill of bytes that never need escaping
+        // (built in a register: a copy through memory would stall the load).
+        let packed = bytes
+            .iter()
+            .fold(ONES * u64::from(b'a'), |v, &b| v << 8 | u64::from(b));
+        return special(packed) != 0;
+    };
+    let chunks = bytes.chunks_exact(8);
+    // The last word overlaps the chunks where the length is not a multiple of 8.
+    let found = chunks.fold(special(word(&bytes[last..])), |found, chunk| {
+        found | special(word(chunk))
+    });
+    found != 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn needs_escape_matches_the_byte_by_byte_rule() {
+        let rule = |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b == 0x7f;
+        for len in [1, 7, 8, 9, 17] {
+            for at in 0..len {
+                for first in 0..=255u8 {
+                    // Neighbours >= 0x80 and just above 0x20 are where borrows could mislead.
+                    for fill in [b'a', 0x80, 0xff, 0x20, 0x21, 0x5d] {
+                        let mut bytes = vec![fill; len];
+                        bytes[at] = first;
+                        let expected = bytes.iter().any(|&b| rule(b));
+                        assert_eq!(needs_escape(&bytes), expected, "{bytes:x?}");
+                    }
+                }
+            }
+        }
+        assert!(!needs_escape(b""));
+    }
 
     fn json_string(bytes: &[u8]) -> String {
         let mut out = Vec::new();
