@@ -7,13 +7,15 @@
 # Files: the Llama 3 tokenizer (tests/corpus), a gemma3-style 262,144-token vocabulary
 # written with gguf-py (as benches/decode.rs builds it), and SmolLM2-135M
 # (scripts/fetch-models.sh). Prints one table row per file and command: the median wall time
-# of RUNS runs and its ratio to the C walk's median. Needs cc, the venv (scripts/venv.sh) and
-# a release build, which it makes. Not part of the test suite: timings are not assertions.
+# of RUNS runs and its ratio to the C walk's median; then, when valgrind is installed, the
+# instructions each process executes (callgrind), which a busy machine does not disturb.
+# Needs cc, the venv (scripts/venv.sh) and a release build, which it makes. Not part of the
+# test suite: timings are not assertions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 runs="${1:-40}"
@@ -85,3 +87,24 @@ for path in files:
         t = statistics.median(times[label])
         print(f"| {name} | {label} | {t:.2f} ms | {t / base:.2f} |", flush=True)
 PY
+
+if ! command -v valgrind >/dev/null; then
+    echo "valgrind not installed: instruction counts skipped" >&2
+    exit 0
+fi
+echo
+echo "| file | command | instructions (callgrind) | × C walk |"
+echo "|---|---|---:|---:|"
+instructions() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+for path in tests/corpus/ggml-vocab-llama-bpe.gguf "$vocab" "$smollm2"; do
+    base="$(instructions "$out/floor" "$path")"
+    for command in "$out/floor" "target/release/gguf check" "target/release/gguf dump --json" "target/release/gguf dump"; do
+        # shellcheck disable=SC2086 # the command is words
+        n="$(instructions $command "$path")"
+        printf '| %s | %s | %s | %s |\n' "$(basename "$path")" "${command#target/release/}" "$n" \
+            "$(awk -v n="$n" -v b="$base" 'BEGIN { printf "%.2f", n / b }')"
+    done
+done
