@@ -3,9 +3,12 @@
 //! messages) are what `gguf check --json` built from the commit before the fast paths (54bdc30)
 //! printed for this file.
 
+mod common;
+mod support;
+
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
-use gguf_grammar::{render, Ctx, Gguf, ValueType};
+use gguf_grammar::{render, Ctx, Gguf, Value, ValueType};
 
 /// String arrays mixing valid runs, strings of 128+ bytes (length prefixes that are not
 /// ASCII), a cut sequence that the next length byte 0xa9 would complete, and invalid strings;
@@ -84,5 +87,34 @@ fn json_renders_invalid_strings_as_bytes_and_the_rest_as_text() {
     assert_eq!(
         e.to_string(),
         r#""\xc3" is not UTF-8 (at byte 0): gguf-py cannot decode it"#
+    );
+}
+
+#[test]
+fn bulk_readers_agree_with_iter_on_every_real_and_conformance_file() {
+    let mut files = common::corpus_files();
+    files.extend(common::gguf_files_in("tests/conformance/cases"));
+    files.extend(common::smollm2());
+    files.push(std::path::PathBuf::new()); // the hostile file above
+    let mut string_arrays = 0;
+    for path in &files {
+        let bytes = if path.as_os_str().is_empty() {
+            hostile()
+        } else {
+            std::fs::read(path).unwrap()
+        };
+        let Ok(gguf) = Gguf::parse(&bytes) else {
+            continue;
+        };
+        for kv in &gguf.kvs {
+            if let Value::Array(array) = kv.value {
+                string_arrays += usize::from(array.element_type() == ValueType::String);
+                support::checks::fast_paths_agree(array);
+            }
+        }
+    }
+    assert!(
+        string_arrays >= 20,
+        "only {string_arrays} string arrays seen"
     );
 }
