@@ -44,6 +44,10 @@ use crate::grammar::string::GgufStr;
 use crate::grammar::value::{split_string, Array, ValueType};
 use crate::grammar::{Ctx, Endian, Version};
 
+/// Bytes [`Strs`] checks as UTF-8 at a time: large enough to amortise the call, small enough
+/// that the bytes are still in cache when the strings are read.
+pub const BLOCK: usize = 64 << 10;
+
 /// How a string's length is stored: u32 in v1, u64 after; in the file's byte order.
 #[derive(Clone, Copy, Debug)]
 enum Prefix {
@@ -114,11 +118,15 @@ impl<'a> Iterator for Strings<'a> {
 /// The strings of a string array as checked UTF-8, from [`Array::strs`].
 ///
 /// UTF-8 is checked with SIMD over runs of consecutive elements, length prefixes included,
-/// rather than string by string: a run is valid as a whole exactly when each of its strings
-/// is, provided every length prefix inside it is ASCII (a byte < 0x80 can neither complete
-/// nor start a multi-byte sequence). A run therefore ends before the next prefix holding a
-/// byte >= 0x80 (a string of 128 bytes or more); strings in a run that fails are checked
-/// one by one, for the exact error.
+/// rather than string by string. A string cut from valid text at character boundaries is
+/// valid, so iterating checks up to [`BLOCK`] bytes at a time and takes each string from the
+/// longest valid prefix of its block; a string that is not inside one (it is invalid, or a
+/// length prefix next to it holds bytes >= 0x80 that break the block) is checked on its own.
+///
+/// [`Strs::invalid`] goes further with runs whose length prefixes are all ASCII: such a run
+/// is valid as a whole exactly when each of its strings is (a byte < 0x80 can neither
+/// complete nor start a multi-byte sequence), so a valid run is skipped without visiting its
+/// strings.
 #[derive(Clone, Debug)]
 pub struct Strs<'a> {
     strings: Strings<'a>,
@@ -135,6 +143,29 @@ pub struct Strs<'a> {
 impl<'a> Strs<'a> {
     fn offset(&self, part: &[u8]) -> usize {
         part.as_ptr() as usize - self.elements.as_ptr() as usize
+    }
+
+    /// Starts a block at `start`, the first byte of a string that ends at `end`: the longest
+    /// valid UTF-8 prefix of the next [`BLOCK`] bytes (or through `end`, if further).
+    #[cold]
+    #[inline(never)]
+    fn start_block(&mut self, start: usize, end: usize) {
+        let stop = self
+            .elements
+            .len()
+            .min(end.max(start.saturating_add(BLOCK)));
+        let bytes = &self.elements[start..stop];
+        // compat stops at the first error; basic then yields the valid prefix as a &str.
+        let valid = match simdutf8::compat::from_utf8(bytes) {
+            Ok(text) => {
+                self.run = start..stop;
+                self.text = Some(text);
+                return;
+            }
+            Err(e) => e.valid_up_to(),
+        };
+        self.run = start..start + valid;
+        self.text = simdutf8::basic::from_utf8(&bytes[..valid]).ok();
     }
 
     /// Starts a run at `start`, the first byte of a string, ending before the first later
@@ -207,7 +238,7 @@ impl<'a> Iterator for Strs<'a> {
         let start = self.offset(s);
         let end = start + s.len();
         if end > self.run.end {
-            self.start_run(start);
+            self.start_block(start, end);
         }
         let in_run = (start - self.run.start)..(end - self.run.start);
         match self.text.and_then(|t| t.get(in_run)) {
@@ -610,6 +641,35 @@ mod tests {
                     assert_eq!(found.len(), by_std.count());
                 }
             }
+        }
+    }
+
+    #[test]
+    fn blocks_end_inside_characters_and_strings() {
+        // Multi-byte strings over several blocks, so that block edges fall inside characters
+        // and strings; one string longer than a block; invalid strings here and there.
+        let mut strings: Vec<Vec<u8>> = (0..40_000)
+            .map(|i| "é€😀".repeat(i % 5).into_bytes())
+            .collect();
+        strings[7_000] = b"\xe2\x82".to_vec();
+        strings[20_000] = "😀".repeat(BLOCK / 3).into_bytes();
+        strings[30_001] = b"ok\xff".to_vec();
+        for ctx in all_ctx() {
+            let bytes = encode(ctx, &strings);
+            let arr = parse_in(ctx, &bytes);
+            let checked: Vec<_> = arr.strs().unwrap().collect();
+            assert_eq!(checked.len(), strings.len());
+            for (i, (got, s)) in checked.iter().zip(&strings).enumerate() {
+                match (got, std::str::from_utf8(s)) {
+                    (Ok(text), Ok(expected)) => assert_eq!(*text, expected, "{ctx:?} [{i}]"),
+                    (Err(e), Err(expected)) => {
+                        assert_eq!(e.valid_up_to, expected.valid_up_to(), "{ctx:?} [{i}]")
+                    }
+                    _ => panic!("{ctx:?} [{i}]: {got:?}"),
+                }
+            }
+            let invalid: Vec<u64> = arr.strs().unwrap().invalid().map(|e| e.index).collect();
+            assert_eq!(invalid, [7_000, 30_001], "{ctx:?}");
         }
     }
 
