@@ -49,6 +49,7 @@
 
 mod document;
 pub mod edit;
+pub mod elements;
 pub mod error;
 pub mod fixtures;
 pub mod ggml_type;

@@ -520,15 +520,27 @@ fn skip_loop<const N: usize>(
     read_len: impl Fn([u8; N]) -> u64,
 ) -> (&[u8], u64) {
     for index in 0..len {
-        let Some((head, rest)) = input.split_first_chunk::<N>() else {
-            return (input, index);
-        };
-        match usize::try_from(read_len(*head)) {
-            Ok(n) if n <= rest.len() => input = &rest[n..],
-            _ => return (input, index),
+        match split_string(input, &read_len) {
+            Some((_, rest)) => input = rest,
+            None => return (input, index),
         }
     }
     (input, len)
+}
+
+/// One step of every walk over string elements (the parse's skip loop and
+/// [`crate::elements::Strings`]): the string at the start of `input` and what follows it,
+/// with the length read by `read_len` from an `N`-byte prefix; `None` if it does not fit.
+#[inline(always)]
+pub(crate) fn split_string<const N: usize>(
+    input: &[u8],
+    read_len: impl Fn([u8; N]) -> u64,
+) -> Option<(&[u8], &[u8])> {
+    let (head, rest) = input.split_first_chunk::<N>()?;
+    match usize::try_from(read_len(*head)) {
+        Ok(n) if n <= rest.len() => Some(rest.split_at(n)),
+        _ => None,
+    }
 }
 
 /// One value of type `ty`; an array value gets nesting depth `depth`.

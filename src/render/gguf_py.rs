@@ -24,7 +24,7 @@
 
 use std::io::{self, Write};
 
-use super::json::string;
+use super::json::{integer, str_value, string};
 use crate::document::Gguf;
 use crate::grammar::string::GgufStr;
 use crate::grammar::value::{Array, Value, ValueType};
@@ -153,13 +153,23 @@ fn leaves(
     first: &mut bool,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    for element in array.iter() {
-        match element {
-            Value::Array(inner) => leaves(inner, strings, first, out)?,
-            scalar => leaf(scalar, strings, first, out)?,
+    if let (true, Some(strs)) = (strings, array.strs()) {
+        // Checked as UTF-8 a run at a time, so most strings skip `utf8_string`'s own check.
+        for s in strs {
+            if !std::mem::take(first) {
+                out.write_all(b", ")?;
+            }
+            match s {
+                Ok(text) => str_value(text, out)?,
+                Err(e) => return Err(not_utf8(e.bytes, e.valid_up_to)),
+            }
         }
+        return Ok(());
     }
-    Ok(())
+    super::each_element(array, |element| match element {
+        Value::Array(inner) => leaves(inner, strings, first, out),
+        scalar => leaf(scalar, strings, first, out),
+    })
 }
 
 /// One leaf as `contents()` gives it: decoded as a string when the field's innermost type is
@@ -177,9 +187,9 @@ fn leaf(value: Value<'_>, strings: bool, first: &mut bool, out: &mut impl Write)
             utf8_string(s, out)
         }
         Value::String(s) => {
-            for byte in s.as_bytes() {
+            for &byte in s.as_bytes() {
                 sep(out)?;
-                write!(out, "{byte}")?;
+                integer(byte, out)?;
             }
             Ok(())
         }
@@ -187,14 +197,14 @@ fn leaf(value: Value<'_>, strings: bool, first: &mut bool, out: &mut impl Write)
             io::ErrorKind::InvalidData,
             "a nested array mixes strings and numbers: gguf-py would decode a number's bytes as text",
         )),
-        Value::U8(v) => sep(out).and_then(|()| write!(out, "{v}")),
-        Value::I8(v) => sep(out).and_then(|()| write!(out, "{v}")),
-        Value::U16(v) => sep(out).and_then(|()| write!(out, "{v}")),
-        Value::I16(v) => sep(out).and_then(|()| write!(out, "{v}")),
-        Value::U32(v) => sep(out).and_then(|()| write!(out, "{v}")),
-        Value::I32(v) => sep(out).and_then(|()| write!(out, "{v}")),
-        Value::U64(v) => sep(out).and_then(|()| write!(out, "{v}")),
-        Value::I64(v) => sep(out).and_then(|()| write!(out, "{v}")),
+        Value::U8(v) => sep(out).and_then(|()| integer(v, out)),
+        Value::I8(v) => sep(out).and_then(|()| integer(v, out)),
+        Value::U16(v) => sep(out).and_then(|()| integer(v, out)),
+        Value::I16(v) => sep(out).and_then(|()| integer(v, out)),
+        Value::U32(v) => sep(out).and_then(|()| integer(v, out)),
+        Value::I32(v) => sep(out).and_then(|()| integer(v, out)),
+        Value::U64(v) => sep(out).and_then(|()| integer(v, out)),
+        Value::I64(v) => sep(out).and_then(|()| integer(v, out)),
         Value::F32(v) => sep(out).and_then(|()| float(v.into(), out)),
         Value::F64(v) => sep(out).and_then(|()| float(v, out)),
         Value::Bool(byte) => sep(out).and_then(|()| write!(out, "{}", byte != 0)),
@@ -214,16 +224,18 @@ fn float(v: f64, out: &mut impl Write) -> io::Result<()> {
 
 /// A JSON string, or the error gguf-py raises for bytes that are not UTF-8.
 fn utf8_string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
-    if let Err(e) = s.to_str() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!(
-                "\"{s}\" is not UTF-8 (at byte {}): gguf-py cannot decode it",
-                e.valid_up_to()
-            ),
-        ));
+    match simdutf8::compat::from_utf8(s.as_bytes()) {
+        Ok(text) => str_value(text, out),
+        Err(e) => Err(not_utf8(s, e.valid_up_to())),
     }
-    string(s, out)
+}
+
+/// The error gguf-py raises for bytes that are not UTF-8.
+fn not_utf8(s: GgufStr<'_>, valid_up_to: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!("\"{s}\" is not UTF-8 (at byte {valid_up_to}): gguf-py cannot decode it"),
+    )
 }
 
 #[cfg(test)]

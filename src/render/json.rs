@@ -93,30 +93,40 @@ fn array_fields(array: Array<'_>, out: &mut impl Write) -> io::Result<()> {
         array.element_type(),
         array.len()
     )?;
-    for (i, element) in array.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b", ")?;
+    let mut sep: &[u8] = b"";
+    if let Some(strs) = array.strs() {
+        // Checked as UTF-8 a run at a time, so most strings skip `string`'s own check.
+        for s in strs {
+            out.write_all(std::mem::replace(&mut sep, b", "))?;
+            match s {
+                Ok(text) => str_value(text, out)?,
+                Err(e) => string(e.bytes, out)?,
+            }
         }
-        value(element, out)?;
+    } else {
+        super::each_element(array, |element| {
+            out.write_all(std::mem::replace(&mut sep, b", "))?;
+            value(element, out)
+        })?;
     }
     out.write_all(b"]")
 }
 
 fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
     match value {
-        Value::U8(v) => write!(out, "{v}"),
-        Value::I8(v) => write!(out, "{v}"),
-        Value::U16(v) => write!(out, "{v}"),
-        Value::I16(v) => write!(out, "{v}"),
-        Value::U32(v) => write!(out, "{v}"),
-        Value::I32(v) => write!(out, "{v}"),
-        Value::U64(v) => write!(out, "{v}"),
-        Value::I64(v) => write!(out, "{v}"),
+        Value::U8(v) => integer(v, out),
+        Value::I8(v) => integer(v, out),
+        Value::U16(v) => integer(v, out),
+        Value::I16(v) => integer(v, out),
+        Value::U32(v) => integer(v, out),
+        Value::I32(v) => integer(v, out),
+        Value::U64(v) => integer(v, out),
+        Value::I64(v) => integer(v, out),
         Value::F32(v) if v.is_finite() => write!(out, "{v:?}"),
         Value::F64(v) if v.is_finite() => write!(out, "{v:?}"),
         Value::F32(v) => non_finite(v.into(), out),
         Value::F64(v) => non_finite(v, out),
-        Value::Bool(byte) => write!(out, "{}", byte != 0),
+        Value::Bool(byte) => out.write_all(if byte != 0 { b"true" } else { b"false" }),
         Value::String(s) => string(s, out),
         Value::Array(array) => {
             out.write_all(b"{")?;
@@ -124,6 +134,11 @@ fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
             out.write_all(b"}")
         }
     }
+}
+
+/// An integer in decimal, as `Display` prints it.
+pub(super) fn integer(v: impl itoa::Integer, out: &mut impl Write) -> io::Result<()> {
+    out.write_all(itoa::Buffer::new().format(v).as_bytes())
 }
 
 fn non_finite(v: f64, out: &mut impl Write) -> io::Result<()> {
@@ -136,15 +151,25 @@ fn non_finite(v: f64, out: &mut impl Write) -> io::Result<()> {
 
 /// A JSON string, or `{"bytes_hex": ...}` for bytes that are not UTF-8.
 pub fn string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
-    let Ok(text) = s.to_str() else {
+    let Ok(text) = simdutf8::basic::from_utf8(s.as_bytes()) else {
         out.write_all(b"{\"bytes_hex\": \"")?;
         for byte in s.as_bytes() {
             write!(out, "{byte:02x}")?;
         }
         return out.write_all(b"\"}");
     };
-    out.write_all(b"\"")?;
+    str_value(text, out)
+}
+
+/// A JSON string.
+pub(super) fn str_value(text: &str, out: &mut impl Write) -> io::Result<()> {
     let bytes = text.as_bytes();
+    if !needs_escape(bytes) {
+        out.write_all(b"\"")?;
+        out.write_all(bytes)?;
+        return out.write_all(b"\"");
+    }
+    out.write_all(b"\"")?;
     let mut plain_from = 0;
     for (i, &byte) in bytes.iter().enumerate() {
         let escape: &[u8] = match byte {
@@ -168,9 +193,58 @@ pub fn string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
     out.write_all(b"\"")
 }
 
+/// Whether any byte of `bytes` is a control character, `"` or `\\`: eight bytes at a time,
+/// with the zero-byte and less-than tests of "Bit Twiddling Hacks" (exact as yes/no answers;
+/// bytes >= 0x80 never match).
+fn needs_escape(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    let special = |x: u64| {
+        (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+            | has_zero(x ^ (ONES * u64::from(b'"')))
+            | has_zero(x ^ (ONES * u64::from(b'\\')))
+            | has_zero(x ^ (ONES * 0x7f))
+    };
+    let word = |chunk: &[u8]| chunk.try_into().map_or(0, u64::from_le_bytes);
+    let Some(last) = bytes.len().checked_sub(8) else {
+        // Shorter than a word: shifted in, over a fill of bytes that never need escaping
+        // (built in a register: a copy through memory would stall the load).
+        let packed = bytes
+            .iter()
+            .fold(ONES * u64::from(b'a'), |v, &b| v << 8 | u64::from(b));
+        return special(packed) != 0;
+    };
+    let chunks = bytes.chunks_exact(8);
+    // The last word overlaps the chunks where the length is not a multiple of 8.
+    let found = chunks.fold(special(word(&bytes[last..])), |found, chunk| {
+        found | special(word(chunk))
+    });
+    found != 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn needs_escape_matches_the_byte_by_byte_rule() {
+        let rule = |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b == 0x7f;
+        for len in [1, 7, 8, 9, 17] {
+            for at in 0..len {
+                for first in 0..=255u8 {
+                    // Neighbours >= 0x80 and just above 0x20 are where borrows could mislead.
+                    for fill in [b'a', 0x80, 0xff, 0x20, 0x21, 0x5d] {
+                        let mut bytes = vec![fill; len];
+                        bytes[at] = first;
+                        let expected = bytes.iter().any(|&b| rule(b));
+                        assert_eq!(needs_escape(&bytes), expected, "{bytes:x?}");
+                    }
+                }
+            }
+        }
+        assert!(!needs_escape(b""));
+    }
 
     fn json_string(bytes: &[u8]) -> String {
         let mut out = Vec::new();

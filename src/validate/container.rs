@@ -298,7 +298,7 @@ impl<'a> Checker<'_, 'a> {
                 ),
             );
         }
-        match key.to_str() {
+        match simdutf8::compat::from_utf8(key.as_bytes()) {
             Err(e) => self.error(
                 "key-invalid-utf8",
                 P | S,
@@ -330,7 +330,12 @@ impl<'a> Checker<'_, 'a> {
     /// Rules on a value (`top`: the kv's own value, not an array element).
     fn value(&mut self, value: Value<'a>, path: &Path, span: Option<Range<u64>>, top: bool) {
         match value {
-            Value::String(s) => self.strings(std::iter::once(s), 1, path),
+            Value::String(s) => {
+                let invalid = simdutf8::basic::from_utf8(s.as_bytes()).is_err();
+                let long = s.len() as u64 > GGML_MAX_STRING;
+                let one = |bad: bool| (bad.then_some((0, s)), u64::from(bad));
+                self.strings(one(invalid), one(long), 1, path)
+            }
             Value::Bool(b) if b > 1 => self.error(
                 "bool-invalid",
                 S,
@@ -356,8 +361,25 @@ impl<'a> Checker<'_, 'a> {
         }
         match array.element_type() {
             ValueType::String => {
-                let strings = array.iter().filter_map(|v| v.as_gguf_str());
-                self.strings(strings, array.len(), path);
+                // One walk and one SIMD pass over runs of strings (crate::elements::Strs);
+                // no string can be too long in fewer bytes than the limit.
+                let invalid = array
+                    .strs()
+                    .map(|strs| strs.invalid().map(|e| (e.index, e.bytes)));
+                let long = array
+                    .strings()
+                    .filter(|_| array.raw_elements().len() as u64 > GGML_MAX_STRING)
+                    .map(|strings| {
+                        (0..)
+                            .zip(strings)
+                            .filter(|(_, s)| s.len() as u64 > GGML_MAX_STRING)
+                    });
+                self.strings(
+                    first_and_count(invalid.into_iter().flatten()),
+                    first_and_count(long.into_iter().flatten()),
+                    array.len(),
+                    path,
+                );
             }
             ValueType::Bool => {
                 let bad = array.raw_elements().iter().filter(|&&b| b > 1).count();
@@ -399,25 +421,21 @@ impl<'a> Checker<'_, 'a> {
         }
     }
 
-    /// UTF-8 and length rules over `count` strings (one diagnostic per rule, naming the first).
-    fn strings(&mut self, strings: impl Iterator<Item = GgufStr<'a>>, count: u64, path: &Path) {
-        let (mut invalid, mut long) = (None::<(usize, GgufStr<'a>)>, None::<(usize, GgufStr<'a>)>);
-        let (mut n_invalid, mut n_long) = (0u64, 0u64);
-        for (i, s) in strings.enumerate() {
-            if s.to_str().is_err() {
-                n_invalid += 1;
-                invalid.get_or_insert((i, s));
-            }
-            if s.len() as u64 > GGML_MAX_STRING {
-                n_long += 1;
-                long.get_or_insert((i, s));
-            }
-        }
+    /// UTF-8 and length rules over `count` strings, given the first string (with its index)
+    /// that is not UTF-8 and the first that is too long, each with how many there are (one
+    /// diagnostic per rule, naming the first).
+    fn strings(
+        &mut self,
+        (invalid, n_invalid): (Option<(u64, GgufStr<'a>)>, u64),
+        (long, n_long): (Option<(u64, GgufStr<'a>)>, u64),
+        count: u64,
+        path: &Path,
+    ) {
         let in_array = count != 1 || path.0.last() != Some(&Segment::Field("value"));
-        let at = |i: usize| {
+        let at = |i: u64| {
             let mut p = path.clone();
             if in_array {
-                p.0.push(Segment::Element(i as u64));
+                p.0.push(Segment::Element(i));
             }
             p
         };
@@ -879,6 +897,14 @@ fn size_rejecters(ty: GgmlType, dims: &[u64], divisible: bool) -> u8 {
 }
 
 /// `a.b_c.d0`: dot-separated, non-empty segments of lowercase ASCII letters, digits and `_`.
+/// The first item and how many there are.
+fn first_and_count<T>(mut items: impl Iterator<Item = T>) -> (Option<T>, u64) {
+    let first = items.next();
+    let rest = items.count() as u64;
+    let count = if first.is_some() { rest + 1 } else { 0 };
+    (first, count)
+}
+
 fn is_snake_case_path(key: &str) -> bool {
     key.split('.').all(|segment| {
         !segment.is_empty()

@@ -1,7 +1,8 @@
 //! The properties the fuzz targets and the tests check; each panics when one fails.
 //!
 //! - [`raw`]: any bytes. Parsing never panics; an accepted file is written back byte for
-//!   byte (with its detected byte order and forced to the other one).
+//!   byte (with its detected byte order and forced to the other one), and the bulk element
+//!   readers of its arrays agree with `Array::iter` ([`fast_paths_agree`]).
 //! - [`chunked`]: the streaming reader fed in arbitrary chunks agrees with the one-shot parse.
 //! - [`built`]: a document generated from the bytes is written, parsed back equal, rewritten
 //!   byte for byte, converted to another version and byte order and back, and every prefix
@@ -11,7 +12,7 @@ use std::io::Read;
 
 use arbitrary::Unstructured;
 use gguf_grammar::write::{write, GgufBuilder, OwnedValue};
-use gguf_grammar::{stream, Endian, Gguf};
+use gguf_grammar::{stream, Array, Endian, Gguf, Value, ValueType};
 
 use super::generate;
 
@@ -23,6 +24,75 @@ pub fn raw(data: &[u8]) {
         };
         let out = write(&gguf).unwrap_or_else(|e| panic!("accepted file not written: {e}"));
         assert!(out == data, "{}", differs(&out, data));
+        for kv in &gguf.kvs {
+            if let Value::Array(array) = kv.value {
+                fast_paths_agree(array);
+            }
+        }
+    }
+}
+
+/// The bulk element readers (gguf_grammar::elements) see what `Array::iter` sees.
+pub fn fast_paths_agree(array: Array<'_>) {
+    let values: Vec<Value<'_>> = array.iter().collect();
+    assert_eq!(values.len() as u64, array.len());
+    match array.element_type() {
+        ValueType::String => {
+            let strings: Vec<_> = values.iter().map(|v| v.as_gguf_str().unwrap()).collect();
+            assert_eq!(array.strings().unwrap().collect::<Vec<_>>(), strings);
+            let index = array.string_index().unwrap();
+            assert_eq!(index.len(), strings.len());
+            for (i, s) in strings.iter().enumerate() {
+                assert_eq!(index.get(i), Some(*s));
+            }
+            let checked: Vec<_> = array.strs().unwrap().collect();
+            let mut invalid = Vec::new();
+            for (i, (c, s)) in checked.iter().zip(&strings).enumerate() {
+                match (c, std::str::from_utf8(s.as_bytes())) {
+                    (Ok(text), Ok(expected)) => assert_eq!(*text, expected),
+                    (Err(e), Err(expected)) => {
+                        assert_eq!(
+                            (e.index, e.bytes, e.valid_up_to),
+                            (i as u64, *s, expected.valid_up_to())
+                        );
+                        invalid.push(*e);
+                    }
+                    (got, _) => panic!("[{i}] {s:?}: strs gave {got:?}"),
+                }
+            }
+            assert_eq!(checked.len(), strings.len());
+            assert_eq!(array.strs().unwrap().invalid().collect::<Vec<_>>(), invalid);
+        }
+        ValueType::F32 => {
+            let decoded = array.to_vec::<f32>().unwrap();
+            let bits: Vec<u32> = decoded.iter().map(|v| v.to_bits()).collect();
+            let expected: Vec<u32> = values
+                .iter()
+                .map(|v| match v {
+                    Value::F32(f) => f.to_bits(),
+                    other => panic!("{other:?} in an f32 array"),
+                })
+                .collect();
+            assert_eq!(bits, expected);
+        }
+        ValueType::U32 => {
+            let expected: Vec<Value<'_>> =
+                array.numbers::<u32>().unwrap().map(Value::U32).collect();
+            assert_eq!(expected, values);
+        }
+        ValueType::I32 => {
+            let expected: Vec<Value<'_>> = array
+                .to_vec::<i32>()
+                .unwrap()
+                .into_iter()
+                .map(Value::I32)
+                .collect();
+            assert_eq!(expected, values);
+        }
+        ValueType::Array => values
+            .iter()
+            .for_each(|v| fast_paths_agree(v.as_array().unwrap())),
+        _ => {}
     }
 }
 

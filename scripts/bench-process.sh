@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Whole-process timings for BENCHMARKS.md: `gguf check` and `gguf dump --json >/dev/null`
+# beside a bare C walk of the same header (benches/floor.c), each run as a fresh process.
+#
+# Usage: scripts/bench-process.sh [RUNS]   (default 40 runs per command and file)
+#
+# Files: the Llama 3 tokenizer (tests/corpus), a gemma3-style 262,144-token vocabulary
+# written with gguf-py (as benches/decode.rs builds it), and SmolLM2-135M
+# (scripts/fetch-models.sh). Prints one table row per file and command: the median wall time
+# of RUNS runs and its ratio to the C walk's median; then, when valgrind is installed, the
+# instructions each process executes (callgrind), which a busy machine does not disturb.
+# Needs cc, the venv (scripts/venv.sh) and a release build, which it makes. Not part of the
+# test suite: timings are not assertions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+fi
+runs="${1:-40}"
+
+out=target/bench
+mkdir -p "$out"
+cc -O2 -Wall -Wextra -o "$out/floor" benches/floor.c
+cargo build --release --quiet --bin gguf
+source scripts/venv.sh
+python="$GGUF_PYTHON"
+smollm2="$(bash scripts/fetch-models.sh)"
+
+vocab="$out/vocab-262k.gguf"
+if [[ ! -f "$vocab" ]]; then
+    "$python" - "$vocab" <<'PY'
+import sys
+import numpy as np
+from gguf import GGUFWriter
+
+n = 262_144
+def token(i):
+    return [f"\u2581tok{i}", f"piece{i}", f"{chr(0x4e00 + i % 20000)}{i % 97}", f"<0x{i % 256:02X}>"][i % 4]
+
+w = GGUFWriter(sys.argv[1], "gemma3")
+w.add_string("tokenizer.ggml.model", "llama")
+w.add_array("tokenizer.ggml.tokens", [token(i) for i in range(n)])
+w.add_array("tokenizer.ggml.scores", (-np.arange(n, dtype=np.float32) / 7).tolist())
+w.add_array("tokenizer.ggml.token_type", [i % 6 for i in range(n)])
+w.write_header_to_file()
+w.write_kv_data_to_file()
+w.write_tensors_to_file()
+w.close()
+PY
+fi
+
+"$python" - "$runs" "$out/floor" target/release/gguf \
+    tests/corpus/ggml-vocab-llama-bpe.gguf "$vocab" "$smollm2" <<'PY'
+import os, statistics, subprocess, sys, time
+
+runs, floor, gguf, files = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+devnull = open(os.devnull, "wb")
+
+def wall_ms(argv):
+    start = time.perf_counter()
+    code = subprocess.run(argv, stdout=devnull).returncode
+    if code not in (0, 1):
+        sys.exit(f"{argv} exited {code}")
+    return (time.perf_counter() - start) * 1000
+
+print(f"| file | command | median of {runs} | × C walk |")
+print("|---|---|---:|---:|")
+for path in files:
+    name = os.path.basename(path)
+    commands = [
+        ("C walk (benches/floor.c)", [floor, path]),
+        ("gguf check", [gguf, "check", path]),
+        ("gguf dump --json", [gguf, "dump", "--json", path]),
+        ("gguf dump", [gguf, "dump", path]),
+    ]
+    for _, argv in commands:
+        wall_ms(argv)  # warm the page cache
+    # Round-robin, so that a busy machine slows every command alike.
+    times = {label: [] for label, _ in commands}
+    for _ in range(runs):
+        for label, argv in commands:
+            times[label].append(wall_ms(argv))
+    base = statistics.median(times[commands[0][0]])
+    for label, _ in commands:
+        t = statistics.median(times[label])
+        print(f"| {name} | {label} | {t:.2f} ms | {t / base:.2f} |", flush=True)
+PY
+
+if ! command -v valgrind >/dev/null; then
+    echo "valgrind not installed: instruction counts skipped" >&2
+    exit 0
+fi
+echo
+echo "| file | command | instructions (callgrind) | × C walk |"
+echo "|---|---|---:|---:|"
+instructions() {
+    valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+        sed -n 's/.*Collected : \([0-9]*\).*/\1/p'
+}
+for path in tests/corpus/ggml-vocab-llama-bpe.gguf "$vocab" "$smollm2"; do
+    base="$(instructions "$out/floor" "$path")"
+    for command in "$out/floor" "target/release/gguf check" "target/release/gguf dump --json" "target/release/gguf dump"; do
+        # shellcheck disable=SC2086 # the command is words
+        n="$(instructions $command "$path")"
+        printf '| %s | %s | %s | %s |\n' "$(basename "$path")" "${command#target/release/}" "$n" \
+            "$(awk -v n="$n" -v b="$base" 'BEGIN { printf "%.2f", n / b }')"
+    done
+done

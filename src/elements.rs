@@ -1,0 +1,801 @@
+//! Reading every element of an [`Array`] at the speed of the parse.
+//!
+//! [`Array::iter`] builds a [`Value`](crate::Value) per element through the grammar's parsers;
+//! the methods here skip that for the two shapes large headers are made of:
+//!
+//! - **string arrays** (vocabularies, merges): [`Array::strings`] walks the length prefixes
+//!   with the parse's own loop and yields the raw bytes; [`Array::strs`] yields them as
+//!   checked `&str`, validating UTF-8 with SIMD over the whole run of elements at once;
+//!   [`Array::string_index`] builds, in one pass, an offsets table for O(1) random access.
+//! - **numeric arrays** (scores, token types): [`Array::as_slice`] is a zero-copy view when the
+//!   file's byte order is the machine's and the bytes are aligned; [`Array::numbers`],
+//!   [`Array::decode_into`] and [`Array::to_vec`] decode in one pass otherwise.
+//!
+//! The parse checked that every element is present, so none of this can fail on a parsed
+//! array; it never panics on one built by hand either, and nothing allocates more than the
+//! element bytes can hold.
+//!
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use gguf_grammar::write::{GgufBuilder, OwnedValue};
+//! use gguf_grammar::{Ctx, Gguf, ValueType};
+//!
+//! let bytes = GgufBuilder::new(Ctx::V3_LE)
+//!     .kv("tokenizer.ggml.tokens", OwnedValue::array(ValueType::String, ["<s>", "é", "x"]))
+//!     .kv("tokenizer.ggml.scores", OwnedValue::array(ValueType::F32, [0.0f32, -1.5, 2.0]))
+//!     .build()?;
+//! let gguf = Gguf::parse(&bytes)?;
+//!
+//! let tokens = gguf.get("tokenizer.ggml.tokens").and_then(|v| v.as_array()).unwrap();
+//! let text: Vec<&str> = tokens.strs().unwrap().collect::<Result<_, _>>().unwrap();
+//! assert_eq!(text, ["<s>", "é", "x"]);
+//! let index = tokens.string_index().unwrap();
+//! assert_eq!(index.get(1).map(|s| s.as_bytes()), Some("é".as_bytes()));
+//!
+//! let scores = gguf.get("tokenizer.ggml.scores").and_then(|v| v.as_array()).unwrap();
+//! assert_eq!(scores.to_vec::<f32>(), Some(vec![0.0, -1.5, 2.0]));
+//! assert!(scores.to_vec::<u32>().is_none()); // the element type must match
+//! # Ok(()) }
+//! ```
+
+use std::marker::PhantomData;
+
+use crate::grammar::string::GgufStr;
+use crate::grammar::value::{split_string, Array, ValueType};
+use crate::grammar::{Ctx, Endian, Version};
+
+/// Bytes [`Strs`] checks as UTF-8 at a time: large enough to amortise the call, small enough
+/// that the bytes are still in cache when the strings are read.
+pub const BLOCK: usize = 64 << 10;
+
+/// How a string's length is stored: u32 in v1, u64 after; in the file's byte order.
+#[derive(Clone, Copy, Debug)]
+enum Prefix {
+    U32Le,
+    U32Be,
+    U64Le,
+    U64Be,
+}
+
+impl Prefix {
+    fn of(ctx: Ctx) -> Self {
+        match (ctx.version, ctx.endian) {
+            (Version::V1, Endian::Little) => Prefix::U32Le,
+            (Version::V1, Endian::Big) => Prefix::U32Be,
+            (_, Endian::Little) => Prefix::U64Le,
+            (_, Endian::Big) => Prefix::U64Be,
+        }
+    }
+
+    fn width(self) -> usize {
+        match self {
+            Prefix::U32Le | Prefix::U32Be => 4,
+            Prefix::U64Le | Prefix::U64Be => 8,
+        }
+    }
+
+    /// The string at the start of `input` and what follows it.
+    #[inline(always)]
+    fn split(self, input: &[u8]) -> Option<(&[u8], &[u8])> {
+        match self {
+            Prefix::U32Le => split_string(input, |b| u32::from_le_bytes(b).into()),
+            Prefix::U32Be => split_string(input, |b| u32::from_be_bytes(b).into()),
+            Prefix::U64Le => split_string(input, u64::from_le_bytes),
+            Prefix::U64Be => split_string(input, u64::from_be_bytes),
+        }
+    }
+}
+
+/// The strings of a string array as raw bytes, from [`Array::strings`].
+#[derive(Clone, Debug)]
+pub struct Strings<'a> {
+    rest: &'a [u8],
+    left: u64,
+    prefix: Prefix,
+}
+
+impl<'a> Iterator for Strings<'a> {
+    type Item = GgufStr<'a>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<GgufStr<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        let (s, rest) = self.prefix.split(self.rest)?;
+        self.rest = rest;
+        self.left -= 1;
+        Some(GgufStr(s))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        // Never more than the parse found room for; an array built by hand may hold fewer.
+        let left = usize::try_from(self.left).unwrap_or(usize::MAX);
+        (0, Some(left))
+    }
+}
+
+/// The strings of a string array as checked UTF-8, from [`Array::strs`].
+///
+/// UTF-8 is checked with SIMD over runs of consecutive elements, length prefixes included,
+/// rather than string by string. A string cut from valid text at character boundaries is
+/// valid, so iterating checks up to [`BLOCK`] bytes at a time and takes each string from the
+/// longest valid prefix of its block; a string that is not inside one (it is invalid, or a
+/// length prefix next to it holds bytes >= 0x80 that break the block) is checked on its own.
+///
+/// [`Strs::invalid`] goes further with runs whose length prefixes are all ASCII: such a run
+/// is valid as a whole exactly when each of its strings is (a byte < 0x80 can neither
+/// complete nor start a multi-byte sequence), so a valid run is skipped without visiting its
+/// strings.
+#[derive(Clone, Debug)]
+pub struct Strs<'a> {
+    strings: Strings<'a>,
+    elements: &'a [u8],
+    /// Where the current run starts and ends in `elements`.
+    run: std::ops::Range<usize>,
+    /// The current run's bytes, if they are valid UTF-8.
+    text: Option<&'a str>,
+    /// The walk from the end of the current run, and how many strings it skips past.
+    after_run: (Strings<'a>, u64),
+    index: u64,
+}
+
+impl<'a> Strs<'a> {
+    fn offset(&self, part: &[u8]) -> usize {
+        part.as_ptr() as usize - self.elements.as_ptr() as usize
+    }
+
+    /// Starts a block at `start`, the first byte of a string that ends at `end`: the longest
+    /// valid UTF-8 prefix of the next [`BLOCK`] bytes (or through `end`, if further).
+    #[cold]
+    #[inline(never)]
+    fn start_block(&mut self, start: usize, end: usize) {
+        let stop = self
+            .elements
+            .len()
+            .min(end.max(start.saturating_add(BLOCK)));
+        let bytes = &self.elements[start..stop];
+        // compat stops at the first error; basic then yields the valid prefix as a &str.
+        let valid = match simdutf8::compat::from_utf8(bytes) {
+            Ok(text) => {
+                self.run = start..stop;
+                self.text = Some(text);
+                return;
+            }
+            Err(e) => e.valid_up_to(),
+        };
+        self.run = start..start + valid;
+        self.text = simdutf8::basic::from_utf8(&bytes[..valid]).ok();
+    }
+
+    /// Starts a run at `start`, the first byte of a string, ending before the first later
+    /// length prefix that is not ASCII (or at the end of the elements), and checks it.
+    #[cold]
+    #[inline(never)]
+    fn start_run(&mut self, start: usize) {
+        let width = self.strings.prefix.width();
+        let mut ahead = self.strings.clone();
+        let mut skipped = 0;
+        while ahead.left > 0 && ahead.rest.get(..width).is_some_and(<[u8]>::is_ascii) {
+            if ahead.next().is_none() {
+                break;
+            }
+            skipped += 1;
+        }
+        let end = self.offset(ahead.rest);
+        self.run = start..end;
+        self.text = simdutf8::basic::from_utf8(&self.elements[start..end]).ok();
+        self.after_run = (ahead, skipped);
+    }
+
+    /// Only the strings that are not UTF-8. Runs that are valid as a whole are skipped
+    /// without visiting their strings, so this costs one walk of the length prefixes and one
+    /// SIMD pass over the bytes: the check validation makes.
+    ///
+    /// ```
+    /// use gguf_grammar::grammar::{value::array, Ctx};
+    ///
+    /// let bytes = b"\x08\0\0\0\x02\0\0\0\0\0\0\0\x02\0\0\0\0\0\0\0ab\x01\0\0\0\0\0\0\0\xff";
+    /// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+    /// let invalid: Vec<u64> = arr.strs().unwrap().invalid().map(|e| e.index).collect();
+    /// assert_eq!(invalid, [1]);
+    /// ```
+    pub fn invalid(mut self) -> impl Iterator<Item = StrError<'a>> {
+        std::iter::from_fn(move || loop {
+            let s = self.strings.next()?.as_bytes();
+            let index = self.index;
+            self.index += 1;
+            let start = self.offset(s);
+            let end = start + s.len();
+            if end > self.run.end {
+                self.start_run(start);
+                if self.text.is_some() {
+                    // Every string of a valid run is valid (see the type's documentation).
+                    let (rest, skipped) = self.after_run.clone();
+                    self.strings = rest;
+                    self.index += skipped;
+                    continue;
+                }
+            }
+            let in_run = (start - self.run.start)..(end - self.run.start);
+            if self.text.and_then(|t| t.get(in_run)).is_none() {
+                if let Err(e) = check_alone(s, index) {
+                    return Some(e);
+                }
+            }
+        })
+    }
+}
+
+impl<'a> Iterator for Strs<'a> {
+    type Item = Result<&'a str, StrError<'a>>;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let s = self.strings.next()?.as_bytes();
+        let index = self.index;
+        self.index += 1;
+        let start = self.offset(s);
+        let end = start + s.len();
+        if end > self.run.end {
+            self.start_block(start, end);
+        }
+        let in_run = (start - self.run.start)..(end - self.run.start);
+        match self.text.and_then(|t| t.get(in_run)) {
+            Some(text) => Some(Ok(text)),
+            None => Some(check_alone(s, index)),
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.strings.size_hint()
+    }
+}
+
+/// The UTF-8 check of one string outside a valid run.
+#[cold]
+#[inline(never)]
+fn check_alone(s: &[u8], index: u64) -> Result<&str, StrError<'_>> {
+    simdutf8::compat::from_utf8(s).map_err(|e| StrError {
+        index,
+        bytes: GgufStr(s),
+        valid_up_to: e.valid_up_to(),
+    })
+}
+
+/// A string element that is not UTF-8: which element, its bytes, and where the first
+/// invalid sequence starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StrError<'a> {
+    /// The element's index in the array.
+    pub index: u64,
+    /// The element's bytes as stored.
+    pub bytes: GgufStr<'a>,
+    /// Bytes of valid UTF-8 before the first invalid sequence.
+    pub valid_up_to: usize,
+}
+
+impl std::fmt::Display for StrError<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "[{}]: string of {} bytes is not UTF-8 (invalid sequence at byte {})",
+            self.index,
+            self.bytes.len(),
+            self.valid_up_to
+        )
+    }
+}
+
+impl std::error::Error for StrError<'_> {}
+
+/// O(1) access by index to the strings of a string array, from [`Array::string_index`].
+#[derive(Clone, Debug)]
+pub struct StringIndex<'a> {
+    elements: &'a [u8],
+    /// Where each string's bytes start, followed by the end of the last one.
+    bounds: Vec<usize>,
+    prefix_width: usize,
+}
+
+impl<'a> StringIndex<'a> {
+    /// The string at `index`.
+    pub fn get(&self, index: usize) -> Option<GgufStr<'a>> {
+        let start = *self.bounds.get(index)?;
+        let next = *self.bounds.get(index.checked_add(1)?)?;
+        // Every string but the last ends where the next one's length prefix begins.
+        let end = if index + 2 == self.bounds.len() {
+            next
+        } else {
+            next - self.prefix_width
+        };
+        self.elements.get(start..end).map(GgufStr)
+    }
+
+    /// Number of strings indexed.
+    pub fn len(&self) -> usize {
+        self.bounds.len() - 1
+    }
+
+    /// Whether there are no strings.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A fixed-size numeric element type: `u8` … `u64`, `i8` … `i64`, `f32`, `f64`.
+pub trait Number: bytemuck::Pod + private::Sealed {
+    /// The GGUF value type this Rust type reads.
+    const TYPE: ValueType;
+    /// Decodes one element from its bytes in little-endian order (`bytes` has the type's size).
+    fn from_le(bytes: &[u8]) -> Self;
+    /// Decodes one element from its bytes in big-endian order (`bytes` has the type's size).
+    fn from_be(bytes: &[u8]) -> Self;
+}
+
+mod private {
+    pub trait Sealed {}
+}
+
+macro_rules! numbers {
+    ($($t:ty => $ty:ident),*) => {$(
+        impl private::Sealed for $t {}
+        impl Number for $t {
+            const TYPE: ValueType = ValueType::$ty;
+            #[inline(always)]
+            fn from_le(bytes: &[u8]) -> Self {
+                bytes.try_into().map_or(Self::default(), <$t>::from_le_bytes)
+            }
+            #[inline(always)]
+            fn from_be(bytes: &[u8]) -> Self {
+                bytes.try_into().map_or(Self::default(), <$t>::from_be_bytes)
+            }
+        }
+    )*};
+}
+
+numbers!(u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32,
+         u64 => U64, i64 => I64, f32 => F32, f64 => F64);
+
+/// The elements of a numeric array decoded one by one, from [`Array::numbers`].
+#[derive(Clone, Debug)]
+pub struct Numbers<'a, T> {
+    chunks: std::slice::ChunksExact<'a, u8>,
+    endian: Endian,
+    number: PhantomData<T>,
+}
+
+impl<T: Number> Iterator for Numbers<'_, T> {
+    type Item = T;
+
+    #[inline]
+    fn next(&mut self) -> Option<T> {
+        let bytes = self.chunks.next()?;
+        Some(match self.endian {
+            Endian::Little => T::from_le(bytes),
+            Endian::Big => T::from_be(bytes),
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.chunks.size_hint()
+    }
+}
+
+impl<T: Number> ExactSizeIterator for Numbers<'_, T> {}
+
+/// The byte order of the machine running this code.
+const NATIVE: Endian = if cfg!(target_endian = "little") {
+    Endian::Little
+} else {
+    Endian::Big
+};
+
+impl<'a> Array<'a> {
+    /// The strings of a string array as raw bytes, walked by the parse's own loop (`None` if
+    /// the elements are not strings).
+    ///
+    /// ```
+    /// use gguf_grammar::grammar::{value::array, Ctx};
+    ///
+    /// // element type 8 (string), 2 elements: "ab", "\xff"
+    /// let bytes = b"\x08\0\0\0\x02\0\0\0\0\0\0\0\x02\0\0\0\0\0\0\0ab\x01\0\0\0\0\0\0\0\xff";
+    /// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+    /// let raw: Vec<&[u8]> = arr.strings().unwrap().map(|s| s.as_bytes()).collect();
+    /// assert_eq!(raw, [&b"ab"[..], b"\xff"]);
+    /// ```
+    pub fn strings(&self) -> Option<Strings<'a>> {
+        (self.element_type() == ValueType::String).then(|| Strings {
+            rest: self.raw_elements(),
+            left: self.len(),
+            prefix: Prefix::of(self.ctx()),
+        })
+    }
+
+    /// The strings of a string array as `&str`, each one `Err` if it is not UTF-8 (`None` if
+    /// the elements are not strings). UTF-8 is checked with SIMD over long runs of
+    /// elements at once (see [`Strs`]).
+    ///
+    /// ```
+    /// use gguf_grammar::grammar::{value::array, Ctx};
+    ///
+    /// let bytes = b"\x08\0\0\0\x02\0\0\0\0\0\0\0\x02\0\0\0\0\0\0\0ab\x01\0\0\0\0\0\0\0\xff";
+    /// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+    /// let mut strs = arr.strs().unwrap();
+    /// assert_eq!(strs.next(), Some(Ok("ab")));
+    /// let err = strs.next().unwrap().unwrap_err();
+    /// assert_eq!((err.index, err.valid_up_to), (1, 0));
+    /// assert_eq!(err.to_string(), "[1]: string of 1 bytes is not UTF-8 (invalid sequence at byte 0)");
+    /// ```
+    pub fn strs(&self) -> Option<Strs<'a>> {
+        Some(Strs {
+            strings: self.strings()?,
+            elements: self.raw_elements(),
+            run: 0..0,
+            text: None,
+            after_run: (self.strings()?, 0),
+            index: 0,
+        })
+    }
+
+    /// An offsets table over a string array, built in one pass, for O(1) access by index
+    /// (`None` if the elements are not strings). It takes one `usize` per string.
+    pub fn string_index(&self) -> Option<StringIndex<'a>> {
+        let strings = self.strings()?;
+        let elements = self.raw_elements();
+        let base = elements.as_ptr() as usize;
+        // At most one entry per length prefix the bytes can hold, whatever the count says.
+        let prefix_width = strings.prefix.width();
+        let mut bounds = Vec::with_capacity(
+            strings
+                .size_hint()
+                .1
+                .unwrap_or(0)
+                .min(elements.len() / prefix_width)
+                + 1,
+        );
+        let mut end = 0;
+        for s in strings {
+            let start = s.as_bytes().as_ptr() as usize - base;
+            bounds.push(start);
+            end = start + s.len();
+        }
+        bounds.push(end);
+        Some(StringIndex {
+            elements,
+            bounds,
+            prefix_width,
+        })
+    }
+
+    /// The elements as a slice of `T`, without copying: `Some` only when the element type is
+    /// `T`'s, the file's byte order is this machine's and the bytes are aligned for `T`
+    /// (otherwise use [`Array::to_vec`] or [`Array::decode_into`]).
+    ///
+    /// ```
+    /// use gguf_grammar::grammar::{value::array, Ctx};
+    ///
+    /// let bytes = b"\x04\0\0\0\x02\0\0\0\0\0\0\0\x07\0\0\0\x09\0\0\0"; // uint32 [7, 9]
+    /// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+    /// if let Some(view) = arr.as_slice::<u32>() {
+    ///     assert_eq!(view, [7, 9]); // little-endian machine, aligned bytes
+    /// }
+    /// assert_eq!(arr.to_vec::<u32>(), Some(vec![7, 9])); // always
+    /// ```
+    pub fn as_slice<T: Number>(&self) -> Option<&'a [T]> {
+        if self.element_type() != T::TYPE || self.ctx().endian != NATIVE {
+            return None;
+        }
+        bytemuck::try_cast_slice(self.raw_elements()).ok()
+    }
+
+    /// The elements decoded one by one as `T` in the file's byte order (`None` if the
+    /// element type is not `T`'s).
+    pub fn numbers<T: Number>(&self) -> Option<Numbers<'a, T>> {
+        (self.element_type() == T::TYPE).then(|| Numbers {
+            chunks: self.raw_elements().chunks_exact(std::mem::size_of::<T>()),
+            endian: self.ctx().endian,
+            number: PhantomData,
+        })
+    }
+
+    /// Appends the elements, decoded as `T`, to `out` in one pass; returns `false` (appending
+    /// nothing) if the element type is not `T`'s.
+    ///
+    /// ```
+    /// use gguf_grammar::grammar::{value::array, Ctx, Endian, Version};
+    ///
+    /// let bytes = b"\0\0\0\x05\0\0\0\0\0\0\0\x02\xff\xff\xff\xfe\0\0\0\x03"; // big-endian int32 [-2, 3]
+    /// let ctx = Ctx { version: Version::V3, endian: Endian::Big };
+    /// let (_, arr) = array(ctx, 0)(bytes).unwrap();
+    /// let mut out = vec![1];
+    /// assert!(arr.decode_into::<i32>(&mut out));
+    /// assert_eq!(out, [1, -2, 3]);
+    /// ```
+    pub fn decode_into<T: Number>(&self, out: &mut Vec<T>) -> bool {
+        if self.element_type() != T::TYPE {
+            return false;
+        }
+        let chunks = self.raw_elements().chunks_exact(std::mem::size_of::<T>());
+        out.reserve_exact(chunks.len());
+        // One loop per byte order, so that each compiles to a plain copy or byte swap.
+        match self.ctx().endian {
+            Endian::Little => out.extend(chunks.map(T::from_le)),
+            Endian::Big => out.extend(chunks.map(T::from_be)),
+        }
+        true
+    }
+
+    /// The elements decoded as `T` into a vector allocated once (`None` if the element type
+    /// is not `T`'s).
+    pub fn to_vec<T: Number>(&self) -> Option<Vec<T>> {
+        let mut out = Vec::new();
+        self.decode_into(&mut out).then_some(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grammar::test_bytes::{all_ctx, Enc};
+    use crate::grammar::value::array;
+    use crate::Value;
+
+    fn parse(bytes: &[u8]) -> Array<'_> {
+        array(Ctx::V3_LE, 0)(bytes).unwrap().1
+    }
+
+    fn parse_in(ctx: Ctx, bytes: &[u8]) -> Array<'_> {
+        array(ctx, 0)(bytes).unwrap().1
+    }
+
+    /// Strings chosen so that the run check and the per-string check both matter: a length
+    /// of 200 puts a byte >= 0x80 in the prefix; "\xc3" ends in a cut sequence that the next
+    /// prefix byte 0xa9 (length 169) would complete if strings were not checked apart.
+    fn strings() -> Vec<Vec<u8>> {
+        vec![
+            b"plain".to_vec(),
+            "é€😀".as_bytes().to_vec(),
+            vec![],
+            vec![b'x'; 200],
+            b"\xc3".to_vec(),
+            vec![b'y'; 169],
+            b"ok".to_vec(),
+            b"\xff\xfe".to_vec(),
+        ]
+    }
+
+    fn encode(ctx: Ctx, strings: &[Vec<u8>]) -> Vec<u8> {
+        let mut enc = Enc::new(ctx)
+            .u32(ValueType::String.tag())
+            .count(strings.len() as u64);
+        for s in strings {
+            enc = enc.string(s);
+        }
+        enc.bytes
+    }
+
+    #[test]
+    fn strings_strs_and_index_agree_with_iter_in_every_version_and_byte_order() {
+        let strings = strings();
+        for ctx in all_ctx() {
+            let bytes = encode(ctx, &strings);
+            let arr = parse_in(ctx, &bytes);
+            let expected: Vec<&[u8]> = arr
+                .iter()
+                .map(|v| v.as_gguf_str().unwrap().as_bytes())
+                .collect();
+            assert_eq!(expected, strings, "{ctx:?}");
+
+            let raw: Vec<&[u8]> = arr.strings().unwrap().map(|s| s.as_bytes()).collect();
+            assert_eq!(raw, expected, "{ctx:?}");
+
+            let index = arr.string_index().unwrap();
+            assert_eq!(index.len(), strings.len());
+            for (i, s) in expected.iter().enumerate() {
+                assert_eq!(
+                    index.get(i).map(|s| s.as_bytes()),
+                    Some(*s),
+                    "{ctx:?} [{i}]"
+                );
+            }
+            assert_eq!(index.get(strings.len()), None);
+
+            let checked: Vec<_> = arr.strs().unwrap().collect();
+            for (i, (got, s)) in checked.iter().zip(&expected).enumerate() {
+                match std::str::from_utf8(s) {
+                    Ok(text) => assert_eq!(got, &Ok(text), "{ctx:?} [{i}]"),
+                    Err(e) => assert_eq!(
+                        got,
+                        &Err(StrError {
+                            index: i as u64,
+                            bytes: GgufStr(s),
+                            valid_up_to: e.valid_up_to()
+                        }),
+                        "{ctx:?} [{i}]"
+                    ),
+                }
+            }
+            assert_eq!(checked.len(), strings.len());
+        }
+    }
+
+    #[test]
+    fn invalid_finds_exactly_the_errors_strs_yields() {
+        // Valid runs of short strings, long strings (non-ASCII prefixes) and invalid strings
+        // in every arrangement of up to four.
+        let pieces: [&[u8]; 5] = [b"ok", "é".as_bytes(), &[b'z'; 130], b"\xc3", b"a\xff"];
+        for ctx in all_ctx() {
+            for n in 0..=4u32 {
+                for pick in 0..5usize.pow(n) {
+                    let strings: Vec<Vec<u8>> = (0..n)
+                        .map(|k| pieces[pick / 5usize.pow(k) % 5].to_vec())
+                        .collect();
+                    let bytes = encode(ctx, &strings);
+                    let arr = parse_in(ctx, &bytes);
+                    let expected: Vec<StrError<'_>> =
+                        arr.strs().unwrap().filter_map(Result::err).collect();
+                    let found: Vec<StrError<'_>> = arr.strs().unwrap().invalid().collect();
+                    assert_eq!(found, expected, "{ctx:?} {strings:x?}");
+                    let by_std = strings.iter().filter(|s| std::str::from_utf8(s).is_err());
+                    assert_eq!(found.len(), by_std.count());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_end_inside_characters_and_strings() {
+        // Multi-byte strings over several blocks, so that block edges fall inside characters
+        // and strings; one string longer than a block; invalid strings here and there.
+        let mut strings: Vec<Vec<u8>> = (0..40_000)
+            .map(|i| "é€😀".repeat(i % 5).into_bytes())
+            .collect();
+        strings[7_000] = b"\xe2\x82".to_vec();
+        strings[20_000] = "😀".repeat(BLOCK / 3).into_bytes();
+        strings[30_001] = b"ok\xff".to_vec();
+        for ctx in all_ctx() {
+            let bytes = encode(ctx, &strings);
+            let arr = parse_in(ctx, &bytes);
+            let checked: Vec<_> = arr.strs().unwrap().collect();
+            assert_eq!(checked.len(), strings.len());
+            for (i, (got, s)) in checked.iter().zip(&strings).enumerate() {
+                match (got, std::str::from_utf8(s)) {
+                    (Ok(text), Ok(expected)) => assert_eq!(*text, expected, "{ctx:?} [{i}]"),
+                    (Err(e), Err(expected)) => {
+                        assert_eq!(e.valid_up_to, expected.valid_up_to(), "{ctx:?} [{i}]")
+                    }
+                    _ => panic!("{ctx:?} [{i}]: {got:?}"),
+                }
+            }
+            let invalid: Vec<u64> = arr.strs().unwrap().invalid().map(|e| e.index).collect();
+            assert_eq!(invalid, [7_000, 30_001], "{ctx:?}");
+        }
+    }
+
+    #[test]
+    fn a_run_that_is_valid_as_a_whole_still_checks_each_string() {
+        // "\xc3" then the length 0xa9 = 169: the bytes c3 a9 form "é" across the boundary,
+        // so the element bytes are valid UTF-8 while the first string is not.
+        let strings = [b"\xc3".to_vec(), vec![b'y'; 169]];
+        let bytes = encode(Ctx::V3_LE, &strings);
+        let arr = parse(&bytes);
+        assert!(std::str::from_utf8(arr.raw_elements()).is_ok());
+        let checked: Vec<_> = arr.strs().unwrap().map(|r| r.is_ok()).collect();
+        assert_eq!(checked, [false, true]);
+    }
+
+    #[test]
+    fn empty_and_non_string_arrays() {
+        let bytes = encode(Ctx::V3_LE, &[]);
+        let arr = parse(&bytes);
+        assert_eq!(arr.strings().unwrap().count(), 0);
+        assert_eq!(arr.strs().unwrap().count(), 0);
+        let index = arr.string_index().unwrap();
+        assert!(index.is_empty());
+        assert_eq!(index.get(0), None);
+
+        let numbers = Enc::new(Ctx::V3_LE)
+            .u32(ValueType::U8.tag())
+            .count(1)
+            .raw(&[7]);
+        let arr = parse(&numbers.bytes);
+        assert!(arr.strings().is_none() && arr.strs().is_none() && arr.string_index().is_none());
+        assert_eq!(arr.to_vec::<u8>(), Some(vec![7]));
+        assert_eq!(arr.to_vec::<i8>(), None);
+    }
+
+    #[test]
+    fn numbers_decode_as_iter_does_in_every_version_and_byte_order() {
+        fn check<T: Number + std::fmt::Debug>(
+            ctx: Ctx,
+            values: &[T],
+            encode: impl Fn(T) -> Vec<u8>,
+            wrap: impl Fn(T) -> Value<'static>,
+        ) {
+            let mut enc = Enc::new(ctx).u32(T::TYPE.tag()).count(values.len() as u64);
+            for &v in values {
+                // Enc writes big-endian bytes and reverses them for little-endian contexts.
+                enc = enc.raw(&encode(v));
+            }
+            let arr = parse_in(ctx, &enc.bytes);
+            let expected: Vec<Value<'_>> = arr.iter().collect();
+            assert_eq!(
+                expected,
+                values.iter().map(|&v| wrap(v)).collect::<Vec<_>>(),
+                "{ctx:?}"
+            );
+            let decoded = arr.to_vec::<T>().unwrap();
+            assert_eq!(
+                decoded.iter().map(|&v| wrap(v)).collect::<Vec<_>>(),
+                expected
+            );
+            let iterated: Vec<T> = arr.numbers::<T>().unwrap().collect();
+            assert_eq!(
+                bytemuck::cast_slice::<T, u8>(&iterated),
+                bytemuck::cast_slice::<T, u8>(&decoded)
+            );
+            if let Some(view) = arr.as_slice::<T>() {
+                assert_eq!(ctx.endian, NATIVE);
+                assert_eq!(
+                    bytemuck::cast_slice::<T, u8>(view),
+                    bytemuck::cast_slice::<T, u8>(&decoded)
+                );
+            }
+        }
+        for ctx in all_ctx() {
+            check(ctx, &[1u8, 255], |v| v.to_be_bytes().to_vec(), Value::U8);
+            check(ctx, &[-1i8, 5], |v| v.to_be_bytes().to_vec(), Value::I8);
+            check(ctx, &[300u16, 1], |v| v.to_be_bytes().to_vec(), Value::U16);
+            check(ctx, &[-300i16], |v| v.to_be_bytes().to_vec(), Value::I16);
+            check(
+                ctx,
+                &[7u32, 1 << 31],
+                |v| v.to_be_bytes().to_vec(),
+                Value::U32,
+            );
+            check(ctx, &[-2i32, 3], |v| v.to_be_bytes().to_vec(), Value::I32);
+            check(
+                ctx,
+                &[u64::MAX, 2],
+                |v| v.to_be_bytes().to_vec(),
+                Value::U64,
+            );
+            check(ctx, &[i64::MIN], |v| v.to_be_bytes().to_vec(), Value::I64);
+            check(
+                ctx,
+                &[0.1f32, -0.0, f32::INFINITY],
+                |v| v.to_be_bytes().to_vec(),
+                Value::F32,
+            );
+            check(
+                ctx,
+                &[1e300f64, f64::MIN_POSITIVE],
+                |v| v.to_be_bytes().to_vec(),
+                Value::F64,
+            );
+        }
+    }
+
+    #[test]
+    fn a_view_needs_alignment() {
+        // Element bytes at offset 12 of a buffer: aligned for u32 in a Vec<u32>-backed buffer
+        // shifted by 0, misaligned when shifted by 1.
+        let enc = Enc::new(Ctx::V3_LE)
+            .u32(ValueType::U32.tag())
+            .count(2)
+            .u32(7)
+            .u32(9);
+        let mut storage = vec![0u32; 8];
+        let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut storage);
+        buf[..enc.bytes.len()].copy_from_slice(&enc.bytes);
+        let aligned = parse(&buf[..enc.bytes.len()]);
+        if NATIVE == Endian::Little {
+            assert_eq!(aligned.as_slice::<u32>(), Some(&[7u32, 9][..]));
+        }
+        buf.copy_within(0..enc.bytes.len(), 1);
+        let misaligned = parse(&buf[1..=enc.bytes.len()]);
+        assert_eq!(misaligned.as_slice::<u32>(), None);
+        assert_eq!(misaligned.to_vec::<u32>(), Some(vec![7, 9]));
+    }
+}
