@@ -26,3 +26,5 @@ step "Kaitai grammar (Python and JavaScript) vs gguf dump --json"
 bash scripts/grammar-check.sh
 step "gguf edit against gguf-py"
 bash scripts/check-edit.sh
+step "dequantisation vs gguf-py (random blocks of every type, SmolLM2)"
+bash scripts/check-dequant.sh
