@@ -28,3 +28,5 @@ step "gguf edit against gguf-py"
 bash scripts/check-edit.sh
 step "dequantisation vs gguf-py (random blocks of every type, SmolLM2)"
 bash scripts/check-dequant.sh
+step "gguf hash vs llama.cpp's llama-gguf-hash (SmolLM2, corpus)"
+bash scripts/check-hash.sh

@@ -3,6 +3,7 @@
 //!
 //! - [`layout`]: the block layouts, one table shared by everything below;
 //! - [`dequant`]: blocks to `f32`, bit-identical to gguf-py 0.19.0's `gguf.quants.dequantize`;
+//! - [`hash`]: per-tensor and whole-model hashes as llama.cpp's `llama-gguf-hash` prints them;
 //! - [`Tensor::data`]: a tensor's bytes, checked against the file's length.
 //!
 //! ```
@@ -18,6 +19,7 @@
 //! ```
 
 pub mod dequant;
+pub mod hash;
 pub mod layout;
 
 use std::fmt;

@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod check;
 mod dump;
 mod edit;
+mod hash;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -39,6 +40,9 @@ enum Command {
     /// The output is written to a temporary file in the destination's folder, checked, and
     /// renamed into place: a failure never leaves a damaged or half-written file.
     Edit(edit::Args),
+    /// Hash the tensor data as llama.cpp's llama-gguf-hash does (xxh64, SHA-1, SHA-256 per
+    /// tensor and of the whole model, a UUIDv5 of the model) and verify against a manifest.
+    Hash(hash::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -71,5 +75,6 @@ fn main() -> ExitCode {
         Command::Dump(args) => Failure::report(dump::run(args)),
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),
+        Command::Hash(args) => hash::run(args),
     }
 }
