@@ -4,7 +4,7 @@
 //! [`GgmlType::block_size`] values in [`GgmlType::type_size`] bytes. This table says what
 //! those bytes are, field by field, as ggml's `ggml-common.h` declares the block structs.
 //! Dequantisation ([`super::dequant`]) reads blocks with these offsets, byte-order
-//! conversion swaps the multi-byte fields, and `grammar/GRAMMAR.md`'s
+//! conversion ([`super::swap`]) swaps the multi-byte fields, and `grammar/GRAMMAR.md`'s
 //! block-layout section is [`markdown`]'s output.
 //!
 //! ```

@@ -4,6 +4,7 @@
 //! - [`layout`]: the block layouts, one table shared by everything below;
 //! - [`dequant`]: blocks to `f32`, bit-identical to gguf-py 0.19.0's `gguf.quants.dequantize`;
 //! - [`hash`]: per-tensor and whole-model hashes as llama.cpp's `llama-gguf-hash` prints them;
+//! - [`swap`]: tensor data in the other byte order, as gguf-py's `gguf-convert-endian`;
 //! - [`Tensor::data`]: a tensor's bytes, checked against the file's length.
 //!
 //! ```
@@ -21,6 +22,7 @@
 pub mod dequant;
 pub mod hash;
 pub mod layout;
+pub mod swap;
 
 use std::fmt;
 
@@ -54,6 +56,9 @@ pub enum DataError {
     /// The type is known but this crate cannot dequantise it (gguf-py cannot either).
     #[error("type {0} cannot be dequantised (gguf-py 0.19.0 does not support it either)")]
     Unsupported(GgmlType),
+    /// The type's byte order cannot be converted (gguf-py's `gguf-convert-endian` refuses it too).
+    #[error("type {0} cannot be converted to the other byte order (gguf-py's gguf-convert-endian refuses it too)")]
+    CannotSwap(GgmlType),
     /// A byte buffer or output buffer that is not a whole number of blocks, or whose sizes disagree.
     #[error("type {ggml_type}: {bytes} bytes do not hold {values} values ({block} values per {size}-byte block)")]
     Mismatch {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
+mod convert_endian;
 mod dump;
 mod edit;
 mod hash;
@@ -43,6 +44,9 @@ enum Command {
     /// Hash the tensor data as llama.cpp's llama-gguf-hash does (xxh64, SHA-1, SHA-256 per
     /// tensor and of the whole model, a UUIDv5 of the model) and verify against a manifest.
     Hash(hash::Args),
+    /// Convert a file to the other byte order, header and tensor data, as gguf-py's
+    /// gguf-convert-endian does (refusing the tensor types it refuses).
+    ConvertEndian(convert_endian::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -76,5 +80,6 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),
         Command::Hash(args) => hash::run(args),
+        Command::ConvertEndian(args) => Failure::report(convert_endian::run(args)),
     }
 }
