@@ -24,4 +24,29 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$GGUF_PYTHON" scripts/dequant_reference.py "$work" "$GGUF_SMOLLM2"
 GGUF_DEQUANT_REF="$work" cargo test --quiet --test dequant
+# gguf tensor --format npy: numpy loads the shape and the bits gguf-py's dequantisation gives,
+# for one tensor of each type in SmolLM2 (f32, q4_1, q8_0) and in the random file.
+cargo build --quiet --release --bin gguf
+"$GGUF_PYTHON" - "${CARGO_TARGET_DIR:-target}/release/gguf" "$work" "$GGUF_SMOLLM2" <<'PY'
+import subprocess, sys
+import numpy as np
+import gguf
+exe, work, model = sys.argv[1:]
+checked = 0
+for path in [model, f"{work}/random.gguf"]:
+    seen = set()
+    for t in gguf.GGUFReader(path).tensors:
+        if t.tensor_type in seen:
+            continue
+        seen.add(t.tensor_type)
+        out = f"{work}/t.npy"
+        subprocess.run([exe, "tensor", path, t.name, "--format", "npy", "-o", out], check=True)
+        ours = np.load(out)
+        with np.errstate(all="ignore"):
+            ref = gguf.quants.dequantize(t.data, t.tensor_type)
+        assert ours.dtype == np.float32 and ours.shape == ref.shape, (t.name, ours.shape, ref.shape)
+        assert np.array_equal(ours.view(np.uint32), ref.view(np.uint32)), t.name
+        checked += 1
+print(f"gguf tensor --format npy matches gguf-py on {checked} tensors")
+PY
 echo "dequantisation check passed"

@@ -12,6 +12,7 @@ mod convert_endian;
 mod dump;
 mod edit;
 mod hash;
+mod tensor;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -47,6 +48,9 @@ enum Command {
     /// Convert a file to the other byte order, header and tensor data, as gguf-py's
     /// gguf-convert-endian does (refusing the tensor types it refuses).
     ConvertEndian(convert_endian::Args),
+    /// Print or export one tensor's values, dequantised to f32 as gguf-py does (text, JSON,
+    /// raw f32 or .npy), optionally only some rows.
+    Tensor(tensor::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -81,5 +85,6 @@ fn main() -> ExitCode {
         Command::Edit(args) => Failure::report(edit::run(args)),
         Command::Hash(args) => hash::run(args),
         Command::ConvertEndian(args) => Failure::report(convert_endian::run(args)),
+        Command::Tensor(args) => Failure::report(tensor::run(args)),
     }
 }
