@@ -49,4 +49,33 @@ for path in [model, f"{work}/random.gguf"]:
         checked += 1
 print(f"gguf tensor --format npy matches gguf-py on {checked} tensors")
 PY
+# gguf stats: min and max exactly, mean and standard deviation to 1e-6 (relative), NaN and
+# infinity counts exactly, against numpy over gguf-py's values, for SmolLM2 and the random file.
+"$GGUF_PYTHON" - "${CARGO_TARGET_DIR:-target}/release/gguf" "$work" "$GGUF_SMOLLM2" <<'PY'
+import math, subprocess, sys
+import numpy as np
+import gguf
+exe, work, model = sys.argv[1:]
+checked = 0
+for path in [model, f"{work}/random.gguf"]:
+    lines = subprocess.run([exe, "stats", path], check=True, capture_output=True, text=True).stdout.splitlines()
+    rows = [l.split("\t") for l in lines[1:]]
+    tensors = gguf.GGUFReader(path).tensors
+    assert len(rows) == len(tensors), path
+    for row, t in zip(rows, tensors):
+        with np.errstate(all="ignore"):
+            v = gguf.quants.dequantize(t.data, t.tensor_type).ravel()
+        finite = v[np.isfinite(v)]
+        assert row[0] == t.name and int(row[2]) == v.size, (row, t.name)
+        assert (int(row[7]), int(row[8])) == (int(np.isnan(v).sum()), int(np.isinf(v).sum())), (row, t.name)
+        if finite.size == 0:
+            assert row[3] == "-", row
+            continue
+        assert np.float32(row[3]) == finite.min() and np.float32(row[4]) == finite.max(), (row, t.name)
+        f64 = finite.astype(np.float64)
+        for got, want in [(float(row[5]), f64.mean()), (float(row[6]), f64.std())]:
+            assert math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12), (row, t.name, got, want)
+        checked += 1
+print(f"gguf stats matches numpy on {checked} tensors")
+PY
 echo "dequantisation check passed"

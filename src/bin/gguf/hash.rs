@@ -274,13 +274,13 @@ fn hash(
     })
 }
 
-/// `f` of every job, computed on all cores, in job order.
-fn run_parallel<J: Sync>(jobs: &[J], f: impl Fn(&J) -> String + Sync) -> Vec<String> {
+/// `f` of every job, computed on all cores, in job order (also used by `gguf stats`).
+pub fn run_parallel<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(jobs.len().max(1));
     let next = AtomicUsize::new(0);
-    let mut done: Vec<(usize, String)> = std::thread::scope(|s| {
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {

@@ -12,6 +12,7 @@ mod convert_endian;
 mod dump;
 mod edit;
 mod hash;
+mod stats;
 mod tensor;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
@@ -51,6 +52,9 @@ enum Command {
     /// Print or export one tensor's values, dequantised to f32 as gguf-py does (text, JSON,
     /// raw f32 or .npy), optionally only some rows.
     Tensor(tensor::Args),
+    /// Per-tensor statistics of the dequantised values: min, max, mean, standard deviation,
+    /// NaN and infinity counts, tensors in parallel.
+    Stats(stats::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -86,5 +90,6 @@ fn main() -> ExitCode {
         Command::Hash(args) => hash::run(args),
         Command::ConvertEndian(args) => Failure::report(convert_endian::run(args)),
         Command::Tensor(args) => Failure::report(tensor::run(args)),
+        Command::Stats(args) => Failure::report(stats::run(args)),
     }
 }
