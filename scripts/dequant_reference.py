@@ -24,6 +24,8 @@ F16_SCALES = {
     T.Q4_0: [0], T.Q4_1: [0, 2], T.Q5_0: [0], T.Q5_1: [0, 2], T.Q8_0: [0],
     T.Q2_K: [80, 82], T.Q3_K: [108], T.Q4_K: [0, 2], T.Q5_K: [0, 2], T.Q6_K: [208],
     T.TQ1_0: [52], T.TQ2_0: [64], T.IQ4_NL: [0], T.IQ4_XS: [0],
+    T.IQ2_XXS: [0], T.IQ2_XS: [0], T.IQ2_S: [0], T.IQ3_XXS: [0], T.IQ3_S: [0], T.IQ1_S: [0],
+    T.IQ1_M: [],  # its f16 scale is spread over the top nibbles of 4 u16 (random covers it)
 }
 F16_EDGES = [0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xFE55, 0x0001, 0x83FF, 0x0000, 0x8000, 0x7BFF]
 TYPES = [T.F32, T.F16, T.BF16, *F16_SCALES, T.MXFP4, T.NVFP4]

@@ -7,7 +7,9 @@
 //! stores them on a little-endian machine, as gguf-py does.
 //!
 //! Supported: `f32`, `f16`, `bf16`, `q4_0`, `q4_1`, `q5_0`, `q5_1`, `q8_0`, `q2_K`,
-//! `q3_K`, `q4_K`, `q5_K`, `q6_K`, `tq1_0`, `tq2_0`, `mxfp4`, `nvfp4`, `iq4_nl`, `iq4_xs`.
+//! `q3_K`, `q4_K`, `q5_K`, `q6_K`, `tq1_0`, `tq2_0`, `mxfp4`, `nvfp4`, `iq4_nl`, `iq4_xs`,
+//! `iq2_xxs`, `iq2_xs`, `iq2_s`, `iq3_xxs`, `iq3_s`, `iq1_s`, `iq1_m` (the lattice grids are
+//! in `grids.rs`, generated from gguf-py).
 //! Other types give [`DataError::Unsupported`].
 //!
 //! ```
@@ -29,7 +31,7 @@
 //! assert!(dequantize(GgmlType::Q4_0, &bytes, 32).is_err());
 //! ```
 
-use super::DataError;
+use super::{grids, DataError};
 use crate::GgmlType;
 
 /// Whether [`dequantize`] supports `ty`.
@@ -129,6 +131,13 @@ fn kernel(ty: GgmlType) -> Option<(usize, usize, Run)> {
         GgmlType::NVFP4 => kernel!(64, 36, nvfp4),
         GgmlType::IQ4_NL => kernel!(32, 18, iq4_nl),
         GgmlType::IQ4_XS => kernel!(256, 136, iq4_xs),
+        GgmlType::IQ2_XXS => kernel!(256, 66, iq2_xxs),
+        GgmlType::IQ2_XS => kernel!(256, 74, iq2_xs),
+        GgmlType::IQ2_S => kernel!(256, 82, iq2_s),
+        GgmlType::IQ3_XXS => kernel!(256, 98, iq3_xxs),
+        GgmlType::IQ3_S => kernel!(256, 110, iq3_s),
+        GgmlType::IQ1_S => kernel!(256, 50, iq1_s),
+        GgmlType::IQ1_M => kernel!(256, 56, iq1_m),
         _ => return None,
     })
 }
@@ -387,6 +396,176 @@ fn iq4_xs(b: &[u8; 136], y: &mut [f32; 256]) {
         let dl = d * ((low | (high << 4)) as i8 - 32) as f32;
         for (i, y) in y.iter_mut().enumerate() {
             *y = dl * IQ4NL[nibble(&qs[16 * j..], i) as usize] as f32;
+        }
+    }
+}
+
+/// Value `j` (0..8 or 0..4) of grid row `row`.
+#[inline(always)]
+fn grid8(grid: &[u64], row: usize, j: usize) -> f32 {
+    (grid[row] >> (8 * j)) as u8 as f32
+}
+
+#[inline(always)]
+fn grid4(grid: &[u32], row: usize, j: usize) -> f32 {
+    (grid[row] >> (8 * j)) as u8 as f32
+}
+
+/// ggml's `ksigns_iq2xs`: 7 sign bits and their parity as the 8th.
+#[inline(always)]
+fn ksigns(i: u32) -> u32 {
+    let i = i & 0x7f;
+    i | ((i.count_ones() & 1) << 7)
+}
+
+/// `v` times the sign in bit `j` of `bits`, as numpy's multiplication by ±1.0 gives it: a
+/// NaN keeps its sign (a compiler may turn a multiplication by -1.0 into a negation, which
+/// would flip it, so the negation is written out).
+#[inline(always)]
+fn signed(v: f32, bits: u32, j: usize) -> f32 {
+    if (bits >> j) & 1 == 1 && !v.is_nan() {
+        -v
+    } else {
+        v
+    }
+}
+
+#[inline(always)]
+fn u32_at(b: &[u8], i: usize) -> u32 {
+    u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]])
+}
+
+#[inline(always)]
+fn u16_at(b: &[u8], i: usize) -> u16 {
+    u16::from_le_bytes([b[i], b[i + 1]])
+}
+
+fn iq2_xxs(b: &[u8; 66], y: &mut [f32; 256]) {
+    let d = f16(b, 0);
+    for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+        let (aux0, aux1) = (&b[2 + 8 * ib..][..4], u32_at(b, 6 + 8 * ib));
+        let db = d * (0.5 + (aux1 >> 28) as f32) * 0.25;
+        for (l, y) in y.chunks_exact_mut(8).enumerate() {
+            let signs = ksigns(aux1 >> (7 * l));
+            for (j, y) in y.iter_mut().enumerate() {
+                *y = signed(db * grid8(&grids::IQ2XXS, aux0[l] as usize, j), signs, j);
+            }
+        }
+    }
+}
+
+/// The 16 4-bit scales of iq2_xs / iq2_s as `d * (0.5 + s) * 0.25`.
+#[inline(always)]
+fn iq2_scale(d: f32, scales: &[u8], k: usize) -> f32 {
+    d * (0.5 + ((scales[k / 2] >> (4 * (k % 2))) & 0x0f) as f32) * 0.25
+}
+
+fn iq2_xs(b: &[u8; 74], y: &mut [f32; 256]) {
+    let d = f16(b, 0);
+    for (m, y) in y.chunks_exact_mut(8).enumerate() {
+        let db = iq2_scale(d, &b[66..], m / 2);
+        let q = u16_at(b, 2 + 2 * m) as u32;
+        let signs = ksigns(q >> 9);
+        for (j, y) in y.iter_mut().enumerate() {
+            *y = signed(db * grid8(&grids::IQ2XS, (q & 511) as usize, j), signs, j);
+        }
+    }
+}
+
+fn iq2_s(b: &[u8; 82], y: &mut [f32; 256]) {
+    let d = f16(b, 0);
+    let (qs, signs, qh) = (&b[2..34], &b[34..66], &b[66..74]);
+    for (m, y) in y.chunks_exact_mut(8).enumerate() {
+        let db = iq2_scale(d, &b[74..], m / 2);
+        let row = qs[m] as usize | ((((qh[m / 4] >> (2 * (m % 4))) & 3) as usize) << 8);
+        for (j, y) in y.iter_mut().enumerate() {
+            *y = signed(db * grid8(&grids::IQ2S, row, j), signs[m] as u32, j);
+        }
+    }
+}
+
+fn iq3_xxs(b: &[u8; 98], y: &mut [f32; 256]) {
+    let d = f16(b, 0);
+    let qs = &b[2..66];
+    for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+        let aux = u32_at(b, 66 + 4 * ib);
+        let db = d * (0.5 + (aux >> 28) as f32) * 0.5;
+        for (l, y) in y.chunks_exact_mut(8).enumerate() {
+            let signs = ksigns(aux >> (7 * l));
+            for (j, y) in y.iter_mut().enumerate() {
+                let row = qs[ib * 8 + l * 2 + j / 4] as usize;
+                *y = signed(db * grid4(&grids::IQ3XXS, row, j % 4), signs, j);
+            }
+        }
+    }
+}
+
+fn iq3_s(b: &[u8; 110], y: &mut [f32; 256]) {
+    let d = f16(b, 0);
+    let (qs, qh, signs, scales) = (&b[2..66], &b[66..74], &b[74..106], &b[106..110]);
+    for (k, y) in y.chunks_exact_mut(32).enumerate() {
+        let db = d * (1 + 2 * ((scales[k / 2] >> (4 * (k % 2))) & 0x0f)) as f32;
+        for (l, y) in y.chunks_exact_mut(8).enumerate() {
+            for (j, y) in y.iter_mut().enumerate() {
+                let m = k * 8 + l * 2 + j / 4;
+                let row = qs[m] as usize | ((((qh[m / 8] >> (m % 8)) & 1) as usize) << 8);
+                *y = signed(
+                    db * grid4(&grids::IQ3S, row, j % 4),
+                    signs[k * 4 + l] as u32,
+                    j,
+                );
+            }
+        }
+    }
+}
+
+/// ggml's `IQ1S_DELTA`.
+const IQ1_DELTA: f32 = 0.125;
+
+/// The iq1 grid value `j` of `row`, as f32 (-1, 0 or 1).
+#[inline(always)]
+fn grid_iq1(row: usize, j: usize) -> f32 {
+    (grids::IQ1S[row] >> (8 * j)) as u8 as i8 as f32
+}
+
+fn iq1_s(b: &[u8; 50], y: &mut [f32; 256]) {
+    let d = f16(b, 0);
+    let qs = &b[2..34];
+    for (ib, y) in y.chunks_exact_mut(32).enumerate() {
+        let qh = u16_at(b, 34 + 2 * ib);
+        let dl = d * (2 * ((qh >> 12) & 7) + 1) as f32;
+        let delta = if qh & 0x8000 == 0 {
+            IQ1_DELTA
+        } else {
+            -IQ1_DELTA
+        };
+        for (l, y) in y.chunks_exact_mut(8).enumerate() {
+            let row = qs[ib * 4 + l] as usize | ((((qh >> (3 * l)) & 7) as usize) << 8);
+            for (j, y) in y.iter_mut().enumerate() {
+                *y = dl * (grid_iq1(row, j) + delta);
+            }
+        }
+    }
+}
+
+fn iq1_m(b: &[u8; 56], y: &mut [f32; 256]) {
+    let (qs, qh) = (&b[..32], &b[32..48]);
+    let sc = [u16_at(b, 48), u16_at(b, 50), u16_at(b, 52), u16_at(b, 54)];
+    let d = f16_bits(
+        (sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000),
+    );
+    for (m, y) in y.chunks_exact_mut(8).enumerate() {
+        let k = m / 2;
+        let dl = d * (2 * ((sc[k / 4] >> (3 * (k % 4))) & 7) + 1) as f32;
+        let nibble = qh[m / 2] >> (4 * (m % 2));
+        let row = qs[m] as usize | (((nibble & 7) as usize) << 8);
+        let delta = if nibble & 8 == 0 {
+            IQ1_DELTA
+        } else {
+            -IQ1_DELTA
+        };
+        for (j, y) in y.iter_mut().enumerate() {
+            *y = dl * (grid_iq1(row, j) + delta);
         }
     }
 }

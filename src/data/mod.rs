@@ -20,6 +20,7 @@
 //! ```
 
 pub mod dequant;
+mod grids;
 pub mod hash;
 pub mod layout;
 pub mod swap;
