@@ -79,7 +79,7 @@ fn statuses_and_messages() {
     let (code, _, err) = gguf(&["hash", &cut]);
     assert_eq!(code, 1);
     assert!(
-        err.contains("needs 8 bytes, the file ends 2 bytes after it"),
+        err.contains("8 bytes of data at offset 0x40 (64) run past the end of the file (66 bytes)"),
         "{err}"
     );
     let _ = std::fs::remove_dir_all(std::path::Path::new(&file).parent().unwrap());

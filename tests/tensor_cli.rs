@@ -69,3 +69,39 @@ fn rows_formats_and_errors() {
     assert!(err.contains("\"i\\e]0;x\\u{7}\" has type i32"), "{err}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// A tensor with no values whose other dims multiply past 2^64: nothing to print, no
+/// overflow, no endless loop of empty rows.
+#[test]
+fn empty_tensor_with_huge_dims() {
+    let bytes = GgufBuilder::new(Ctx::V3_LE)
+        .tensor("z", &[4, u64::MAX, u64::MAX, 0], GgmlType::F32, &[])
+        .build()
+        .unwrap();
+    let path = std::env::temp_dir().join(format!("gguf-tensor-empty-{}.gguf", std::process::id()));
+    let file = path.to_str().unwrap();
+    // As built, the file ends before the aligned data start: refused, saying where.
+    std::fs::write(&path, &bytes).unwrap();
+    let (code, _, err) = gguf(&["tensor", file, "z"]);
+    assert_eq!(code, 1);
+    let start = gguf_grammar::Gguf::parse(&bytes).unwrap().tensors[0]
+        .data_offset
+        .unwrap();
+    let expected = format!(
+        "0 bytes of data at offset {start:#x} ({start}) run past the end of the file ({} bytes)",
+        bytes.len()
+    );
+    assert!(err.contains(&expected), "{err}");
+    // Padded to the data start, it is a valid empty tensor.
+    let mut padded = bytes.clone();
+    padded.resize(start as usize, 0);
+    std::fs::write(&path, &padded).unwrap();
+    assert_eq!(
+        gguf(&["tensor", file, "z"]),
+        (0, String::new(), String::new())
+    );
+    let (code, out, _) = gguf(&["stats", file]);
+    assert_eq!(code, 0);
+    assert!(out.ends_with("\nz\tf32\t0\t-\t-\t-\t-\t0\t0\n"), "{out}");
+    let _ = std::fs::remove_file(path);
+}

@@ -42,8 +42,8 @@ pub enum DataError {
         /// The tensor's dims.
         dims: Vec<u64>,
     },
-    /// The data lies (partly) past the end of the file.
-    #[error("tensor {name}: data at offset {offset:#x} ({offset}) needs {needed} bytes, the file ends {available} bytes after it")]
+    /// The data starts or ends past the end of the file.
+    #[error("tensor {name}: {needed} bytes of data at offset {offset:#x} ({offset}) run past the end of the file ({file_len} bytes)")]
     PastEnd {
         /// The tensor's name, escaped for display.
         name: String,
@@ -51,8 +51,8 @@ pub enum DataError {
         offset: u64,
         /// The tensor's size in bytes.
         needed: u64,
-        /// Bytes from `offset` to the end of the file (0 if `offset` is past it).
-        available: u64,
+        /// The file's length.
+        file_len: u64,
     },
     /// The type is known but this crate cannot dequantise it (gguf-py cannot either).
     #[error("type {0} cannot be dequantised (gguf-py 0.19.0 does not support it either)")]
@@ -102,7 +102,7 @@ impl<'a> Tensor<'a> {
     /// // A truncated file: the error names the tensor, the offset and the shortfall.
     /// let end = t.data_offset.unwrap() as usize + 7;
     /// let err = t.data(&bytes[..end]).unwrap_err();
-    /// assert!(err.to_string().contains("needs 8 bytes, the file ends 7 bytes after it"), "{err}");
+    /// assert!(err.to_string().contains("8 bytes of data at offset 0x40 (64) run past the end of the file (71 bytes)"), "{err}");
     /// # Ok(()) }
     /// ```
     pub fn data<'f>(&self, file: &'f [u8]) -> Result<&'f [u8], DataError> {
@@ -113,16 +113,36 @@ impl<'a> Tensor<'a> {
             dims: self.info.dims.clone(),
         })?;
         let offset = self.data_offset.unwrap_or(u64::MAX);
-        let available = (file.len() as u64).saturating_sub(offset);
-        if available < needed {
+        let file_len = file.len() as u64;
+        // A start past the end is an error even for an empty tensor.
+        if offset > file_len || file_len - offset < needed {
             return Err(DataError::PastEnd {
                 name: name(),
                 offset,
                 needed,
-                available,
+                file_len,
             });
         }
         // Both fit in the file's length, so in usize.
         Ok(&file[offset as usize..(offset + needed) as usize])
     }
+}
+
+/// The number of rows (values of dims 1 and up) of a tensor with `dims` whose data is
+/// `n_bytes` long: 0 when it holds no data, whatever its other dims (whose product may
+/// then exceed `u64::MAX`).
+///
+/// ```
+/// assert_eq!(gguf_grammar::data::rows(&[4, 3, 2], 96), 6);
+/// assert_eq!(gguf_grammar::data::rows(&[4, u64::MAX, u64::MAX, 0], 0), 0);
+/// ```
+pub fn rows(dims: &[u64], n_bytes: usize) -> u64 {
+    if n_bytes == 0 {
+        return 0;
+    }
+    // Non-empty data bounds the product of the dims (Tensor::data checked the size).
+    dims.iter()
+        .skip(1)
+        .try_fold(1u64, |a, &d| a.checked_mul(d))
+        .unwrap_or(0)
 }

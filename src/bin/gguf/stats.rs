@@ -64,7 +64,7 @@ fn stats(t: &Tensor<'_>, bytes: &[u8]) -> Option<Stats> {
     let ty = t.info.ggml_type;
     let data = t.data(bytes).ok().filter(|_| supported(ty))?;
     let row_len = t.info.dims.first().copied().unwrap_or(1) as usize;
-    let n_rows: u64 = t.info.dims.iter().skip(1).product();
+    let n_rows = gguf_grammar::data::rows(&t.info.dims, data.len());
     let row_bytes = (data.len() as u64).checked_div(n_rows).unwrap_or(0) as usize;
     let mut row = vec![0f32; row_len];
     let mut s = Stats::default();

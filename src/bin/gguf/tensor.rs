@@ -5,7 +5,10 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use gguf_grammar::data::dequant::{dequantize_into, supported};
+use gguf_grammar::data::{
+    self,
+    dequant::{dequantize_into, supported},
+};
 use gguf_grammar::edit::{replace_atomically, EditError};
 use gguf_grammar::render::escape::terminal;
 use gguf_grammar::GgufFile;
@@ -83,7 +86,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
     let dims = &tensor.info.dims;
     let row_len = dims.first().copied().unwrap_or(1);
-    let n_rows: u64 = dims.iter().skip(1).product();
+    let n_rows = data::rows(dims, data.len());
     let rows = args.rows.clone().unwrap_or(0..n_rows);
     if rows.end > n_rows {
         return Err(Failure::Unreadable(format!(
