@@ -267,12 +267,20 @@ pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, E
 /// The safe replacement under [`write_atomically`], for any writer: `write` fills a new
 /// temporary file in `dest`'s folder, which is synced, given `dest`'s permissions, checked
 /// by `verify` (given the temporary file's path) and renamed over `dest`. On any failure the
-/// temporary file is removed and `dest` is untouched. Returns what `write` returns.
+/// temporary file is removed and `dest` is untouched. A symbolic link is followed: its
+/// target is replaced and the link stays. Returns what `write` returns.
 pub fn replace_atomically(
     dest: &Path,
     write: impl FnOnce(&mut BufWriter<File>) -> Result<u64, EditError>,
     verify: impl FnOnce(&Path) -> Result<(), EditError>,
 ) -> Result<u64, EditError> {
+    let resolved = fs::canonicalize(dest);
+    let dest = match &resolved {
+        Ok(target) if fs::symlink_metadata(dest).is_ok_and(|m| m.file_type().is_symlink()) => {
+            target
+        }
+        _ => dest,
+    };
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| EditError::Io { path, source }
