@@ -37,3 +37,9 @@ step "gguf fixtures: deterministic, schema-valid, read and dequantised by gguf-p
 bash scripts/check-fixtures.sh
 step "gguf mutate: gguf-py accepts/rejects every mutation as the manifest predicts"
 bash scripts/check-mutations.sh
+step "dequantisation vs gguf-py (random blocks of every type, SmolLM2)"
+bash scripts/check-dequant.sh
+step "gguf hash vs llama.cpp's llama-gguf-hash (SmolLM2, corpus)"
+bash scripts/check-hash.sh
+step "gguf convert-endian vs gguf-py's gguf-convert-endian (corpus, every convertible type, SmolLM2 refused)"
+bash scripts/check-convert-endian.sh

@@ -236,6 +236,38 @@ pub fn parse_value(ty: ValueType, text: &str) -> Option<OwnedValue> {
 /// and `dest` is untouched. An existing `dest` keeps its permissions. Returns the bytes
 /// written.
 pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, EditError> {
+    replace_atomically(
+        dest,
+        |out| Ok(builder.write_to(out)?),
+        |temp| {
+            let reread = File::open(temp).map_err(|source| EditError::Io {
+                path: temp.to_path_buf(),
+                source,
+            })?;
+            crate::stream::read_header(reread, Some(builder.ctx.endian))
+                .map_err(|e| EditError::Reparse(e.to_string()))?;
+            Ok(())
+        },
+    )
+}
+
+/// The safe replacement under [`write_atomically`], for any writer: `write` fills a new
+/// temporary file in `dest`'s folder, which is synced, given `dest`'s permissions, checked
+/// by `verify` (given the temporary file's path) and renamed over `dest`. On any failure the
+/// temporary file is removed and `dest` is untouched. A symbolic link is followed: its
+/// target is replaced and the link stays. Returns what `write` returns.
+pub fn replace_atomically(
+    dest: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<u64, EditError>,
+    verify: impl FnOnce(&Path) -> Result<(), EditError>,
+) -> Result<u64, EditError> {
+    let resolved = fs::canonicalize(dest);
+    let dest = match &resolved {
+        Ok(target) if fs::symlink_metadata(dest).is_ok_and(|m| m.file_type().is_symlink()) => {
+            target
+        }
+        _ => dest,
+    };
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| EditError::Io { path, source }
@@ -266,7 +298,7 @@ pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, E
 
     let result = (|| {
         let mut out = BufWriter::new(file);
-        let written = builder.write_to(&mut out)?;
+        let written = write(&mut out)?;
         let file = out
             .into_inner()
             .map_err(|e| io_err(&temp)(e.into_error()))?;
@@ -274,9 +306,7 @@ pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, E
         if let Ok(meta) = fs::metadata(dest) {
             fs::set_permissions(&temp, meta.permissions()).map_err(io_err(&temp))?;
         }
-        let reread = File::open(&temp).map_err(io_err(&temp))?;
-        crate::stream::read_header(reread, Some(builder.ctx.endian))
-            .map_err(|e| EditError::Reparse(e.to_string()))?;
+        verify(&temp)?;
         fs::rename(&temp, dest).map_err(io_err(dest))?;
         // Make the rename durable; not every platform can sync a directory.
         if let Ok(dir) = File::open(dir) {

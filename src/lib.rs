@@ -47,6 +47,7 @@
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 
+pub mod data;
 mod document;
 pub mod edit;
 pub mod elements;

@@ -9,12 +9,16 @@ use clap::{Parser, Subcommand};
 
 mod atomic;
 mod check;
+mod convert_endian;
 mod dump;
 mod edit;
 mod fixtures;
+mod hash;
 mod map;
 mod mutate;
 mod snapshot;
+mod stats;
+mod tensor;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -62,6 +66,18 @@ enum Command {
     /// versions, byte order, truncation, keys, alignment, value types, lengths, dims, ggml
     /// types, tensor offsets...), each with its verdict per profile.
     Mutate(mutate::Args),
+    /// Hash the tensor data as llama.cpp's llama-gguf-hash does (xxh64, SHA-1, SHA-256 per
+    /// tensor and of the whole model, a UUIDv5 of the model) and verify against a manifest.
+    Hash(hash::Args),
+    /// Convert a file to the other byte order, header and tensor data, as gguf-py's
+    /// gguf-convert-endian does (refusing the tensor types it refuses).
+    ConvertEndian(convert_endian::Args),
+    /// Print or export one tensor's values, dequantised to f32 as gguf-py does (text, JSON,
+    /// raw f32 or .npy), optionally only some rows.
+    Tensor(tensor::Args),
+    /// Per-tensor statistics of the dequantised values: min, max, mean, standard deviation,
+    /// NaN and infinity counts, tensors in parallel.
+    Stats(stats::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -98,5 +114,9 @@ fn main() -> ExitCode {
         Command::Fixtures(args) => Failure::report(fixtures::run(args)),
         Command::Snapshot(args) => snapshot::run(args),
         Command::Mutate(args) => mutate::run(args),
+        Command::Hash(args) => hash::run(args),
+        Command::ConvertEndian(args) => Failure::report(convert_endian::run(args)),
+        Command::Tensor(args) => Failure::report(tensor::run(args)),
+        Command::Stats(args) => Failure::report(stats::run(args)),
     }
 }

@@ -1,0 +1,303 @@
+//! `gguf hash`: per-tensor and whole-model hashes of the tensor data, output byte for byte as
+//! llama.cpp's `llama-gguf-hash` prints it, and `--check` against a manifest of such lines.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use gguf_grammar::data::hash::{digest, Algorithm};
+use gguf_grammar::render::escape::terminal;
+use gguf_grammar::GgufFile;
+
+/// Exit statuses, as `llama-gguf-hash` defines them.
+const MISMATCH_OR_FAILURE: u8 = 1;
+const MISSING_ENTRY: u8 = 3;
+const UNKNOWN_HASH: u8 = 4;
+const MANIFEST_ERROR: u8 = 5;
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Output lines are `TYPE  HASH  FILE:TENSOR` for each tensor, then `TYPE  HASH  FILE` for the
+whole model, exactly as llama.cpp's llama-gguf-hash prints them; with --check each line ends
+in `  -  Ok`, `  -  Mismatch` or `  -  Not Found`.
+
+Exit status (llama-gguf-hash's): 0 success, 1 a hash mismatches or the file is not valid GGUF,
+3 the manifest has no entry for this file, 4 the manifest has no known hash type, 5 the
+manifest cannot be read; 2 on usage errors.
+
+Examples:
+  gguf hash model.gguf                      # xxh64 per tensor and of the model
+  gguf hash --all model.gguf > model.manifest
+  gguf hash --check model.manifest model.gguf
+  gguf hash --uuid --no-layer model.gguf   # one UUIDv5 identifying the tensor data")]
+pub struct Args {
+    /// XXH64 (seed 0); the default when no hash is chosen.
+    #[arg(long)]
+    xxh64: bool,
+    /// SHA-1.
+    #[arg(long)]
+    sha1: bool,
+    /// SHA-256.
+    #[arg(long)]
+    sha256: bool,
+    /// XXH64, SHA-1 and SHA-256.
+    #[arg(long)]
+    all: bool,
+    /// Only the whole-model hashes, no per-tensor lines.
+    #[arg(long)]
+    no_layer: bool,
+    /// The UUIDv5 of all tensor data in llama.cpp's namespace.
+    #[arg(long)]
+    uuid: bool,
+    /// Verify against a manifest (lines `TYPE HASH NAME`); without a hash option, the
+    /// strongest type the manifest holds is used.
+    #[arg(short = 'c', long, value_name = "MANIFEST")]
+    check: Option<PathBuf>,
+    /// The GGUF file.
+    file: PathBuf,
+}
+
+/// `TYPE HASH NAME` lines of a manifest, split on whitespace as C++ streams do.
+struct Manifest(Vec<[Vec<u8>; 3]>, Vec<Vec<u8>>);
+
+impl Manifest {
+    fn read(path: &PathBuf) -> io::Result<Manifest> {
+        let text = std::fs::read(path)?;
+        let (mut entries, mut types) = (Vec::new(), Vec::new());
+        for line in text.split(|&b| b == b'\n') {
+            let mut words = line
+                .split(|b| b" \t\r\x0b\x0c".contains(b))
+                .filter(|w| !w.is_empty())
+                .map(<[u8]>::to_vec);
+            if let Some(ty) = words.next() {
+                types.push(ty.clone());
+                if let (Some(hash), Some(name)) = (words.next(), words.next()) {
+                    entries.push([ty, hash, name]);
+                }
+            }
+        }
+        Ok(Manifest(entries, types))
+    }
+
+    fn has(&self, algorithm: Algorithm) -> bool {
+        self.1.iter().any(|t| t == algorithm.name().as_bytes())
+    }
+
+    /// The first entry of this type and name decides.
+    fn verify(&self, ty: &str, hash: &str, name: &str) -> Verdict {
+        match self
+            .0
+            .iter()
+            .find(|e| e[0] == ty.as_bytes() && e[2] == name.as_bytes())
+        {
+            None => Verdict::NotFound,
+            Some(e) if e[1] == hash.as_bytes() => Verdict::Ok,
+            Some(_) => Verdict::Mismatch,
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Verdict {
+    NotFound,
+    Mismatch,
+    Ok,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let mut algorithms: Vec<Algorithm> = [
+        (Algorithm::Xxh64, args.xxh64 || args.all),
+        (Algorithm::Sha1, args.sha1 || args.all),
+        (Algorithm::Sha256, args.sha256 || args.all),
+        (Algorithm::Uuid, args.uuid),
+    ]
+    .into_iter()
+    .filter_map(|(a, on)| on.then_some(a))
+    .collect();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let manifest = match &args.check {
+        None => None,
+        Some(path) => {
+            let shown = terminal(path.to_string_lossy().as_bytes()).into_owned();
+            let manifest = match Manifest::read(path) {
+                Ok(m) => m,
+                Err(e) => {
+                    eprintln!("gguf: cannot open manifest {shown}: {e}");
+                    return ExitCode::from(MANIFEST_ERROR);
+                }
+            };
+            let known: Vec<Algorithm> = [
+                Algorithm::Sha256,
+                Algorithm::Sha1,
+                Algorithm::Xxh64,
+                Algorithm::Uuid,
+            ]
+            .into_iter()
+            .filter(|&a| manifest.has(a))
+            .collect();
+            if known.is_empty() {
+                eprintln!("gguf: manifest {shown} has no known hash type");
+                return ExitCode::from(UNKNOWN_HASH);
+            }
+            let names: String = known.iter().map(|a| format!("  {}", a.name())).collect();
+            let _ = writeln!(out, "manifest  {shown}{names}");
+            if algorithms.is_empty() {
+                algorithms.push(known[0]); // the strongest the manifest has
+            }
+            Some(manifest)
+        }
+    };
+    if algorithms.is_empty() {
+        algorithms.push(Algorithm::Xxh64);
+    }
+    let code = match hash(&args, &algorithms, manifest.as_ref(), &mut out) {
+        Ok(code) => code,
+        Err(message) => {
+            let _ = out.flush();
+            eprintln!("gguf: {message}");
+            return ExitCode::from(MISMATCH_OR_FAILURE);
+        }
+    };
+    if let Some(path) = &args.check {
+        let result = match code {
+            0 => "Success",
+            MISMATCH_OR_FAILURE => "Failure",
+            _ => "Manifest Missing Entry",
+        };
+        let _ = writeln!(
+            out,
+            "\nVerification results for {} - {result}",
+            terminal(path.to_string_lossy().as_bytes())
+        );
+    }
+    match out.flush() {
+        Ok(()) => ExitCode::from(code),
+        Err(e) => {
+            eprintln!("gguf: writing the output: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Hashes, prints, and returns the exit status.
+fn hash(
+    args: &Args,
+    algorithms: &[Algorithm],
+    manifest: Option<&Manifest>,
+    out: &mut impl Write,
+) -> Result<u8, String> {
+    let fname = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
+    let file = GgufFile::open(&args.file).map_err(|e| format!("{fname}: {e}"))?;
+    let gguf = file.parse().map_err(|e| format!("{fname}: {e}"))?;
+    let mut tensors = Vec::with_capacity(gguf.tensors.len());
+    for t in &gguf.tensors {
+        let data = t.data(file.bytes()).map_err(|e| format!("{fname}: {e}"))?;
+        tensors.push((
+            format!("{fname}:{}", terminal(t.info.name.as_bytes())),
+            data,
+        ));
+    }
+
+    // Jobs: each selected whole-model hash (the longest, so first), then per tensor each
+    // selected hash except the UUID, which exists only for the whole model.
+    let mut jobs: Vec<(Algorithm, Option<usize>)> = algorithms.iter().map(|&a| (a, None)).collect();
+    if !args.no_layer {
+        for i in 0..tensors.len() {
+            jobs.extend(
+                algorithms
+                    .iter()
+                    .filter(|&&a| a != Algorithm::Uuid)
+                    .map(|&a| (a, Some(i))),
+            );
+        }
+    }
+    let digests = run_parallel(&jobs, |&(algorithm, tensor)| match tensor {
+        Some(i) => digest(algorithm, [tensors[i].1]),
+        None => digest(algorithm, tensors.iter().map(|t| t.1)),
+    });
+    let find = |a: Algorithm, t: Option<usize>| {
+        &digests[jobs.iter().position(|&j| j == (a, t)).unwrap_or(0)]
+    };
+
+    let (mut layer_seen, mut layer_bad, mut model_seen, mut model_bad) =
+        (false, false, false, false);
+    let mut line = |ty: Algorithm, hash: &str, name: &str, is_layer: bool| -> io::Result<()> {
+        let Some(m) = manifest else {
+            return writeln!(out, "{:<8}  {hash}  {name}", ty.name());
+        };
+        // llama-gguf-hash looks a model's UUID up under the type "sha256".
+        let looked_up = if ty == Algorithm::Uuid {
+            Algorithm::Sha256
+        } else {
+            ty
+        };
+        let verdict = m.verify(looked_up.name(), hash, name);
+        let (seen, bad) = if is_layer {
+            (&mut layer_seen, &mut layer_bad)
+        } else {
+            (&mut model_seen, &mut model_bad)
+        };
+        *seen |= verdict != Verdict::NotFound;
+        *bad |= verdict == Verdict::Mismatch;
+        let shown = match verdict {
+            Verdict::NotFound => "Not Found",
+            Verdict::Mismatch => "Mismatch",
+            Verdict::Ok => "Ok",
+        };
+        writeln!(out, "{:<8}  {hash}  {name}  -  {shown}", ty.name())
+    };
+    let io_error = |e: io::Error| format!("writing the output: {e}");
+    if !args.no_layer {
+        for (i, (name, _)) in tensors.iter().enumerate() {
+            for &a in algorithms.iter().filter(|&&a| a != Algorithm::Uuid) {
+                line(a, find(a, Some(i)), name, true).map_err(io_error)?;
+            }
+        }
+    }
+    for &a in algorithms {
+        line(a, find(a, None), &fname, false).map_err(io_error)?;
+    }
+    if manifest.is_none() {
+        return Ok(0);
+    }
+    Ok(if !model_seen {
+        match (layer_seen, layer_bad) {
+            (false, _) => MISSING_ENTRY,
+            (true, true) => MISMATCH_OR_FAILURE,
+            (true, false) => 0,
+        }
+    } else if layer_bad || model_bad {
+        MISMATCH_OR_FAILURE
+    } else {
+        0
+    })
+}
+
+/// `f` of every job, computed on all cores, in job order (also used by `gguf stats`).
+pub fn run_parallel<J: Sync, R: Send>(jobs: &[J], f: impl Fn(&J) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(jobs.len().max(1));
+    let next = AtomicUsize::new(0);
+    let mut done: Vec<(usize, R)> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                s.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(job) = jobs.get(i) else { break mine };
+                        mine.push((i, f(job)));
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap_or_default())
+            .collect()
+    });
+    done.sort_by_key(|d| d.0);
+    done.into_iter().map(|d| d.1).collect()
+}
