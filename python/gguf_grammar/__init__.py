@@ -1,0 +1,36 @@
+"""Fast, exact GGUF reading for Python, from the Rust crate ``gguf-grammar``.
+
+Two ways in:
+
+- ``GGUFReader(path)``: a drop-in for gguf-py 0.19.0's ``gguf.GGUFReader`` (same attributes
+  and values), opening the header in Rust and building numpy parts only when asked.
+- ``open(path)`` / ``parse(data)``: a ``Document`` with ``metadata`` (a read-only mapping of
+  key to Python value, arrays lazy), ``tensors``, ``summary()`` and ``check()``.
+
+Errors are ``GGUFError`` (a ``ValueError``) with ``code``, ``offset`` and ``path``.
+"""
+
+from ._document import Array, Diagnostic, Document, Metadata, Summary, Tensor, open, parse
+from ._errors import GGUFError, GGUFParseError, GGUFRejectedError
+from ._reader import GGUFReader, ReaderField, ReaderTensor
+from ._types import GGMLQuantizationType, GGUFEndian, GGUFValueType
+
+__all__ = [
+    "Array",
+    "Diagnostic",
+    "Document",
+    "GGMLQuantizationType",
+    "GGUFEndian",
+    "GGUFError",
+    "GGUFParseError",
+    "GGUFReader",
+    "GGUFRejectedError",
+    "GGUFValueType",
+    "Metadata",
+    "ReaderField",
+    "ReaderTensor",
+    "Summary",
+    "Tensor",
+    "open",
+    "parse",
+]
