@@ -26,3 +26,5 @@ step "Kaitai grammar (Python and JavaScript) vs gguf dump --json"
 bash scripts/grammar-check.sh
 step "gguf edit against gguf-py"
 bash scripts/check-edit.sh
+step "Python package (python/): maturin build, pip install, pytest python/tests against gguf-py"
+bash scripts/test-python.sh

@@ -10,10 +10,26 @@ Two ways in:
 Errors are ``GGUFError`` (a ``ValueError``) with ``code``, ``offset`` and ``path``.
 """
 
+from . import _native
 from ._document import Array, Diagnostic, Document, Metadata, Summary, Tensor, open, parse
 from ._errors import GGUFError, GGUFParseError, GGUFRejectedError
 from ._reader import GGUFReader, ReaderField, ReaderTensor
 from ._types import GGMLQuantizationType, GGUFEndian, GGUFValueType
+
+
+def escape(text: "str | bytes") -> str:
+    """``text`` made safe to print: control and bidirectional characters, backslashes and
+    bytes that are not UTF-8 become escapes (``\\t``, ``\\e``, ``\\u{202e}``, ``\\xff``), as the
+    ``gguf`` CLI prints text from a file. A ``str`` (a key, a path) is taken as its UTF-8 bytes,
+    undecodable bytes of a file name (surrogate escapes) included.
+
+    >>> escape("tab\there")
+    'tab\\there'
+    """
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogateescape")
+    return _native.escape(text)
+
 
 __all__ = [
     "Array",
@@ -31,6 +47,7 @@ __all__ = [
     "ReaderTensor",
     "Summary",
     "Tensor",
+    "escape",
     "open",
     "parse",
 ]

@@ -31,7 +31,7 @@ _ELEMENT_DTYPES = {
 
 # Where gguf-py 0.19.0 departs from ggml, this reader follows ggml: it knows type 42 (q2_0),
 # and sizes q8_1 blocks as 36 bytes (gguf-py: 40), so gguf-py's rejections for these
-# two reasons do not apply (a real overrun is still rejected: ggml's sizes are the spec's).
+# two reasons do not apply (see _reject_as_gguf_py).
 _FOLLOW_GGML = {"tensor-type-not-in-gguf-py"}
 
 _Layout = tuple[list[tuple[int, str, int]], list[int]]
@@ -261,11 +261,16 @@ def _kv_layout(doc: Any, key: bytes, value_offset: int, tag: int) -> _Layout:
 def _reject_as_gguf_py(doc: Any) -> None:
     """Raises ``GGUFRejectedError`` for the first reason gguf-py 0.19.0 would refuse the file
     for (except where it departs from ggml, see ``_FOLLOW_GGML``)."""
+    q8_1_in_file = set()  # data offsets of q8_1 tensors inside the file by ggml's size
+    for i in range(doc.tensor_count):
+        _name, _at, _dims, type_id, _rel, data_offset, n_bytes = doc.tensor(i)
+        if type_id == GGMLQuantizationType.Q8_1 and n_bytes is not None and data_offset + n_bytes <= doc.size:
+            q8_1_in_file.add(data_offset)
     for code, _severity, start, _end, path, message, rejected_by in doc.check("gguf-py"):
         if "gguf-py" not in rejected_by or code in _FOLLOW_GGML:
             continue
-        if code == "tensor-data-past-eof" and "spec" not in rejected_by:
-            continue  # only past the end with gguf-py's q8_1 size, not ggml's
+        if code == "tensor-data-past-eof" and start in q8_1_in_file:
+            continue  # past the end only by gguf-py's 40-byte q8_1 blocks
         err = GGUFRejectedError(f"offset {start:#x} ({start}): {path}: {message} [{code}]")
         err.code, err.offset, err.path, err.message = code, start, path, message
         raise err

@@ -646,11 +646,20 @@ fn ggml_type_info(id: u32) -> Option<(&'static str, u64, u64)> {
     Some((ty.name()?, ty.block_size()?, ty.type_size()?))
 }
 
+/// `text` made safe to print on a terminal (and in a tab-separated row): control and
+/// bidirectional characters, backslashes and bytes that are not UTF-8 become escapes, as
+/// every human-readable output of the `gguf` CLI prints text from a file.
+#[pyfunction]
+fn escape(text: &[u8]) -> String {
+    gguf_grammar::render::escape::terminal(text).into_owned()
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     m.add_class::<Document>()?;
     m.add_function(wrap_pyfunction!(ggml_type_info, m)?)?;
+    m.add_function(wrap_pyfunction!(escape, m)?)?;
     m.add("GGUFError", py.get_type::<GGUFError>())?;
     m.add("GGUFParseError", py.get_type::<GGUFParseError>())?;
     m.add("GGUFRejectedError", py.get_type::<GGUFRejectedError>())?;

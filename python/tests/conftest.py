@@ -27,12 +27,14 @@ def smollm2():
     return Path(path)
 
 
+GGUF_BIN = Path(os.environ.get("GGUF_BIN", REPO / "target" / "release" / "gguf"))
+
+
 def gguf_bin():
-    """The `gguf` CLI: GGUF_BIN, else the debug build scripts/test.sh makes with cargo test."""
-    path = Path(os.environ.get("GGUF_BIN", REPO / "target" / "debug" / "gguf"))
-    if not path.exists():
-        pytest.skip(f"SKIPPED: no gguf CLI at {path} (run cargo build, or set GGUF_BIN)")
-    return path
+    """The `gguf` CLI: GGUF_BIN, else target/release/gguf (scripts/test-python.sh builds it)."""
+    if not GGUF_BIN.exists():
+        pytest.skip(f"SKIPPED: no gguf CLI at {GGUF_BIN} (cargo build --release, or set GGUF_BIN)")
+    return GGUF_BIN
 
 
 @pytest.fixture(params=[p.name for p in CORPUS] + ["SmolLM2"] + [f"conformance/{f}" for f in ACCEPTED])
