@@ -26,14 +26,6 @@ echo "|---|---|---|---|---|---|---|"
 for file in tests/corpus/ggml-vocab-llama-bpe.gguf "$smollm2" "$synthetic"; do
     for reader in gguf gguf_grammar; do
         n=1; [[ "$reader" == gguf_grammar ]] && n="$runs"
-        "$py" scripts/bench_python.py "$reader" "$file" "$n" | "$py" -c '
-import json, os, sys
-r = json.load(sys.stdin)
-ms = lambda s: f"{s * 1000:.3f} ms" if s < 0.01 else f"{s * 1000:,.0f} ms"
-mib = lambda k: f"{k / 1024:,.1f} MiB"
-name = {"gguf": "gguf-py 0.19.0", "gguf_grammar": "gguf_grammar"}[sys.argv[2]]
-print(f"| {os.path.basename(sys.argv[1])} | {name} | {ms(r[\"open_s\"])} | {ms(r[\"contents_s\"])} | "
-      f"{ms(r[\"shapes_s\"])} | {mib(r[\"peak_rss_kib\"])} | {mib(r[\"rss_growth_kib\"])} |")
-' "$file" "$reader"
+        "$py" scripts/bench_python.py "$reader" "$file" "$n"
     done
 done

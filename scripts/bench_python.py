@@ -1,11 +1,12 @@
 """One measurement for scripts/bench-python.sh: open a GGUF file with one reader, read every
-field's contents and every tensor's shape; print JSON with the times and the peak RSS.
+field's contents and every tensor's shape; print a Markdown table row with the times and the
+peak RSS (of the whole process, and its growth past the imports).
 
 Usage: bench_python.py READER FILE [RUNS]    READER: gguf (gguf-py 0.19.0) or gguf_grammar
        bench_python.py --make-synthetic PATH  write the 300-key/2,000-tensor file (gguf-py's writer)
 """
 
-import json
+import os
 import resource
 import sys
 import time
@@ -62,10 +63,18 @@ def main():
         times = (t1 - t0, t2 - t1, t3 - t2)
         best = times if best is None or sum(times) < sum(best) else best
         del reader
-    print(json.dumps({
-        "open_s": best[0], "contents_s": best[1], "shapes_s": best[2],
-        "peak_rss_kib": rss_kib(), "rss_growth_kib": rss_kib() - baseline,
-    }))
+    peak, growth = rss_kib(), rss_kib() - baseline
+    name = {"gguf": "gguf-py 0.19.0", "gguf_grammar": "gguf_grammar"}[reader_name]
+    cells = [os.path.basename(path), name, *map(ms, best), mib(peak), mib(growth)]
+    print("| " + " | ".join(cells) + " |")
+
+
+def ms(seconds):
+    return f"{seconds * 1000:.3f} ms" if seconds < 0.01 else f"{seconds * 1000:,.0f} ms"
+
+
+def mib(kib):
+    return f"{kib / 1024:,.1f} MiB"
 
 
 if __name__ == "__main__":

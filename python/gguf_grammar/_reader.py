@@ -113,7 +113,8 @@ class ReaderTensor:
     def shape(self) -> np.ndarray:
         """The dims as stored (``ne0`` first), a uint64 view into the file."""
         if "shape" not in self._cache:
-            self._cache["shape"] = self.field.parts[3]
+            name, offset, dims, *_ = self._info
+            self._cache["shape"] = self._reader._get_code(offset + 8 + len(name) + 4, "u8", len(dims))
         return self._cache["shape"]
 
     @property
@@ -189,7 +190,8 @@ class GGUFReader:
 
     def __init__(self, path: os.PathLike[str] | str, mode: Literal["r", "r+", "c"] = "r"):
         self._doc = doc = _native.Document.open(os.fspath(path))
-        _reject_as_gguf_py(doc)
+        self._infos = [doc.tensor(i) for i in range(doc.tensor_count)]
+        _reject_as_gguf_py(doc, self._infos)
         self.data = np.memmap(path, mode=mode)
         host_big = sys.byteorder == "big"
         file_big = doc.endian == "big"
@@ -219,10 +221,11 @@ class GGUFReader:
                 lambda sel, i=i: doc.contents(i, sel),
                 self._get_code,
             )
-        self.tensors: list[ReaderTensor] = [
-            ReaderTensor(self, info, self._block(info[3]))
-            for info in (doc.tensor(i) for i in range(doc.tensor_count))
-        ]
+        blocks = {}  # type id → (block size, type size)
+        self.tensors: list[ReaderTensor] = []
+        for info in self._infos:
+            block = blocks.get(info[3]) or blocks.setdefault(info[3], self._block(info[3]))
+            self.tensors.append(ReaderTensor(self, info, block))
 
     def get_field(self, key: str) -> Union[ReaderField, None]:
         """The field named ``key``, or None."""
@@ -258,16 +261,15 @@ def _kv_layout(doc: Any, key: bytes, value_offset: int, tag: int) -> _Layout:
     return head + specs, [i + len(head) for i in data]
 
 
-def _reject_as_gguf_py(doc: Any) -> None:
+def _reject_as_gguf_py(doc: Any, infos: list[tuple]) -> None:
     """Raises ``GGUFRejectedError`` for the first reason gguf-py 0.19.0 would refuse the file
     for (except where it departs from ggml, see ``_FOLLOW_GGML``)."""
     q8_1_in_file = set()  # data offsets of q8_1 tensors inside the file by ggml's size
-    for i in range(doc.tensor_count):
-        _name, _at, _dims, type_id, _rel, data_offset, n_bytes = doc.tensor(i)
+    for _name, _at, _dims, type_id, _rel, data_offset, n_bytes in infos:
         if type_id == GGMLQuantizationType.Q8_1 and n_bytes is not None and data_offset + n_bytes <= doc.size:
             q8_1_in_file.add(data_offset)
-    for code, _severity, start, _end, path, message, rejected_by in doc.check("gguf-py"):
-        if "gguf-py" not in rejected_by or code in _FOLLOW_GGML:
+    for code, _severity, start, _end, path, message, _rejected_by in doc.gguf_py_rejections():
+        if code in _FOLLOW_GGML:
             continue
         if code == "tensor-data-past-eof" and start in q8_1_in_file:
             continue  # past the end only by gguf-py's 40-byte q8_1 blocks

@@ -455,16 +455,22 @@ impl Document {
         let endian = self.ctx.endian;
         if let Ok(slice) = index_or_slice.downcast::<PySlice>() {
             let ix = slice.indices(all.len() as isize)?;
-            let out = PyList::empty(py);
-            for n in 0..ix.slicelength {
-                let leaf = all[(ix.start + n as isize * ix.step) as usize];
+            let picked =
+                (0..ix.slicelength).map(|n| all[(ix.start + n as isize * ix.step) as usize]);
+            let mut out = Vec::with_capacity(ix.slicelength);
+            for leaf in picked {
                 match leaf {
-                    _ if strings => out.append(utf8(py, &stored_bytes(leaf, endian))?)?,
-                    Value::String(s) => s.as_bytes().iter().try_for_each(|&b| out.append(b))?,
-                    scalar => out.append(number(py, scalar)?)?,
+                    Value::String(s) if strings => out.push(utf8(py, s.as_bytes())?),
+                    _ if strings => out.push(utf8(py, &stored_bytes(leaf, endian))?),
+                    Value::String(s) => {
+                        for &b in s.as_bytes() {
+                            out.push(b.into_bound_py_any(py)?);
+                        }
+                    }
+                    scalar => out.push(number(py, scalar)?),
                 }
             }
-            return out.into_bound_py_any(py);
+            return PyList::new(py, out)?.into_bound_py_any(py);
         }
         let i: isize = index_or_slice
             .extract()
@@ -520,42 +526,35 @@ impl Document {
     /// The diagnostics under `profile`, each `(code, severity, start, end, path, message,
     /// rejected_by)`; with `schema`, the LLaMA-family schema's too.
     #[pyo3(signature = (profile = "strict", schema = false))]
-    #[allow(clippy::type_complexity)]
-    fn check(
-        &self,
-        profile: &str,
-        schema: bool,
-    ) -> PyResult<
-        Vec<(
-            &'static str,
-            &'static str,
-            Option<u64>,
-            Option<u64>,
-            String,
-            String,
-            Vec<&'static str>,
-        )>,
-    > {
+    fn check(&self, profile: &str, schema: bool) -> PyResult<Vec<DiagnosticRow>> {
         let profile = self::profile(profile)?;
         let gguf = self.parsed();
         let mut found = validate::check(&gguf, self.bytes().len() as u64, profile);
         if schema {
             found.extend(validate::schema::check(&gguf));
         }
-        Ok(found
+        Ok(found.into_iter().map(diagnostic).collect())
+    }
+
+    /// The errors of `check("gguf-py")` that gguf-py rejects the file for, computed without
+    /// looking inside arrays: none of gguf-py's rules does (they concern the header, keys,
+    /// alignment and tensors), and walking the Llama 3 tokenizer's 400,000 strings is most of
+    /// a full check's time.
+    fn gguf_py_rejections(&self) -> Vec<DiagnosticRow> {
+        static EMPTY: [u8; 12] = [0; 12];
+        let mut gguf = self.parsed();
+        for kv in &mut gguf.kvs {
+            if let Value::Array(a) = kv.value {
+                if let Ok((_, empty)) = gguf_grammar::grammar::value::array(a.ctx(), 0)(&EMPTY) {
+                    kv.value = Value::Array(empty);
+                }
+            }
+        }
+        validate::check(&gguf, self.bytes().len() as u64, Profile::GgufPy)
             .into_iter()
-            .map(|d| {
-                (
-                    d.code,
-                    d.severity.name(),
-                    d.span.as_ref().map(|s| s.start),
-                    d.span.as_ref().map(|s| s.end),
-                    d.path.to_string(),
-                    d.message,
-                    d.rejected_by.iter().map(|r| r.name()).collect(),
-                )
-            })
-            .collect())
+            .filter(|d| Profile::GgufPy.rejects(d.rejected_by))
+            .map(diagnostic)
+            .collect()
     }
 
     /// Whether `profile` accepts the file (and, with `schema`, the schema too).
@@ -636,6 +635,29 @@ impl Document {
             }
         }
     }
+}
+
+/// A diagnostic as `(code, severity, start, end, path, message, rejected_by)`.
+type DiagnosticRow = (
+    &'static str,
+    &'static str,
+    Option<u64>,
+    Option<u64>,
+    String,
+    String,
+    Vec<&'static str>,
+);
+
+fn diagnostic(d: validate::Diagnostic) -> DiagnosticRow {
+    (
+        d.code,
+        d.severity.name(),
+        d.span.as_ref().map(|s| s.start),
+        d.span.as_ref().map(|s| s.end),
+        d.path.to_string(),
+        d.message,
+        d.rejected_by.iter().map(|r| r.name()).collect(),
+    )
 }
 
 /// `(name, block size, type size)` of a ggml type id from ggml's table, or `None` for an

@@ -22,6 +22,18 @@ def first_error(path, profile):
     return d["code"], d["span"][0] if d["span"] else None, d["path"]
 
 
+def parse_errors():
+    errors = set()
+    for f in REJECTED:
+        try:
+            gguf_grammar.open(CASES / f)
+        except GGUFParseError:
+            errors.add(f)
+    return errors
+
+
+PARSE_ERRORS = parse_errors()
+
 # gguf-py rejects type 42 only because 0.19.0 lacks it; ggml reads it.
 READER_REJECTS = [f for f in REJECTED if f != "ggml-type-42.gguf"] + ["string-length-past-eof.gguf"]
 
@@ -121,3 +133,21 @@ def test_q8_1_is_sized_as_ggml_does(tmp_path):
     with pytest.raises(GGUFRejectedError) as caught:
         gguf_grammar.GGUFReader(cut)
     assert caught.value.code == "tensor-data-past-eof"
+
+
+def gguf_py_errors_both_ways(path):
+    doc = gguf_grammar._native.Document.open(str(path))
+    full = [d for d in doc.check("gguf-py") if "gguf-py" in d[6]]
+    return doc.gguf_py_rejections(), full
+
+
+def test_fast_gguf_py_rejections_equal_the_full_check(accepted_file):
+    """GGUFReader checks gguf-py's rules without walking arrays; that must change nothing."""
+    fast, full = gguf_py_errors_both_ways(accepted_file)
+    assert fast == full == []
+
+
+@pytest.mark.parametrize("case", [f for f in REJECTED if f not in PARSE_ERRORS])
+def test_fast_gguf_py_rejections_equal_the_full_check_on_rejected_cases(case):
+    fast, full = gguf_py_errors_both_ways(CASES / case)
+    assert fast == full and (full or case == "ggml-type-42.gguf")
