@@ -190,6 +190,9 @@ class Array(Sequence[Any]):
         """The type of every element."""
         self._len = length
         self._offset = offset
+        # Strings and arrays have no fixed size: an element is found by walking the ones
+        # before it, so their elements are decoded once, on first access, and kept.
+        self._decoded: Optional[list[Any]] = None
 
     def __len__(self) -> int:
         return self._len
@@ -212,6 +215,13 @@ class Array(Sequence[Any]):
         return self._items(i, i + 1, 1)[0]
 
     def _items(self, start: int, stop: int, step: int) -> list[Any]:
+        if self.element_type in (GGUFValueType.STRING, GGUFValueType.ARRAY):
+            if self._decoded is None:
+                self._decoded = self._decode(0, self._len, 1)
+            return self._decoded[start:stop:step]
+        return self._decode(start, stop, step)
+
+    def _decode(self, start: int, stop: int, step: int) -> list[Any]:
         raw = self._doc._native.array_items(self._offset, start, max(start, stop), step)
         if self.element_type == GGUFValueType.ARRAY:
             return [Array(self._doc, *r) for r in raw]

@@ -167,3 +167,11 @@ def test_escape_is_the_clis_terminal_escape():
     assert gguf_grammar.escape("a\u202eb\tc\n") == "a\\u{202e}b\\tc\\n"
     assert gguf_grammar.escape(b"\xff\\n") == "\\xff\\\\n"
     assert gguf_grammar.escape("bad-\udcff-name") == "bad-\\xff-name"  # os.fsdecode of b"\xff"
+
+
+def test_indexing_every_string_is_linear_not_quadratic():
+    # Each string's place depends on the lengths before it: indexing must not re-walk them.
+    tokens = gguf_grammar.open(CORPUS[0].parent / "ggml-vocab-llama-bpe.gguf").metadata["tokenizer.ggml.tokens"]
+    assert [tokens[i] for i in range(len(tokens))] == tokens.tolist()
+    nested = gguf_grammar.open(CASES / "array-nested.gguf").metadata["test.array.nested"]
+    assert [nested[i].tolist() for i in range(len(nested))] == [[1, 2], [3, 4, 5]]

@@ -54,3 +54,9 @@ def test_scan_of_corpus_and_conformance_cases(tmp_path):
         want[:2] = map(gguf_grammar.escape, want[:2])
         assert row == want, path
     assert gguf_grammar.escape(str(hostile)) in run.stdout and "\x1b" not in run.stdout
+
+
+def test_usage_errors_exit_2_before_starting_a_cluster(tmp_path):
+    for args in ([tmp_path / "missing"], [tmp_path, "--profile", "nonsense"]):
+        run = subprocess.run([sys.executable, EXAMPLE, *args], capture_output=True, text=True, timeout=60)
+        assert run.returncode == 2 and run.stdout == "", run.stderr
