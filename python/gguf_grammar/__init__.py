@@ -18,13 +18,13 @@ from ._types import GGMLQuantizationType, GGUFEndian, GGUFValueType
 
 
 def escape(text: "str | bytes") -> str:
-    """``text`` made safe to print: control and bidirectional characters, backslashes and
-    bytes that are not UTF-8 become escapes (``\\t``, ``\\e``, ``\\u{202e}``, ``\\xff``), as the
+    r"""``text`` made safe to print: control and bidirectional characters, backslashes and
+    bytes that are not UTF-8 become escapes (``\t``, ``\e``, ``\u{202e}``, ``\xff``), as the
     ``gguf`` CLI prints text from a file. A ``str`` (a key, a path) is taken as its UTF-8 bytes,
     undecodable bytes of a file name (surrogate escapes) included.
 
-    >>> escape("tab\there")
-    'tab\\there'
+    >>> print(escape("tab\there \x1b[31m"))
+    tab\there \e[31m
     """
     if isinstance(text, str):
         text = text.encode("utf-8", "surrogateescape")

@@ -30,13 +30,33 @@ _NUMPY = {
 def open(path: Union[str, os.PathLike[str]]) -> Document:  # noqa: A001 - mirrors io.open
     """Memory-maps and parses the GGUF file at ``path``; only the pages the header occupies
     are read. Raises ``GGUFParseError`` (offset, path) when the bytes are not GGUF, ``OSError``
-    when the file cannot be read."""
+    when the file cannot be read.
+
+    >>> import gguf_grammar
+    >>> doc = gguf_grammar.open("tests/corpus/ggml-vocab-llama-spm.gguf")
+    >>> doc.metadata["general.architecture"], len(doc.metadata["tokenizer.ggml.tokens"])
+    ('llama', 32000)
+    >>> doc.metadata["tokenizer.ggml.scores"].to_numpy()[:3]
+    array([0., 0., 0.], dtype=float32)
+    >>> [d.code for d in doc.check("spec")]
+    []
+    """
     path = os.fspath(path)
     return Document(_native.Document.open(path), lambda: np.memmap(path, mode="r"))
 
 
 def parse(data: Union[bytes, bytearray, memoryview]) -> Document:
-    """Parses a GGUF file held in memory (a header alone is enough)."""
+    r"""Parses a GGUF file held in memory (a header alone is enough).
+
+    >>> import gguf_grammar
+    >>> gguf_grammar.parse(b"GGUF\x03\0\0\0" + bytes(16)).version
+    3
+    >>> try:
+    ...     gguf_grammar.parse(b"GGUF\x03\0\0\0\x01")
+    ... except gguf_grammar.GGUFParseError as e:
+    ...     print(e.code, e.offset, repr(e.path))
+    truncated 8 'header.counts'
+    """
     data = bytes(data)
     return Document(_native.Document.parse(data), lambda: np.frombuffer(data, dtype=np.uint8))
 
@@ -244,7 +264,7 @@ class Array(Sequence[Any]):
         if self._doc.endian == "big":
             dt = dt.newbyteorder(">")
         start = self._offset + 4 + (4 if self._doc.version == 1 else 8)
-        view = self._doc._bytes()[start : start + dt.itemsize * self._len].view(dt)
+        view = self._doc._bytes()[start : start + dt.itemsize * self._len].view(np.ndarray).view(dt)
         view.flags.writeable = False
         return view
 
@@ -300,7 +320,7 @@ class Tensor:
         end = self.data_offset + self.n_bytes
         if end > len(buf):
             raise ValueError(f"tensor {self.name!r}: data [{self.data_offset}, {end}) runs past the end ({len(buf)})")
-        view = buf[self.data_offset : end]
+        view = buf[self.data_offset : end].view(np.ndarray)
         view.flags.writeable = False
         return view
 

@@ -173,8 +173,8 @@ class GGUFReader:
     attributes, from a header parsed in Rust.
 
     >>> from gguf_grammar import GGUFReader
-    >>> reader = GGUFReader("tests/corpus/ggml-vocab-llama-spm.gguf")  # doctest: +SKIP
-    >>> reader.fields["tokenizer.ggml.tokens"].contents(1)  # doctest: +SKIP
+    >>> reader = GGUFReader("tests/corpus/ggml-vocab-llama-spm.gguf")
+    >>> reader.fields["tokenizer.ggml.tokens"].contents(1)
     '<s>'
 
     Differences, each deliberate: a file gguf-py accepts by accident (a string running past

@@ -175,3 +175,15 @@ def test_indexing_every_string_is_linear_not_quadratic():
     assert [tokens[i] for i in range(len(tokens))] == tokens.tolist()
     nested = gguf_grammar.open(CASES / "array-nested.gguf").metadata["test.array.nested"]
     assert [nested[i].tolist() for i in range(len(nested))] == [[1, 2], [3, 4, 5]]
+
+
+def test_docstring_examples_run(monkeypatch):
+    import doctest
+
+    monkeypatch.chdir(CORPUS[0].parents[2])  # the examples name files of the repository
+    tried = 0
+    for module in (gguf_grammar, gguf_grammar._reader, gguf_grammar._document):
+        result = doctest.testmod(module)
+        assert result.failed == 0, module.__name__
+        tried += result.attempted
+    assert tried >= 3
