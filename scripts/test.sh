@@ -43,3 +43,5 @@ step "gguf hash vs llama.cpp's llama-gguf-hash (SmolLM2, corpus)"
 bash scripts/check-hash.sh
 step "gguf convert-endian vs gguf-py's gguf-convert-endian (corpus, every convertible type, SmolLM2 refused)"
 bash scripts/check-convert-endian.sh
+step "Python package (python/): maturin build, pip install, pytest python/tests against gguf-py"
+bash scripts/test-python.sh

@@ -1,0 +1,53 @@
+"""Fast, exact GGUF reading for Python, from the Rust crate ``gguf-grammar``.
+
+Two ways in:
+
+- ``GGUFReader(path)``: a drop-in for gguf-py 0.19.0's ``gguf.GGUFReader`` (same attributes
+  and values), opening the header in Rust and building numpy parts only when asked.
+- ``open(path)`` / ``parse(data)``: a ``Document`` with ``metadata`` (a read-only mapping of
+  key to Python value, arrays lazy), ``tensors``, ``summary()`` and ``check()``.
+
+Errors are ``GGUFError`` (a ``ValueError``) with ``code``, ``offset`` and ``path``.
+"""
+
+from . import _native
+from ._document import Array, Diagnostic, Document, Metadata, Summary, Tensor, open, parse
+from ._errors import GGUFError, GGUFParseError, GGUFRejectedError
+from ._reader import GGUFReader, ReaderField, ReaderTensor
+from ._types import GGMLQuantizationType, GGUFEndian, GGUFValueType
+
+
+def escape(text: "str | bytes") -> str:
+    r"""``text`` made safe to print: control and bidirectional characters, backslashes and
+    bytes that are not UTF-8 become escapes (``\t``, ``\e``, ``\u{202e}``, ``\xff``), as the
+    ``gguf`` CLI prints text from a file. A ``str`` (a key, a path) is taken as its UTF-8 bytes,
+    undecodable bytes of a file name (surrogate escapes) included.
+
+    >>> print(escape("tab\there \x1b[31m"))
+    tab\there \e[31m
+    """
+    if isinstance(text, str):
+        text = text.encode("utf-8", "surrogateescape")
+    return _native.escape(text)
+
+
+__all__ = [
+    "Array",
+    "Diagnostic",
+    "Document",
+    "GGMLQuantizationType",
+    "GGUFEndian",
+    "GGUFError",
+    "GGUFParseError",
+    "GGUFReader",
+    "GGUFRejectedError",
+    "GGUFValueType",
+    "Metadata",
+    "ReaderField",
+    "ReaderTensor",
+    "Summary",
+    "Tensor",
+    "escape",
+    "open",
+    "parse",
+]

@@ -1,0 +1,689 @@
+//! The native half of the `gguf_grammar` Python package: the crate's parser over a file or
+//! a buffer, seen from Python as offsets, type tags and decoded values. The Python half
+//! (`python/gguf_grammar/`) builds `GGUFReader` and the native API on top of it; numpy views
+//! are made there, over the same bytes, from the offsets given here.
+#![deny(unsafe_code)]
+
+use gguf_grammar::grammar::value::value;
+use gguf_grammar::render::summary::{size_label, Summary};
+use gguf_grammar::validate::{self, Profile};
+use gguf_grammar::{Ctx, Endian, Error, GgmlType, Gguf, GgufFile, Value, ValueType};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyIndexError, PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PySlice, PyString};
+use pyo3::IntoPyObjectExt;
+
+create_exception!(
+    _native,
+    GGUFError,
+    PyValueError,
+    "A GGUF file that cannot be read, with `code`, `offset` (bytes from the start of the \
+     file) and `path` (the construct, e.g. 'kv[3] \"general.name\"')."
+);
+create_exception!(
+    _native,
+    GGUFParseError,
+    GGUFError,
+    "The bytes do not decode as GGUF (bad magic, unknown type, truncation, a length past the end)."
+);
+create_exception!(
+    _native,
+    GGUFRejectedError,
+    GGUFError,
+    "The file decodes, but the reader it is opened as (gguf-py's GGUFReader) rejects it."
+);
+
+/// Builds a `GGUFError` subclass instance carrying code, offset and path.
+fn located<E: pyo3::PyTypeInfo>(
+    py: Python<'_>,
+    code: &str,
+    offset: Option<u64>,
+    path: String,
+    message: String,
+) -> PyErr {
+    let err = PyErr::new::<E, _>(message.clone());
+    let value = err.value(py);
+    let set = || -> PyResult<()> {
+        value.setattr("code", code)?;
+        value.setattr("offset", offset)?;
+        value.setattr("path", path)?;
+        value.setattr("message", message)?;
+        Ok(())
+    };
+    match set() {
+        Ok(()) => err,
+        Err(e) => e,
+    }
+}
+
+fn parse_error(py: Python<'_>, err: &Error) -> PyErr {
+    let d = validate::parse_failure(err);
+    located::<GGUFParseError>(
+        py,
+        d.code,
+        Some(err.offset),
+        err.path.to_string(),
+        err.to_string(),
+    )
+}
+
+enum Bytes {
+    Map(GgufFile),
+    Owned(Vec<u8>),
+}
+
+impl Bytes {
+    fn get(&self) -> &[u8] {
+        match self {
+            Bytes::Map(file) => file.bytes(),
+            Bytes::Owned(v) => v,
+        }
+    }
+}
+
+/// What a parse found, kept as offsets so nothing borrows from the bytes.
+/// One numpy part of a gguf-py field: offset, dtype code, element count.
+type Part = (u64, &'static str, u64);
+
+struct KvEntry {
+    key: Vec<u8>,
+    offset: u64,
+    value_offset: u64,
+    ty: ValueType,
+}
+
+struct TensorEntry {
+    name: Vec<u8>,
+    offset: u64,
+    dims: Vec<u64>,
+    ggml_type: u32,
+    relative_offset: u64,
+    data_offset: Option<u64>,
+    n_bytes: Option<u64>,
+}
+
+/// A parsed GGUF file or buffer. Values are decoded on request from their offsets.
+#[pyclass(frozen, module = "gguf_grammar._native")]
+struct Document {
+    bytes: Bytes,
+    ctx: Ctx,
+    #[pyo3(get)]
+    alignment: u64,
+    #[pyo3(get)]
+    tensor_infos_end: u64,
+    #[pyo3(get)]
+    tensor_data_offset: u64,
+    #[pyo3(get)]
+    kv_count: u64,
+    #[pyo3(get)]
+    tensor_count: u64,
+    kvs: Vec<KvEntry>,
+    tensors: Vec<TensorEntry>,
+}
+
+impl Document {
+    fn new(py: Python<'_>, bytes: Bytes) -> PyResult<Self> {
+        let gguf = Gguf::parse(bytes.get()).map_err(|e| parse_error(py, &e))?;
+        let ctx = gguf.header.ctx;
+        let at = |part: &[u8]| gguf.offset_of(part).unwrap_or(0);
+        let kvs = gguf
+            .kvs
+            .iter()
+            .map(|kv| {
+                let offset = at(kv.raw);
+                KvEntry {
+                    key: kv.key.as_bytes().to_vec(),
+                    offset,
+                    // key length, key bytes, value type tag
+                    value_offset: offset + ctx.count_width() + kv.key.len() as u64 + 4,
+                    ty: kv.value.value_type(),
+                }
+            })
+            .collect();
+        let tensors = gguf
+            .tensors
+            .iter()
+            .map(|t| TensorEntry {
+                name: t.info.name.as_bytes().to_vec(),
+                offset: at(t.info.raw),
+                dims: t.info.dims.clone(),
+                ggml_type: t.info.ggml_type.0,
+                relative_offset: t.info.offset,
+                data_offset: t.data_offset,
+                n_bytes: t.n_bytes,
+            })
+            .collect();
+        let (alignment, tensor_infos_end, tensor_data_offset) = (
+            gguf.alignment,
+            gguf.tensor_infos_end,
+            gguf.tensor_data_offset,
+        );
+        let (kv_count, tensor_count) = (gguf.header.kv_count, gguf.header.tensor_count);
+        Ok(Document {
+            bytes,
+            ctx,
+            alignment,
+            tensor_infos_end,
+            tensor_data_offset,
+            kv_count,
+            tensor_count,
+            kvs,
+            tensors,
+        })
+    }
+
+    fn bytes(&self) -> &[u8] {
+        self.bytes.get()
+    }
+
+    /// The value of type `ty` stored at `offset` (which a parse has already accepted).
+    fn value_at(&self, offset: u64, ty: ValueType) -> PyResult<Value<'_>> {
+        let bytes = self.bytes();
+        let start = usize::try_from(offset)
+            .ok()
+            .filter(|&s| s <= bytes.len())
+            .ok_or_else(|| PyIndexError::new_err(format!("offset {offset} is past the end")))?;
+        value(self.ctx, ty)(&bytes[start..])
+            .map(|(_, v)| v)
+            .map_err(|e| match e {
+                nom::Err::Error(e) | nom::Err::Failure(e) => {
+                    PyValueError::new_err(format!("no {ty} value at offset {offset}: {e}"))
+                }
+                nom::Err::Incomplete(_) => {
+                    PyValueError::new_err(format!("no {ty} value at offset {offset}"))
+                }
+            })
+    }
+
+    fn offset_of(&self, part: &[u8]) -> u64 {
+        (part.as_ptr() as usize - self.bytes().as_ptr() as usize) as u64
+    }
+
+    fn entry(&self, index: usize) -> PyResult<&KvEntry> {
+        self.kvs
+            .get(index)
+            .ok_or_else(|| PyIndexError::new_err("key/value index out of range"))
+    }
+
+    fn parsed(&self) -> Gguf<'_> {
+        // The same bytes parsed when the document was made: this cannot fail.
+        Gguf::parse(self.bytes()).expect("bytes parsed before")
+    }
+
+    /// Where an array's header (element type tag) starts, from its element bytes.
+    fn array_offset(&self, elements: &[u8]) -> u64 {
+        self.offset_of(elements) - 4 - self.ctx.count_width()
+    }
+
+    /// A value as the native API gives it: numbers, bools, `str` (or `bytes` when not
+    /// UTF-8), and arrays as `(element_type, length, offset)` for the Python side to wrap.
+    fn native<'py>(&self, py: Python<'py>, v: Value<'_>) -> PyResult<Bound<'py, PyAny>> {
+        match v {
+            Value::String(s) => match s.to_str() {
+                Ok(text) => PyString::new(py, text).into_bound_py_any(py),
+                Err(_) => PyBytes::new(py, s.as_bytes()).into_bound_py_any(py),
+            },
+            Value::Array(a) => (
+                a.element_type().tag(),
+                a.len(),
+                self.array_offset(a.raw_elements()),
+            )
+                .into_bound_py_any(py),
+            scalar => number(py, scalar),
+        }
+    }
+}
+
+/// A number or bool as gguf-py's `tolist()` gives it (float32 widened exactly to float).
+fn number<'py>(py: Python<'py>, v: Value<'_>) -> PyResult<Bound<'py, PyAny>> {
+    match v {
+        Value::U8(x) => x.into_bound_py_any(py),
+        Value::I8(x) => x.into_bound_py_any(py),
+        Value::U16(x) => x.into_bound_py_any(py),
+        Value::I16(x) => x.into_bound_py_any(py),
+        Value::U32(x) => x.into_bound_py_any(py),
+        Value::I32(x) => x.into_bound_py_any(py),
+        Value::U64(x) => x.into_bound_py_any(py),
+        Value::I64(x) => x.into_bound_py_any(py),
+        Value::F32(x) => f64::from(x).into_bound_py_any(py),
+        Value::F64(x) => x.into_bound_py_any(py),
+        Value::Bool(b) => PyBool::new(py, b != 0).to_owned().into_bound_py_any(py),
+        Value::String(_) | Value::Array(_) => Err(PyTypeError::new_err("not a number")),
+    }
+}
+
+/// A scalar's bytes exactly as stored (what gguf-py's `tobytes()` of its part gives).
+fn stored_bytes(v: Value<'_>, endian: Endian) -> Vec<u8> {
+    macro_rules! order {
+        ($x:expr) => {
+            match endian {
+                Endian::Little => $x.to_le_bytes().to_vec(),
+                Endian::Big => $x.to_be_bytes().to_vec(),
+            }
+        };
+    }
+    match v {
+        Value::U8(x) => vec![x],
+        Value::I8(x) => order!(x),
+        Value::U16(x) => order!(x),
+        Value::I16(x) => order!(x),
+        Value::U32(x) => order!(x),
+        Value::I32(x) => order!(x),
+        Value::U64(x) => order!(x),
+        Value::I64(x) => order!(x),
+        Value::F32(x) => order!(x.to_bits()),
+        Value::F64(x) => order!(x.to_bits()),
+        Value::Bool(b) => vec![b],
+        Value::String(s) => s.as_bytes().to_vec(),
+        Value::Array(_) => Vec::new(),
+    }
+}
+
+/// gguf-py's `types` of a value: its type, then for an array the types of its first element.
+fn gguf_py_types(v: Value<'_>, out: &mut Vec<u32>) {
+    out.push(v.value_type().tag());
+    if let Value::Array(a) = v {
+        if let Some(first) = a.iter().next() {
+            gguf_py_types(first, out);
+        }
+    }
+}
+
+/// The scalars and strings of a value in file order, nested arrays flattened (gguf-py's
+/// `data` indices point at exactly these parts).
+fn leaves<'a>(v: Value<'a>, out: &mut Vec<Value<'a>>) {
+    match v {
+        Value::Array(a) => a.iter().for_each(|e| leaves(e, out)),
+        leaf => out.push(leaf),
+    }
+}
+
+fn utf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => PyString::new(py, text).into_bound_py_any(py),
+        Err(e) => Err(pyo3::exceptions::PyUnicodeDecodeError::new_utf8(py, bytes, e)?.into()),
+    }
+}
+
+/// gguf-py's dtype letters for the parts of a field (numpy type codes, native size).
+fn dtype_code(ty: ValueType) -> &'static str {
+    match ty {
+        ValueType::U8 => "u1",
+        ValueType::I8 => "i1",
+        ValueType::U16 => "u2",
+        ValueType::I16 => "i2",
+        ValueType::U32 => "u4",
+        ValueType::I32 => "i4",
+        ValueType::F32 => "f4",
+        ValueType::Bool => "?",
+        ValueType::U64 => "u8",
+        ValueType::I64 => "i8",
+        ValueType::F64 => "f8",
+        ValueType::String | ValueType::Array => "u1",
+    }
+}
+
+fn profile(name: &str) -> PyResult<Profile> {
+    Profile::ALL
+        .into_iter()
+        .find(|p| p.name() == name)
+        .ok_or_else(|| {
+            PyValueError::new_err(format!(
+                "unknown profile {name:?}: expected ggml, ggml-data, gguf-py, spec or strict"
+            ))
+        })
+}
+
+#[pymethods]
+impl Document {
+    /// Memory-maps and parses the file at `path`.
+    #[staticmethod]
+    fn open(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
+        let file = py.allow_threads(|| GgufFile::open(&path)).map_err(|e| {
+            PyOSError::new_err((
+                e.raw_os_error().unwrap_or(0),
+                e.to_string(),
+                path.display().to_string(),
+            ))
+        })?;
+        Document::new(py, Bytes::Map(file))
+    }
+
+    /// Parses a GGUF file held in memory (the bytes are copied).
+    #[staticmethod]
+    fn parse(py: Python<'_>, data: &[u8]) -> PyResult<Self> {
+        Document::new(py, Bytes::Owned(data.to_vec()))
+    }
+
+    /// GGUF version (1, 2 or 3).
+    #[getter]
+    fn version(&self) -> u32 {
+        self.ctx.version.number()
+    }
+
+    /// `"little"` or `"big"`.
+    #[getter]
+    fn endian(&self) -> &'static str {
+        self.ctx.endian.name()
+    }
+
+    /// Size of the file or buffer in bytes.
+    #[getter]
+    fn size(&self) -> usize {
+        self.bytes().len()
+    }
+
+    /// Number of key/value pairs.
+    fn __len__(&self) -> usize {
+        self.kvs.len()
+    }
+
+    /// `(key bytes, offset, value offset, type tag, gguf-py types)` of key/value `index`.
+    fn kv<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyAny>> {
+        let kv = self.entry(index)?;
+        let mut types = Vec::new();
+        gguf_py_types(self.value_at(kv.value_offset, kv.ty)?, &mut types);
+        (
+            PyBytes::new(py, &kv.key),
+            kv.offset,
+            kv.value_offset,
+            kv.ty.tag(),
+            types,
+        )
+            .into_bound_py_any(py)
+    }
+
+    /// The value of key/value `index` (arrays as `(element_type, length, offset)`).
+    fn value<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyAny>> {
+        let kv = self.entry(index)?;
+        let v = self.value_at(kv.value_offset, kv.ty)?;
+        self.native(py, v)
+    }
+
+    /// Elements `range(start, stop, step)` of the array whose header is at `offset`.
+    fn array_items<'py>(
+        &self,
+        py: Python<'py>,
+        offset: u64,
+        start: usize,
+        stop: usize,
+        step: usize,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let Value::Array(a) = self.value_at(offset, ValueType::Array)? else {
+            unreachable!("value_at(Array) returns an array")
+        };
+        let step = step.max(1);
+        let items: Vec<Bound<'py, PyAny>> = match a.element_type().fixed_size() {
+            Some(_) => (start..stop.min(a.len() as usize))
+                .step_by(step)
+                .filter_map(|i| a.get(i as u64))
+                .map(|v| self.native(py, v))
+                .collect::<PyResult<_>>()?,
+            None => a
+                .iter()
+                .take(stop)
+                .skip(start)
+                .step_by(step)
+                .map(|v| self.native(py, v))
+                .collect::<PyResult<_>>()?,
+        };
+        PyList::new(py, items)
+    }
+
+    /// gguf-py's `ReaderField.contents(index_or_slice)` of key/value `index`, with its
+    /// semantics: arrays (nested ones flattened) indexed or sliced, strings decoded as
+    /// strict UTF-8.
+    fn contents<'py>(
+        &self,
+        py: Python<'py>,
+        index: usize,
+        index_or_slice: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let kv = self.entry(index)?;
+        let v = self.value_at(kv.value_offset, kv.ty)?;
+        match v {
+            Value::String(s) => return utf8(py, s.as_bytes()),
+            Value::Array(_) => {}
+            scalar => return number(py, scalar),
+        }
+        let mut types = Vec::new();
+        gguf_py_types(v, &mut types);
+        let strings = types.last() == Some(&ValueType::String.tag());
+        let mut all = Vec::new();
+        leaves(v, &mut all);
+        let endian = self.ctx.endian;
+        if let Ok(slice) = index_or_slice.downcast::<PySlice>() {
+            let ix = slice.indices(all.len() as isize)?;
+            let picked =
+                (0..ix.slicelength).map(|n| all[(ix.start + n as isize * ix.step) as usize]);
+            let mut out = Vec::with_capacity(ix.slicelength);
+            for leaf in picked {
+                match leaf {
+                    Value::String(s) if strings => out.push(utf8(py, s.as_bytes())?),
+                    _ if strings => out.push(utf8(py, &stored_bytes(leaf, endian))?),
+                    Value::String(s) => {
+                        for &b in s.as_bytes() {
+                            out.push(b.into_bound_py_any(py)?);
+                        }
+                    }
+                    scalar => out.push(number(py, scalar)?),
+                }
+            }
+            return PyList::new(py, out)?.into_bound_py_any(py);
+        }
+        let i: isize = index_or_slice
+            .extract()
+            .map_err(|_| PyTypeError::new_err("list indices must be integers or slices"))?;
+        let at = if i < 0 { i + all.len() as isize } else { i };
+        let leaf = usize::try_from(at)
+            .ok()
+            .and_then(|at| all.get(at).copied())
+            .ok_or_else(|| PyIndexError::new_err("list index out of range"))?;
+        match leaf {
+            _ if strings => utf8(py, &stored_bytes(leaf, endian)),
+            Value::String(s) => match s.as_bytes().first() {
+                Some(&b) => b.into_bound_py_any(py),
+                None => Err(PyIndexError::new_err("list index out of range")),
+            },
+            scalar => number(py, scalar),
+        }
+    }
+
+    /// gguf-py's `parts` and `data` of the value at `offset`: a list of
+    /// `(offset, dtype code, count)` for each numpy part, and the indices of the data parts.
+    fn value_layout(&self, offset: u64, ty: u32) -> PyResult<(Vec<Part>, Vec<usize>)> {
+        let ty = ValueType::from_tag(ty).ok_or_else(|| PyValueError::new_err("bad type tag"))?;
+        let v = self.value_at(offset, ty)?;
+        let mut parts = Vec::new();
+        let mut data = Vec::new();
+        self.layout(v, offset, &mut parts, &mut data);
+        Ok((parts, data))
+    }
+
+    /// `(name bytes, info offset, dims, ggml type id, relative offset, absolute data offset
+    /// or None, ggml byte size or None)` of tensor `index`.
+    #[allow(clippy::type_complexity)]
+    fn tensor(
+        &self,
+        index: usize,
+    ) -> PyResult<(Vec<u8>, u64, Vec<u64>, u32, u64, Option<u64>, Option<u64>)> {
+        let t = self
+            .tensors
+            .get(index)
+            .ok_or_else(|| PyIndexError::new_err("tensor index out of range"))?;
+        Ok((
+            t.name.clone(),
+            t.offset,
+            t.dims.clone(),
+            t.ggml_type,
+            t.relative_offset,
+            t.data_offset,
+            t.n_bytes,
+        ))
+    }
+
+    /// The diagnostics under `profile`, each `(code, severity, start, end, path, message,
+    /// rejected_by)`; with `schema`, the LLaMA-family schema's too.
+    #[pyo3(signature = (profile = "strict", schema = false))]
+    fn check(&self, profile: &str, schema: bool) -> PyResult<Vec<DiagnosticRow>> {
+        let profile = self::profile(profile)?;
+        let gguf = self.parsed();
+        let mut found = validate::check(&gguf, self.bytes().len() as u64, profile);
+        if schema {
+            found.extend(validate::schema::check(&gguf));
+        }
+        Ok(found.into_iter().map(diagnostic).collect())
+    }
+
+    /// The errors of `check("gguf-py")` that gguf-py rejects the file for, computed without
+    /// looking inside arrays: none of gguf-py's rules does (they concern the header, keys,
+    /// alignment and tensors), and walking the Llama 3 tokenizer's 400,000 strings is most of
+    /// a full check's time.
+    fn gguf_py_rejections(&self) -> Vec<DiagnosticRow> {
+        static EMPTY: [u8; 12] = [0; 12];
+        let mut gguf = self.parsed();
+        for kv in &mut gguf.kvs {
+            if let Value::Array(a) = kv.value {
+                if let Ok((_, empty)) = gguf_grammar::grammar::value::array(a.ctx(), 0)(&EMPTY) {
+                    kv.value = Value::Array(empty);
+                }
+            }
+        }
+        validate::check(&gguf, self.bytes().len() as u64, Profile::GgufPy)
+            .into_iter()
+            .filter(|d| Profile::GgufPy.rejects(d.rejected_by))
+            .map(diagnostic)
+            .collect()
+    }
+
+    /// Whether `profile` accepts the file (and, with `schema`, the schema too).
+    #[pyo3(signature = (profile = "strict", schema = false))]
+    fn accepts(&self, profile: &str, schema: bool) -> PyResult<bool> {
+        let profile = self::profile(profile)?;
+        let gguf = self.parsed();
+        let found = validate::check(&gguf, self.bytes().len() as u64, profile);
+        let schema_ok = !schema || validate::schema::accepts(&validate::schema::check(&gguf));
+        Ok(validate::accepts(&found, profile) && schema_ok)
+    }
+
+    /// The figures of `gguf dump --summary` as a dict.
+    fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let gguf = self.parsed();
+        let s = Summary::of(&gguf);
+        let out = PyDict::new(py);
+        out.set_item("architecture", s.hparams.architecture)?;
+        out.set_item("name", s.name)?;
+        out.set_item("tensor_count", s.tensors)?;
+        out.set_item("parameters", s.parameters)?;
+        out.set_item("size_label", s.size_label)?;
+        out.set_item(
+            "parameters_label",
+            s.parameters.filter(|_| s.tensors > 0).map(size_label),
+        )?;
+        out.set_item("file_type", s.file_type)?;
+        out.set_item("tensor_bytes", s.tensor_bytes)?;
+        out.set_item("bits_per_weight", s.bits_per_weight())?;
+        let types: Vec<(String, usize)> = s
+            .tensor_types
+            .iter()
+            .map(|(ty, n)| (ty.to_string(), *n))
+            .collect();
+        out.set_item("tensor_types", types)?;
+        Ok(out)
+    }
+
+    /// The document as `gguf dump --json` prints it.
+    fn to_json(&self) -> PyResult<String> {
+        let gguf = self.parsed();
+        let mut out = Vec::new();
+        gguf_grammar::render::json::write(&gguf, self.bytes().len() as u64, &mut out)
+            .map_err(|e| PyOSError::new_err(e.to_string()))?;
+        String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+}
+
+impl Document {
+    /// Appends the parts of `v` (stored at `offset`) in gguf-py's order.
+    fn layout(&self, v: Value<'_>, offset: u64, parts: &mut Vec<Part>, data: &mut Vec<usize>) {
+        let width = self.ctx.count_width();
+        match v {
+            Value::String(s) => {
+                parts.push((offset, "u8", 1));
+                data.push(parts.len());
+                parts.push((offset + width, "u1", s.len() as u64));
+            }
+            Value::Array(a) => {
+                parts.push((offset, "u4", 1));
+                parts.push((offset + 4, "u8", 1));
+                let mut at = offset + 4 + width;
+                for e in a.iter() {
+                    self.layout(e, at, parts, data);
+                    at = match e {
+                        Value::String(s) => at + width + s.len() as u64,
+                        Value::Array(inner) => {
+                            let start = self.offset_of(inner.raw_elements());
+                            start + inner.raw_elements().len() as u64
+                        }
+                        scalar => at + scalar.value_type().fixed_size().unwrap_or(0),
+                    };
+                }
+            }
+            scalar => {
+                data.push(parts.len());
+                parts.push((offset, dtype_code(scalar.value_type()), 1));
+            }
+        }
+    }
+}
+
+/// A diagnostic as `(code, severity, start, end, path, message, rejected_by)`.
+type DiagnosticRow = (
+    &'static str,
+    &'static str,
+    Option<u64>,
+    Option<u64>,
+    String,
+    String,
+    Vec<&'static str>,
+);
+
+fn diagnostic(d: validate::Diagnostic) -> DiagnosticRow {
+    (
+        d.code,
+        d.severity.name(),
+        d.span.as_ref().map(|s| s.start),
+        d.span.as_ref().map(|s| s.end),
+        d.path.to_string(),
+        d.message,
+        d.rejected_by.iter().map(|r| r.name()).collect(),
+    )
+}
+
+/// `(name, block size, type size)` of a ggml type id from ggml's table, or `None` for an
+/// unknown or removed id.
+#[pyfunction]
+fn ggml_type_info(id: u32) -> Option<(&'static str, u64, u64)> {
+    let ty = GgmlType(id);
+    Some((ty.name()?, ty.block_size()?, ty.type_size()?))
+}
+
+/// `text` made safe to print on a terminal (and in a tab-separated row): control and
+/// bidirectional characters, backslashes and bytes that are not UTF-8 become escapes, as
+/// every human-readable output of the `gguf` CLI prints text from a file.
+#[pyfunction]
+fn escape(text: &[u8]) -> String {
+    gguf_grammar::render::escape::terminal(text).into_owned()
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<Document>()?;
+    m.add_function(wrap_pyfunction!(ggml_type_info, m)?)?;
+    m.add_function(wrap_pyfunction!(escape, m)?)?;
+    m.add("GGUFError", py.get_type::<GGUFError>())?;
+    m.add("GGUFParseError", py.get_type::<GGUFParseError>())?;
+    m.add("GGUFRejectedError", py.get_type::<GGUFRejectedError>())?;
+    Ok(())
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The Python package's tests (python/): build, install, pytest.
+#
+# Usage: scripts/test-python.sh [PYTEST ARGS...]
+#
+# Makes (once) a virtual environment of its own, target/python-venv, with maturin, pytest,
+# numpy, gguf==0.19.0 (gguf-py, the reference) and dask[distributed] from PyPI; builds
+# python/ with maturin (the Rust build cached in target/python) and installs it there as
+# `pip install ./python` does; builds the gguf CLI the tests compare with; runs
+# pytest python/tests. Exits with pytest's status, except that "no tests ran" (5) is a failure.
+#
+# Environment: GGUF_SMOLLM2  SmolLM2's path (scripts/test.sh sets it; its tests skip, saying
+#                            so, without it)
+#              PYTHON        the interpreter to build the venv from (default: python3)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+fi
+
+venv="$PWD/target/python-venv"
+[[ -x "$venv/bin/python" ]] || "${PYTHON:-python3}" -m venv "$venv"
+"$venv/bin/python" -m pip install -q --disable-pip-version-check \
+    'maturin>=1.5,<2' pytest numpy gguf==0.19.0 'dask[distributed]'
+# maturin is found on PATH by its build backend; the Rust build is kept in target/python.
+PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target/python" \
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
+    --force-reinstall --no-deps ./python
+
+cargo build -q --release --bin gguf
+export GGUF_BIN="$PWD/target/release/gguf"
+
+rc=0
+"$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests "$@" || rc=$?
+if [[ $rc -eq 5 ]]; then
+    echo "test-python.sh: pytest collected no tests" >&2
+    exit 1
+fi
+exit $rc
