@@ -5,7 +5,7 @@
 #![deny(unsafe_code)]
 
 use gguf_grammar::grammar::value::value;
-use gguf_grammar::render::summary::{size_label, Summary};
+use gguf_grammar::summary::{size_label, Summary};
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::{Ctx, Endian, Error, GgmlType, Gguf, GgufFile, Value, ValueType};
 use pyo3::create_exception;
@@ -186,14 +186,7 @@ impl Document {
             .ok_or_else(|| PyIndexError::new_err(format!("offset {offset} is past the end")))?;
         value(self.ctx, ty)(&bytes[start..])
             .map(|(_, v)| v)
-            .map_err(|e| match e {
-                nom::Err::Error(e) | nom::Err::Failure(e) => {
-                    PyValueError::new_err(format!("no {ty} value at offset {offset}: {e}"))
-                }
-                nom::Err::Incomplete(_) => {
-                    PyValueError::new_err(format!("no {ty} value at offset {offset}"))
-                }
-            })
+            .map_err(|e| PyValueError::new_err(format!("no {ty} value at offset {offset}: {e}")))
     }
 
     fn offset_of(&self, part: &[u8]) -> u64 {
@@ -531,7 +524,7 @@ impl Document {
         let gguf = self.parsed();
         let mut found = validate::check(&gguf, self.bytes().len() as u64, profile);
         if schema {
-            found.extend(validate::schema::check(&gguf));
+            found.extend(validate::schema::check_model(&gguf));
         }
         Ok(found.into_iter().map(diagnostic).collect())
     }
@@ -563,7 +556,8 @@ impl Document {
         let profile = self::profile(profile)?;
         let gguf = self.parsed();
         let found = validate::check(&gguf, self.bytes().len() as u64, profile);
-        let schema_ok = !schema || validate::schema::accepts(&validate::schema::check(&gguf));
+        let schema_ok =
+            !schema || validate::schema::accepts_model(&validate::schema::check_model(&gguf));
         Ok(validate::accepts(&found, profile) && schema_ok)
     }
 
