@@ -28,7 +28,8 @@ pub enum StreamError {
 }
 
 /// Reads the header of a GGUF file from `reader` into `buf` (cleared first) and parses it.
-/// `endian` forces a byte order; `None` detects it.
+/// `endian` forces a byte order; `None` detects it. `buf` ends up holding the header and
+/// no tensor data: the bytes up to the data start, or fewer when the file ends first.
 ///
 /// A hostile count or length (say 2^62 strings) cannot be told from a large header until the
 /// reader runs dry, so the reader is read to its end before the error is reported; bound what
@@ -64,6 +65,10 @@ pub fn read_header<R: Read>(
         };
         want = needed.div_ceil(CHUNK).saturating_mul(CHUNK);
     }
+    // Keep the header only: bytes past the data start are an arbitrary slice of the tensor
+    // data, which must not pass for the whole of it (see `GgufBuilder::from_gguf`).
+    let data_start = Gguf::parse_with(buf, endian)?.tensor_data_offset;
+    buf.truncate(usize::try_from(data_start).unwrap_or(usize::MAX));
     Ok(Gguf::parse_with(buf, endian)?)
 }
 

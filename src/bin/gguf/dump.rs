@@ -51,7 +51,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
 }
 
 fn dump(path: &PathBuf, json: bool, summary: bool) -> Result<(), Failure> {
-    let shown = path.display();
+    let shown = crate::shown(path);
     let file = GgufFile::open(path).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
     let gguf = file
         .parse()
@@ -77,7 +77,7 @@ fn dump(path: &PathBuf, json: bool, summary: bool) -> Result<(), Failure> {
 /// `gguf dump --format gguf-py`: rendered whole before printing, so that a string gguf-py
 /// cannot decode fails the command without partial output.
 fn dump_gguf_py(path: &PathBuf) -> Result<(), Failure> {
-    let shown = path.display();
+    let shown = crate::shown(path);
     let file = GgufFile::open(path).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
     let gguf = file
         .parse()
