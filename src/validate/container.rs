@@ -107,6 +107,10 @@ fn gguf_py_n_bytes_exact(ggml_type: GgmlType, dims: &[u64]) -> Option<u128> {
 /// The product of the dims in 128 bits, saturated (dims are at most 2^64, so a saturated
 /// product is far past every limit checked against it).
 fn exact_elements(dims: &[u64]) -> u128 {
+    // A zero dim makes the count zero in any order, before any product can overflow.
+    if dims.contains(&0) {
+        return 0;
+    }
     dims.iter()
         .try_fold(1u128, |acc, &d| acc.checked_mul(u128::from(d)))
         .unwrap_or(u128::MAX)
@@ -765,7 +769,8 @@ impl<'a> Checker<'_, 'a> {
                 );
                 continue;
             };
-            let past = |n: u128| n > 0 && u128::from(start) + n > u128::from(self.file_len);
+            let past =
+                |n: u128| n > 0 && u128::from(start).saturating_add(n) > u128::from(self.file_len);
             let spec = match tensor.n_bytes {
                 Some(n) if past(n.into()) => S,
                 _ => 0,
@@ -792,9 +797,15 @@ impl<'a> Checker<'_, 'a> {
                 ranges.push((start, start.saturating_add(n), i));
             }
         }
+        // Sweep by start, against the furthest end seen so far (not only the previous
+        // tensor's): a tensor inside a long earlier one overlaps it, wherever it sorts.
         ranges.sort_unstable();
-        for pair in ranges.windows(2) {
-            let ((_, a_end, a), (b_start, _, b)) = (pair[0], pair[1]);
+        let mut furthest: Option<(u64, usize)> = None;
+        for &(b_start, b_end, b) in &ranges {
+            let Some((a_end, a)) = furthest else {
+                furthest = Some((b_end, b));
+                continue;
+            };
             let path = Path(vec![
                 Segment::Tensor(b as u64),
                 Segment::Name(gguf.tensors[b].info.name.to_string()),
@@ -804,7 +815,7 @@ impl<'a> Checker<'_, 'a> {
                     "tensor-overlap",
                     0,
                     Severity::Warning,
-                    Some(b_start..a_end),
+                    Some(b_start..a_end.min(b_end)),
                     path,
                     format!("data overlaps tensor[{a}]'s"),
                 );
@@ -817,6 +828,9 @@ impl<'a> Checker<'_, 'a> {
                     path,
                     format!("{} unused bytes after tensor[{a}]'s data", b_start - a_end),
                 );
+            }
+            if b_end > a_end {
+                furthest = Some((b_end, b));
             }
         }
         let end = match ranges.iter().map(|r| r.1).max() {
@@ -853,9 +867,11 @@ fn size_rejecters(ty: GgmlType, dims: &[u64], divisible: bool) -> u8 {
     if dims.len() <= MAX_DIMS && elements > 0 {
         let ne = |i: usize| i128::from(dims.get(i).map_or(1, |&d| d as i64));
         let max = i128::from(i64::MAX);
+        // Each ne is below 2^63, so ne0*ne1 fits in i128; the triple product may not, and
+        // saturating keeps the comparison exact (it is then far above the bound).
         let elements_overflow = max / ne(1) <= ne(0)
             || max / ne(2) <= ne(0) * ne(1)
-            || max / ne(3) <= ne(0) * ne(1) * ne(2);
+            || max / ne(3) <= (ne(0) * ne(1)).saturating_mul(ne(2));
         let bytes_overflow = divisible
             && match (ty.block_size(), ty.type_size()) {
                 (Some(block), Some(size)) => {
