@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 use gguf_grammar::render::escape::Terminal;
 use gguf_grammar::validate::{self, Diagnostic, Profile};
-use gguf_grammar::GgufFile;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -22,7 +21,7 @@ pub struct Args {
     /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
     #[arg(long)]
     schema: bool,
-    /// The GGUF files.
+    /// The GGUF files; `-` reads standard input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -66,23 +65,25 @@ fn check(files: &[PathBuf], profile: Profile, json: bool, schema: bool) -> ExitC
     let mut documents = Vec::new();
     for path in files {
         let shown = path.display().to_string();
-        let file = match GgufFile::open(path) {
-            Ok(file) => file,
-            Err(e) => {
-                eprintln!("gguf: {}: {e}", crate::shown(path));
+        let mut buf = Vec::new();
+        let header = match crate::input::header_or_parse_error(path, &mut buf) {
+            Ok(header) => header,
+            Err(failure) => {
+                let message = failure.message();
+                eprintln!("gguf: {message}");
                 unreadable = true;
                 if json {
                     documents.push(serde_json::json!({
                         "file": shown, "profile": profile.name(), "accepted": false,
-                        "error": e.to_string(), "diagnostics": [],
+                        "error": message, "diagnostics": [],
                     }));
                 }
                 continue;
             }
         };
-        let diagnostics = match file.parse() {
-            Ok(gguf) => {
-                let mut found = validate::check(&gguf, file.bytes().len() as u64, profile);
+        let diagnostics = match header {
+            Ok((gguf, file_len)) => {
+                let mut found = validate::check(&gguf, file_len, profile);
                 if schema {
                     found.extend(validate::schema::check(&gguf));
                 }

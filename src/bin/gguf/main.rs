@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 mod check;
 mod dump;
 mod edit;
+mod input;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -57,6 +58,13 @@ enum Failure {
 }
 
 impl Failure {
+    /// The message, without the exit status.
+    fn message(&self) -> &str {
+        match self {
+            Failure::Invalid(message) | Failure::Unreadable(message) => message,
+        }
+    }
+
     /// Print the message on stderr and give the exit status.
     fn report(result: Result<(), Failure>) -> ExitCode {
         match result {
