@@ -53,6 +53,8 @@ fn a_zero_dim_makes_the_count_zero_in_any_position() {
                 .build()
                 .unwrap();
             let gguf = Gguf::parse(&bytes).unwrap();
+            let summary = gguf_grammar::render::summary::Summary::of(&gguf);
+            assert_eq!(summary.parameters, Some(0), "{dims:?}");
             [Profile::Spec, Profile::GgufPy, Profile::Ggml]
                 .iter()
                 .map(|&profile| {
