@@ -2,9 +2,16 @@
 //! counts with a zero dim in any position, no arithmetic overflow on any file value (the
 //! tests run with overflow checks on: `cargo test` builds the dev profile).
 
+#[path = "support/alloc.rs"]
+#[allow(dead_code)]
+mod alloc;
+
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType, Gguf};
+
+#[global_allocator]
+static ALLOC: alloc::Counting = alloc::Counting;
 
 fn codes(bytes: &[u8]) -> Vec<(&'static str, String)> {
     let gguf = Gguf::parse(bytes).unwrap();
@@ -91,4 +98,28 @@ fn the_largest_dims_are_diagnosed_without_overflow() {
             assert!(!found.is_empty(), "{dims:?} {ty:?}");
         }
     }
+}
+
+// Item 12.
+#[test]
+fn diagnostics_of_one_kind_past_the_cap_are_counted_not_stored() {
+    let n = 300_000u64;
+    let mut builder = GgufBuilder::new(Ctx::V3_LE);
+    for _ in 0..n {
+        builder.kv("", true);
+    }
+    let bytes = builder.build().unwrap();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let (found, peak) = alloc::peak_during(|| validate::diagnose(&gguf, bytes.len() as u64));
+    let empty: Vec<_> = found.iter().filter(|d| d.code == "empty-key").collect();
+    assert_eq!(empty.len() as u64, validate::MAX_PER_KIND + 1, "{found:?}");
+    let more = empty.last().unwrap();
+    assert_eq!(
+        more.message,
+        format!("and {} more like the above", n - validate::MAX_PER_KIND)
+    );
+    assert_eq!(more.rejected_by, empty[0].rejected_by);
+    assert!(peak < 4 << 20, "{peak} bytes to diagnose {n} keys");
+    // The count keeps its kind: a profile rejects for it as for the ones kept.
+    assert!(!validate::accepts(&found, Profile::Strict));
 }

@@ -139,11 +139,19 @@ fn c_str(bytes: &[u8]) -> &[u8] {
     bytes.split(|&b| b == 0).next().unwrap_or(bytes)
 }
 
+/// Diagnostics of one kind (code, rejecting references, severity) kept per file; the rest
+/// are counted and reported as one "and N more" diagnostic of the same kind, so that memory
+/// stays bounded (300,000 empty keys give 100 diagnostics, not 300,000) and the verdict of
+/// every profile is unchanged.
+pub const MAX_PER_KIND: u64 = 100;
+
 /// Collects diagnostics for one file.
 struct Checker<'g, 'a> {
     gguf: &'g Gguf<'a>,
     file_len: u64,
     out: Vec<Diagnostic>,
+    /// How many diagnostics of each kind were found (kept or not).
+    per_kind: HashMap<(&'static str, u8, Severity), u64>,
 }
 
 /// Every container diagnostic for `gguf`, whose file is `file_len` bytes long.
@@ -152,6 +160,7 @@ pub(crate) fn diagnose(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
         gguf,
         file_len,
         out: Vec::new(),
+        per_kind: Default::default(),
     };
     c.header();
     c.kvs();
@@ -159,6 +168,22 @@ pub(crate) fn diagnose(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
     c.tensors();
     c.ggml_layout();
     c.data_layout();
+    let mut more: Vec<_> = c
+        .per_kind
+        .into_iter()
+        .filter(|&(_, n)| n > MAX_PER_KIND)
+        .collect();
+    more.sort_unstable();
+    for ((code, mask, severity), n) in more {
+        c.out.push(Diagnostic {
+            code,
+            severity,
+            span: None,
+            path: Path::default(),
+            message: format!("and {} more like the above", n - MAX_PER_KIND),
+            rejected_by: REJECTERS[usize::from(mask)],
+        });
+    }
     c.out
 }
 
@@ -174,9 +199,18 @@ impl<'a> Checker<'_, 'a> {
         path: Path,
         message: String,
     ) {
+        let severity = if mask == 0 { severity } else { Severity::Error };
+        let seen = self
+            .per_kind
+            .entry((code, mask & ALL, severity))
+            .or_default();
+        *seen += 1;
+        if *seen > MAX_PER_KIND {
+            return;
+        }
         self.out.push(Diagnostic {
             code,
-            severity: if mask == 0 { severity } else { Severity::Error },
+            severity,
             span,
             path,
             message,
