@@ -139,3 +139,33 @@ fn a_file_truncated_while_its_dump_is_printed_does_not_kill_the_reader() {
     assert_eq!(doc["metadata"].as_array().map(Vec::len), Some(22));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+// Item 10: edit reads standard input too.
+#[test]
+fn edit_reads_standard_input_and_refuses_in_place_on_it() {
+    let bytes = std::fs::read(root().join(FILE)).unwrap();
+    let out = with_stdin(
+        &["edit", "-", "-o", "-", "--set", "general.name=piped"],
+        &bytes,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let gguf = gguf_grammar::Gguf::parse(&out.stdout).unwrap();
+    assert_eq!(
+        gguf.get("general.name").and_then(|v| v.as_str()),
+        Some("piped")
+    );
+    let out = with_stdin(
+        &["edit", "-", "--in-place", "--set", "general.name=x"],
+        &bytes,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = command(&["edit", "tests", "-o", "-", "--set", "general.name=x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
+}

@@ -1,6 +1,6 @@
 //! `gguf edit`: set, remove or rename metadata keys, keeping every tensor's bytes.
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use crate::Failure;
   gguf edit model.gguf -o out.gguf --rename general.title=general.name --remove general.url
   gguf edit model.gguf -o - --set 'my.ids=[u32]:[1,2,3]' | gguf dump -")]
 pub struct Args {
-    /// The GGUF file.
+    /// The GGUF file; `-` (or a pipe) is read whole from standard input (with -o).
     file: PathBuf,
     #[command(flatten)]
     edits: Edits,
@@ -129,10 +129,37 @@ pub fn run(args: Args) -> Result<(), Failure> {
         None
     };
     let source = locked.as_ref().map_or(args.file.as_path(), |l| &l.path);
-    let file = GgufFile::open(source).map_err(|e| unreadable(&e))?;
-    let gguf = file
-        .parse()
-        .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+    // A regular file is mapped; standard input (`-`) and other streams are read whole, as
+    // the output holds them whole too. (A mapped file truncated by another process during
+    // the edit can end the process with SIGBUS; an in-place edit's lock only keeps other
+    // `gguf edit`s out.)
+    let is_stream = source == Path::new("-")
+        || std::fs::metadata(source).is_ok_and(|m| !m.is_file() && !m.is_dir());
+    if is_stream && args.in_place {
+        return Err(Failure::Unreadable(format!(
+            "{shown}: --in-place needs a regular file"
+        )));
+    }
+    let (mapped, read);
+    let bytes: &[u8] = if is_stream {
+        let mut all = Vec::new();
+        let reading = if source == Path::new("-") {
+            io::stdin().lock().read_to_end(&mut all)
+        } else {
+            std::fs::File::open(source).and_then(|mut f| f.read_to_end(&mut all))
+        };
+        reading.map_err(|e| unreadable(&e))?;
+        read = all;
+        &read
+    } else {
+        if source.is_dir() {
+            return Err(Failure::Unreadable(format!("{shown}: is a directory")));
+        }
+        mapped = GgufFile::open(source).map_err(|e| unreadable(&e))?;
+        mapped.bytes()
+    };
+    let gguf =
+        gguf_grammar::Gguf::parse(bytes).map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
     let mut builder = GgufBuilder::from_gguf(&gguf);
     for edit in &args.edits.0 {
         let applied = if args.force_type {
