@@ -1,6 +1,8 @@
 //! Text from a file (keys, tensor names, strings) and from the command line (file names)
 //! reaches the terminal escaped in every human-readable output; JSON output stays JSON.
 
+mod common;
+
 use std::fs;
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -49,6 +51,7 @@ fn hostile_file(test: &str) -> PathBuf {
 #[test]
 fn dump_summary_and_check_escape_what_the_file_says() {
     let path = hostile_file("outputs");
+    let _cleanup = common::RemoveOnDrop(path.parent().unwrap().to_path_buf());
     let path = path.to_str().unwrap();
     for args in [
         &["dump", path][..],
@@ -76,6 +79,7 @@ fn dump_summary_and_check_escape_what_the_file_says() {
 #[test]
 fn error_messages_escape_file_names_and_keys() {
     let path = hostile_file("errors");
+    let _cleanup = common::RemoveOnDrop(path.parent().unwrap().to_path_buf());
     let cut = path.with_extension("cut");
     let bytes = fs::read(&path).unwrap();
     fs::write(&cut, &bytes[..200]).unwrap();

@@ -1,23 +1,20 @@
 //! Inputs that are not regular files: standard input (`-`), `/dev/stdin`, pipes, devices and
 //! directories; and a file truncated while its dump is being printed.
 
+mod common;
+
 use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
-use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const FILE: &str = "tests/corpus/ggml-vocab-llama-spm.gguf";
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// This build's binary, or `$GGUF_BIN` (to show that another build fails the tests).
 fn command(args: &[&str]) -> Command {
     let bin = std::env::var_os("GGUF_BIN").unwrap_or(env!("CARGO_BIN_EXE_gguf").into());
     let mut command = Command::new(bin);
-    command.args(args).current_dir(root());
+    command.args(args).current_dir(common::root());
     command
 }
 
@@ -56,7 +53,7 @@ fn wait_bounded(mut child: Child) -> Output {
 // Item 10.
 #[test]
 fn a_pipe_gives_the_same_output_as_the_file() {
-    let bytes = std::fs::read(root().join(FILE)).unwrap();
+    let bytes = std::fs::read(common::root().join(FILE)).unwrap();
     for args in [
         &["dump"][..],
         &["dump", "--json"],
@@ -108,8 +105,9 @@ fn endless_devices_end_with_exit_1_and_directories_with_exit_2() {
 fn a_file_truncated_while_its_dump_is_printed_does_not_kill_the_reader() {
     let dir = std::env::temp_dir().join(format!("gguf-inputs-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    let _cleanup = common::RemoveOnDrop(dir.clone());
     let path = dir.join("model.gguf");
-    std::fs::copy(root().join(FILE), &path).unwrap();
+    std::fs::copy(common::root().join(FILE), &path).unwrap();
     let mut child = command(&["dump", "--json", path.to_str().unwrap()])
         .stdout(Stdio::piped())
         .spawn()
@@ -137,13 +135,12 @@ fn a_file_truncated_while_its_dump_is_printed_does_not_kill_the_reader() {
     assert!(status.success());
     let doc: serde_json::Value = serde_json::from_slice(&[&first[..], &rest].concat()).unwrap();
     assert_eq!(doc["metadata"].as_array().map(Vec::len), Some(22));
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // Item 10: edit reads standard input too.
 #[test]
 fn edit_reads_standard_input_and_refuses_in_place_on_it() {
-    let bytes = std::fs::read(root().join(FILE)).unwrap();
+    let bytes = std::fs::read(common::root().join(FILE)).unwrap();
     let out = with_stdin(
         &["edit", "-", "-o", "-", "--set", "general.name=piped"],
         &bytes,
