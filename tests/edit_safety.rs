@@ -530,3 +530,40 @@ fn huge_alignments_are_refused_and_padding_is_streamed() {
         "{peak} bytes allocated for {written} written"
     );
 }
+
+// Item 3: an editor that cannot keep the owner drops setuid and setgid. Needs root (to
+// create a file owned by someone else) and setpriv (util-linux, to edit as `nobody`).
+#[test]
+fn setuid_and_setgid_are_dropped_when_the_owner_cannot_be_kept() {
+    let root = std::fs::metadata("/proc/self").is_ok_and(|m| m.uid() == 0);
+    let setpriv = Command::new("setpriv").arg("--version").output().is_ok();
+    if !root || !setpriv {
+        eprintln!("SKIPPED: needs root and setpriv (root: {root}, setpriv: {setpriv})");
+        return;
+    }
+    let dir = scratch("setuid");
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o777)).unwrap();
+    let path = write(&dir, "m.gguf", &model(4));
+    std::os::unix::fs::chown(&path, Some(4321), Some(4322)).unwrap();
+    fs::set_permissions(&path, fs::Permissions::from_mode(0o6777)).unwrap();
+    let out = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(bin())
+        .args([
+            "edit",
+            s(&path),
+            "--in-place",
+            "--set",
+            "general.name=by nobody",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let after = fs::metadata(&path).unwrap();
+    assert_eq!(after.uid(), 65534, "the editor owns the new file");
+    assert_eq!(
+        after.mode() & 0o7777,
+        0o0777,
+        "setuid/setgid kept for a new owner"
+    );
+}
