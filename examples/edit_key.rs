@@ -1,6 +1,6 @@
 //! Edit a metadata key and write the result to a new file. Every tensor's bytes are kept;
-//! the file is written beside the destination, checked by parsing it again, synced and only
-//! then renamed into place.
+//! the file is written beside the destination, checked (the header and every tensor's bytes),
+//! synced and only then renamed into place, keeping the owner and mode of a file it replaces.
 //!
 //! ```sh
 //! cargo run --example edit_key -- model.gguf edited.gguf general.name "My model"
@@ -9,7 +9,7 @@
 use std::error::Error;
 use std::path::Path;
 
-use gguf_grammar::edit::write_atomically;
+use gguf_grammar::edit::{write_atomically, Replace};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::GgufFile;
 
@@ -35,5 +35,5 @@ pub fn run(source: &Path, dest: &Path, key: &str, value: &str) -> Result<u64, Bo
     // The builder starts as an exact copy: writing it unchanged gives the same bytes.
     let mut builder = GgufBuilder::from_gguf(&gguf);
     builder.set(key, value);
-    Ok(write_atomically(&builder, dest)?)
+    Ok(write_atomically(&builder, dest, &Replace::default(), None)?)
 }

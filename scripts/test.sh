@@ -15,7 +15,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 step "SmolLM2-135M (download once, sha256-checked)"
 GGUF_SMOLLM2="$(bash scripts/fetch-models.sh)"
 export GGUF_SMOLLM2
-step "cargo test"
+step "cargo test (dev profile: overflow checks and debug assertions on; includes the fuzz-corpus replay)"
 cargo test --all-targets
 cargo test --doc
 step "cargo package: the published crate's doctests pass from the .crate alone"

@@ -345,6 +345,14 @@ impl OwnedGguf {
         }
     }
 
+    /// The bytes, owned: those read, or a copy of the mapped file.
+    pub fn into_bytes(self) -> Vec<u8> {
+        match self.bytes {
+            OwnedBytes::Read(bytes) => bytes,
+            OwnedBytes::Mapped(file) => file.bytes().to_vec(),
+        }
+    }
+
     /// The parsed document. It parsed when this value was made; an error is only possible
     /// when another process rewrites a mapped file meanwhile.
     pub fn gguf(&self) -> Result<Gguf<'_>, Error> {

@@ -168,13 +168,18 @@ impl fmt::Display for ConstructPath {
                 Segment::Tensor(n) => write!(f, "tensor[{n}]")?,
                 Segment::Name(name) => {
                     // Names arrive displayed (invalid UTF-8 already as `\xNN`): quote them
-                    // without escaping those backslashes a second time.
+                    // without escaping those backslashes a second time; every other
+                    // character goes through the one terminal escape.
                     f.write_str(if i == 0 { "\"" } else { " \"" })?;
                     for c in name.chars() {
                         match c {
                             '"' => f.write_str("\\\"")?,
-                            c if c.is_control() => write!(f, "{}", c.escape_debug())?,
-                            c => write!(f, "{c}")?,
+                            '\\' => f.write_str("\\")?,
+                            c => {
+                                let mut utf8 = [0; 4];
+                                let text = c.encode_utf8(&mut utf8).as_bytes();
+                                write!(f, "{}", crate::render::escape::Terminal(text))?
+                            }
                         }
                     }
                     f.write_str("\"")?;

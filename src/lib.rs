@@ -58,6 +58,7 @@ pub mod grammar;
 pub mod mutate;
 pub mod render;
 pub mod snapshot;
+pub mod source;
 pub mod stream;
 pub mod summary;
 pub mod validate;

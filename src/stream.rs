@@ -12,12 +12,14 @@ use crate::document::OwnedGguf;
 use crate::error::ReadError;
 use crate::grammar::file::file;
 use crate::grammar::Endian;
+use crate::Gguf;
 
 /// Bytes pulled at a time.
 pub const CHUNK: u64 = 64 * 1024;
 
-/// Reads the header of a GGUF file from `reader` and returns it parsed, owning the bytes
-/// read (the header and at most [`CHUNK`] more). `endian` forces a byte order; `None`
+/// Reads the header of a GGUF file from `reader` and returns it parsed, owning the header's
+/// bytes: those up to the data start (fewer when the file ends first), never any tensor data
+/// (it reads at most [`CHUNK`] bytes past the header). `endian` forces a byte order; `None`
 /// detects it.
 ///
 /// A hostile count or length (say 2^62 strings) cannot be told from a large header until the
@@ -48,6 +50,10 @@ pub fn read_header<R: Read>(mut reader: R, endian: Option<Endian>) -> Result<Own
         };
         want = needed.div_ceil(CHUNK).saturating_mul(CHUNK);
     }
+    // Keep the header only: bytes past the data start are an arbitrary slice of the tensor
+    // data, which must not pass for the whole of it (see `GgufBuilder::from_gguf`).
+    let data_start = Gguf::parse_with(&buf, endian)?.tensor_data_offset;
+    buf.truncate(usize::try_from(data_start).unwrap_or(usize::MAX));
     Ok(OwnedGguf::from_vec_with(buf, endian)?)
 }
 

@@ -138,9 +138,12 @@ impl<'a> Summary<'a> {
     /// Summarises `gguf`.
     pub fn of(gguf: &Gguf<'a>) -> Self {
         let text = |key: &str| gguf.get(key).and_then(|v| v.as_str());
-        let elements = |dims: &[u64]| {
-            dims.iter()
-                .try_fold(1u128, |n, &d| n.checked_mul(u128::from(d)))
+        // A zero dim makes zero elements wherever it is, before any product overflows.
+        let elements = |dims: &[u64]| match dims.contains(&0) {
+            true => Some(0),
+            false => dims
+                .iter()
+                .try_fold(1u128, |n, &d| n.checked_mul(u128::from(d))),
         };
         let parameters = gguf
             .tensors
@@ -150,16 +153,12 @@ impl<'a> Summary<'a> {
             .tensors
             .iter()
             .try_fold(0u128, |sum, t| sum.checked_add(u128::from(t.n_bytes?)));
-        let mut tensor_types: Vec<(GgmlType, usize)> = Vec::new();
+        // Counted in a map: a file may hold as many distinct (unknown) type ids as tensors.
+        let mut counts = std::collections::BTreeMap::<GgmlType, usize>::new();
         for t in &gguf.tensors {
-            match tensor_types
-                .iter_mut()
-                .find(|(ty, _)| *ty == t.info.ggml_type)
-            {
-                Some((_, n)) => *n += 1,
-                None => tensor_types.push((t.info.ggml_type, 1)),
-            }
+            *counts.entry(t.info.ggml_type).or_default() += 1;
         }
+        let mut tensor_types: Vec<(GgmlType, usize)> = counts.into_iter().collect();
         tensor_types.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         Summary {
             hparams: Hparams::read(gguf),

@@ -58,7 +58,7 @@
 //! ```
 
 use std::borrow::Cow;
-use std::io::Write;
+use std::io::{Read, Write};
 
 use crate::document::Gguf;
 use crate::ggml_type::GgmlType;
@@ -66,6 +66,15 @@ use crate::grammar::header::MAGIC;
 use crate::grammar::value::MAX_NESTING;
 use crate::grammar::{align_up, Ctx, Endian, Version};
 use crate::{Value, ValueType};
+
+/// The largest alignment the writer pads to: 16 MiB (2^24).
+///
+/// ggml accepts any power of two, and the padding it implies is at most `alignment - 1`
+/// zero bytes. Readers align tensor data for SIMD loads (ggml writes 32) or for memory
+/// mapping (pages of 4 KiB to 64 KiB, huge pages of 2 MiB); 16 MiB leaves room above every
+/// one of those while keeping a corrupt or mistyped value (`general.alignment=2147483648`)
+/// from turning a small file into gigabytes of zeros.
+pub const MAX_ALIGNMENT: u64 = 1 << 24;
 
 /// Why a document could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -101,6 +110,36 @@ pub enum WriteError {
         offset: u64,
         /// Length of the kept data region.
         kept: u64,
+    },
+    /// The source file does not hold every tensor's bytes (its data region ends early or its
+    /// data start lies past its end): writing would silently drop tensor data. Call
+    /// [`GgufBuilder::allow_missing_data`] to write the descriptors anyway.
+    #[error("tensor {name:?}: its data ({needed} bytes at relative offset {offset}) is not in the source, whose data region holds {have} bytes; writing would lose it")]
+    MissingTensorData {
+        /// The first tensor whose bytes are missing (lossily decoded).
+        name: String,
+        /// Its relative offset.
+        offset: u64,
+        /// Its size in bytes (0 when its type has no known size).
+        needed: u64,
+        /// Length of the source's data region.
+        have: u64,
+    },
+    /// The alignment differs from the source's while tensors still point into the kept data
+    /// region: their offsets follow the old alignment, which ggml checks
+    /// (`tensor-offset-not-sequential`), and the writer does not move tensor data.
+    #[error("the alignment changes from {from} to {to} but the tensor data keeps the old layout; remove the tensors or keep the alignment")]
+    AlignmentChanged {
+        /// The source's alignment.
+        from: u64,
+        /// The new alignment.
+        to: u64,
+    },
+    /// Zero padding would be written for an alignment above [`MAX_ALIGNMENT`].
+    #[error("alignment {alignment} is above the largest this writer pads to ({MAX_ALIGNMENT})")]
+    AlignmentTooLarge {
+        /// The requested alignment.
+        alignment: u64,
     },
     /// An offset computation overflowed u64.
     #[error("tensor {name:?}: offset overflows")]
@@ -308,6 +347,16 @@ struct Source<'a> {
     padding: &'a [u8],
     /// The bytes from the data start to the end of the file.
     data: &'a [u8],
+    /// The first tensor whose bytes the data region does not wholly hold.
+    missing: Option<Missing>,
+}
+
+/// A source tensor whose bytes are not in the source's data region.
+#[derive(Clone, Debug)]
+struct Missing {
+    name: String,
+    offset: u64,
+    needed: u64,
 }
 
 /// Builds a GGUF file: key/values in order (duplicates allowed), tensor descriptors and data.
@@ -343,6 +392,7 @@ pub struct GgufBuilder<'a> {
     /// Tensor descriptors in file order.
     pub tensors: Vec<TensorSpec<'a>>,
     source: Source<'a>,
+    allow_missing_data: bool,
 }
 
 impl<'a> GgufBuilder<'a> {
@@ -353,11 +403,33 @@ impl<'a> GgufBuilder<'a> {
             kvs: Vec::new(),
             tensors: Vec::new(),
             source: Source::default(),
+            allow_missing_data: false,
         }
     }
 
     /// Everything in `gguf`: its version and byte order, key/values, tensor descriptors, and
     /// (borrowed, copied verbatim on output) its padding and data region.
+    ///
+    /// When `gguf.bytes` does not hold every tensor's bytes (a header read on its own with
+    /// [`crate::stream::read_header`], a truncated file, a data start past the end), writing
+    /// fails with [`WriteError::MissingTensorData`] unless [`allow_missing_data`] is called:
+    /// a builder never writes a file that silently lacks tensor data its source described.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use gguf_grammar::write::{GgufBuilder, WriteError};
+    /// use gguf_grammar::{Ctx, GgmlType, Gguf};
+    ///
+    /// let data = [0u8; 64];
+    /// let bytes = GgufBuilder::new(Ctx::V3_LE).tensor("t", &[16], GgmlType::F32, &data).build()?;
+    /// let header_only = &bytes[..bytes.len() - 64];
+    /// let mut builder = GgufBuilder::from_gguf(&Gguf::parse(header_only)?);
+    /// assert!(matches!(builder.build(), Err(WriteError::MissingTensorData { .. })));
+    /// assert_eq!(builder.allow_missing_data().build()?, header_only);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`allow_missing_data`]: GgufBuilder::allow_missing_data
     pub fn from_gguf(gguf: &Gguf<'a>) -> Self {
         let bytes = gguf.bytes;
         let len = bytes.len() as u64;
@@ -366,7 +438,21 @@ impl<'a> GgufBuilder<'a> {
             let from = usize::try_from(from).unwrap_or(to).min(to);
             &bytes[from..to]
         };
+        let data = slice(gguf.tensor_data_offset, len);
+        let missing = gguf.tensors.iter().find_map(|t| {
+            let needed = t.n_bytes.unwrap_or(0);
+            // A tensor of unknown size is present when at least its start is.
+            let end = t.info.offset.checked_add(needed.max(1));
+            let present = end.is_some_and(|end| end <= data.len() as u64)
+                || (needed == 0 && t.info.offset <= data.len() as u64 && t.n_bytes.is_some());
+            (!present).then(|| Missing {
+                name: String::from_utf8_lossy(t.info.name.as_bytes()).into_owned(),
+                offset: t.info.offset,
+                needed,
+            })
+        });
         GgufBuilder {
+            allow_missing_data: false,
             ctx: gguf.header.ctx,
             kvs: gguf
                 .kvs
@@ -391,9 +477,18 @@ impl<'a> GgufBuilder<'a> {
                 infos_end: gguf.tensor_infos_end,
                 alignment: gguf.alignment,
                 padding: slice(gguf.tensor_infos_end, gguf.tensor_data_offset),
-                data: slice(gguf.tensor_data_offset, len),
+                data,
+                missing,
             },
         }
+    }
+
+    /// Writes the file even though the source does not hold every tensor's bytes (see
+    /// [`from_gguf`](GgufBuilder::from_gguf)): the descriptors are written as they are and
+    /// whatever data the source has is kept.
+    pub fn allow_missing_data(&mut self) -> &mut Self {
+        self.allow_missing_data = true;
+        self
     }
 
     /// Sets the version and byte order written.
@@ -540,12 +635,83 @@ impl<'a> GgufBuilder<'a> {
 
     /// Serialises the file to `out`, returning the number of bytes written. The kept data
     /// region is written straight from the source (a memory map stays a memory map).
-    pub fn write_to(&self, out: &mut impl Write) -> Result<u64, WriteError> {
+    pub fn write_to(&self, out: &mut (impl Write + ?Sized)) -> Result<u64, WriteError> {
         let layout = self.layout()?;
         out.write_all(&layout.head)?;
+        std::io::copy(&mut std::io::repeat(0).take(layout.zeros), out)?;
         out.write_all(self.source.data)?;
         out.write_all(&layout.added)?;
-        Ok((layout.head.len() + self.source.data.len() + layout.added.len()) as u64)
+        std::io::copy(&mut std::io::repeat(0).take(layout.tail), out)?;
+        Ok(layout.head.len() as u64
+            + layout.zeros
+            + self.source.data.len() as u64
+            + layout.added.len() as u64
+            + layout.tail)
+    }
+
+    /// Checks that `written` (the bytes [`write_to`](GgufBuilder::write_to) produced, read
+    /// back) parses, starts its data where the layout says, and holds the source's data
+    /// region and every added tensor's bytes unchanged: what [`crate::edit`] verifies before
+    /// it replaces a file.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use gguf_grammar::write::GgufBuilder;
+    /// use gguf_grammar::{Ctx, GgmlType};
+    ///
+    /// let data = [1u8; 64];
+    /// let mut builder = GgufBuilder::new(Ctx::V3_LE);
+    /// builder.tensor("t", &[16], GgmlType::F32, &data);
+    /// let mut bytes = builder.build()?;
+    /// builder.verify(&bytes)?;
+    /// *bytes.last_mut().unwrap() ^= 1;
+    /// assert!(builder.verify(&bytes).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn verify(&self, written: &[u8]) -> Result<(), VerifyError> {
+        let gguf = Gguf::parse_with(written, Some(self.ctx.endian))
+            .map_err(|e| VerifyError(format!("it does not parse: {e}")))?;
+        let layout = self.layout().map_err(|e| VerifyError(e.to_string()))?;
+        let start = layout.head.len() as u64 + layout.zeros;
+        let kept = self.source.data;
+        if (!kept.is_empty() || layout.added.len() as u64 + layout.tail > 0)
+            && gguf.tensor_data_offset != start
+        {
+            return Err(VerifyError(format!(
+                "its data starts at {}, not {start}",
+                gguf.tensor_data_offset
+            )));
+        }
+        let region = |from: u64, len: usize| {
+            usize::try_from(from)
+                .ok()
+                .and_then(|from| written.get(from..from.checked_add(len)?))
+        };
+        if region(start, kept.len()) != Some(kept) {
+            return Err(VerifyError(
+                "the source's tensor data is not there byte for byte".into(),
+            ));
+        }
+        let added_at = start + kept.len() as u64;
+        if region(added_at, layout.added.len()) != Some(&layout.added[..]) {
+            return Err(VerifyError("the added tensor data differs".into()));
+        }
+        let end = added_at + layout.added.len() as u64;
+        let tail =
+            region(end, layout.tail as usize).ok_or_else(|| VerifyError("it ends early".into()))?;
+        if tail.iter().any(|&b| b != 0) {
+            return Err(VerifyError(
+                "the padding after the data is not zeros".into(),
+            ));
+        }
+        let end = end + layout.tail;
+        if written.len() as u64 != end {
+            return Err(VerifyError(format!(
+                "it is {} bytes long, not {end}",
+                written.len()
+            )));
+        }
+        Ok(())
     }
 
     /// The header and padding bytes, when writing them over the start of the source file is
@@ -553,15 +719,38 @@ impl<'a> GgufBuilder<'a> {
     /// Writing them in place is fast but not atomic: an interrupted write leaves a damaged file.
     pub fn in_place_patch(&self) -> Result<Option<Vec<u8>>, WriteError> {
         let layout = self.layout()?;
+        let mut head = layout.head;
         let unchanged = layout.added.is_empty()
-            && layout.head.len() as u64 == self.source.infos_end + self.source.padding.len() as u64;
-        Ok(unchanged.then_some(layout.head))
+            && layout.tail == 0
+            && head.len() as u64 + layout.zeros
+                == self.source.infos_end + self.source.padding.len() as u64;
+        // The padding is at most MAX_ALIGNMENT bytes (see layout).
+        head.resize(head.len() + layout.zeros as usize, 0);
+        Ok(unchanged.then_some(head))
     }
 
     /// Encodes the header and tensor infos, resolves tensor offsets and places added data.
     fn layout(&self) -> Result<Layout, WriteError> {
+        if let (Some(missing), false) = (&self.source.missing, self.allow_missing_data) {
+            return Err(WriteError::MissingTensorData {
+                name: missing.name.clone(),
+                offset: missing.offset,
+                needed: missing.needed,
+                have: self.source.data.len() as u64,
+            });
+        }
         let alignment = self.layout_alignment();
         let kept = self.source.data.len() as u64;
+        let points_into_kept = |t: &TensorSpec<'_>| t.data.is_empty() && t.offset.is_some();
+        if kept > 0
+            && alignment != self.source.alignment
+            && self.tensors.iter().any(points_into_kept)
+        {
+            return Err(WriteError::AlignmentChanged {
+                from: self.source.alignment,
+                to: alignment,
+            });
+        }
         let placed = self.place_tensors(alignment, kept)?;
 
         let mut enc = Encoder {
@@ -577,33 +766,47 @@ impl<'a> GgufBuilder<'a> {
         }
         let mut head = enc.out;
 
-        // Data added after the kept region: each tensor's bytes at its offset, zeros between.
+        // Data added after the kept region: each tensor's bytes at its offset, zeros between;
+        // the zeros after the last byte of data are streamed (`tail`).
         let mut added = Vec::new();
+        let mut added_len = 0;
         for (tensor, place) in self.tensors.iter().zip(&placed) {
             let Some(end) = place.end else { continue };
+            if alignment > MAX_ALIGNMENT && tensor.offset.is_none() {
+                return Err(WriteError::AlignmentTooLarge { alignment });
+            }
             // Placed data starts at or after `kept` (see place_tensors).
-            let (Ok(from), Ok(to)) = (
-                usize::try_from(place.offset - kept),
-                usize::try_from(end - kept),
-            ) else {
+            added_len = added_len.max(end - kept);
+            let Ok(from) = usize::try_from(place.offset - kept) else {
                 return Err(overflow(tensor));
             };
+            let to = from + tensor.data.len();
             if added.len() < to {
                 added.resize(to, 0);
             }
-            added[from..from + tensor.data.len()].copy_from_slice(&tensor.data);
+            added[from..to].copy_from_slice(&tensor.data);
         }
+        let tail = added_len - added.len() as u64;
 
         let infos_end = head.len() as u64;
         if infos_end == self.source.infos_end && alignment == self.source.alignment {
             head.extend_from_slice(self.source.padding);
         }
-        if kept > 0 || !added.is_empty() {
+        let mut zeros = 0;
+        if kept > 0 || added_len > 0 {
             // The header is in memory: its aligned end cannot overflow.
             let data_start = align_up(infos_end, alignment).unwrap_or(infos_end);
-            head.resize(data_start as usize, 0);
+            zeros = data_start.saturating_sub(head.len() as u64);
+            if zeros > 0 && alignment > MAX_ALIGNMENT {
+                return Err(WriteError::AlignmentTooLarge { alignment });
+            }
         }
-        Ok(Layout { head, added })
+        Ok(Layout {
+            head,
+            zeros,
+            added,
+            tail,
+        })
     }
 
     /// Each tensor's relative offset and, for tensors that bring data, where it ends.
@@ -657,11 +860,19 @@ fn overflow(tensor: &TensorSpec<'_>) -> WriteError {
     }
 }
 
-/// The bytes before the kept data region and the bytes after it.
+/// The bytes before the kept data region (the header, then `zeros` zero bytes of padding,
+/// written as a stream) and the bytes after it (added data, then `tail` zero bytes).
 struct Layout {
     head: Vec<u8>,
+    zeros: u64,
     added: Vec<u8>,
+    tail: u64,
 }
+
+/// Why written bytes are not what the builder meant to write (see [`GgufBuilder::verify`]).
+#[derive(Debug, thiserror::Error)]
+#[error("the written file is wrong: {0}")]
+pub struct VerifyError(pub String);
 
 /// Writes `gguf` back in its own version and byte order: `write(parse(bytes)) == bytes` for
 /// every file the parser accepts.
@@ -674,7 +885,8 @@ struct Layout {
 /// # Ok(()) }
 /// ```
 pub fn write(gguf: &Gguf<'_>) -> Result<Vec<u8>, WriteError> {
-    GgufBuilder::from_gguf(gguf).build()
+    // Byte-exact: tensor data the source lacks is lacking in the copy too, nothing more.
+    GgufBuilder::from_gguf(gguf).allow_missing_data().build()
 }
 
 /// Encodes fields with a [`Ctx`]'s widths and byte order: the parser's readers, reversed,

@@ -4,6 +4,7 @@
 
 use std::io::{self, Write};
 
+use super::escape::Terminal;
 use crate::summary::size_label;
 use crate::validate::schema::file_type_name;
 use crate::Gguf;
@@ -40,15 +41,16 @@ pub fn write(gguf: &Gguf<'_>, out: &mut impl Write) -> io::Result<()> {
     let s = gguf.summary();
     let hp = &s.hparams;
     let mut line = |label: &str, value: String| writeln!(out, "{label:<14} {value}");
-    line("architecture", or_dash(hp.architecture))?;
-    line("name", or_dash(s.name))?;
+    let text = |t: Option<&str>| or_dash(t.map(|t| Terminal(t.as_bytes())));
+    line("architecture", text(hp.architecture))?;
+    line("name", text(s.name))?;
     let parameters = match s.parameters {
         _ if s.tensors == 0 => "0 (vocabulary-only: no tensors)".into(),
         Some(n) => format!("{} ({})", grouped(n), size_label(n)),
         None => "? (overflows)".into(),
     };
     line("parameters", parameters)?;
-    line("size label", or_dash(s.size_label))?;
+    line("size label", text(s.size_label))?;
     line("context", or_dash(hp.context_length))?;
     line("layers", or_dash(hp.block_count))?;
     let kv = hp.head_count_kv.or(hp.head_count);

@@ -3,6 +3,7 @@
 
 use std::io::{self, Write};
 
+use super::escape::Terminal;
 use super::OrElse;
 use crate::document::Gguf;
 use crate::grammar::value::Value;
@@ -37,7 +38,8 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
             Value::Array(a) => format!("[{}; {}]", a.element_type(), a.len()),
             v => v.value_type().to_string(),
         };
-        write!(out, "  {:>width$}: {ty:<16} {} = ", i + 1, pair.key)?;
+        let key = Terminal(pair.key.as_bytes());
+        write!(out, "  {:>width$}: {ty:<16} {key} = ", i + 1)?;
         value(pair.value, out)?;
         writeln!(out)?;
     }
@@ -52,7 +54,7 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
             i + 1,
             info.ggml_type.to_string(),
             format!("[{}]", dims.join(", ")),
-            info.name,
+            Terminal(info.name.as_bytes()),
             OrElse(tensor.data_offset, "?"),
             OrElse(tensor.n_bytes, "?"),
         )?;
@@ -76,6 +78,8 @@ pub(crate) fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
         Value::Bool(0) => write!(out, "false"),
         Value::Bool(1) => write!(out, "true"),
         Value::Bool(byte) => write!(out, "true (byte {byte})"),
+        // Debug quotes and escapes every control and bidi character (`\u{202e}`), as
+        // `escape::terminal` does, and keeps quotes inside the string unambiguous.
         Value::String(s) => write!(out, "{s:?}"),
         Value::Array(array) => {
             out.write_all(b"[")?;

@@ -107,6 +107,10 @@ fn gguf_py_n_bytes_exact(ggml_type: GgmlType, dims: &[u64]) -> Option<u128> {
 /// The product of the dims in 128 bits, saturated (dims are at most 2^64, so a saturated
 /// product is far past every limit checked against it).
 fn exact_elements(dims: &[u64]) -> u128 {
+    // A zero dim makes the count zero in any order, before any product can overflow.
+    if dims.contains(&0) {
+        return 0;
+    }
     dims.iter()
         .try_fold(1u128, |acc, &d| acc.checked_mul(u128::from(d)))
         .unwrap_or(u128::MAX)
@@ -135,11 +139,19 @@ fn c_str(bytes: &[u8]) -> &[u8] {
     bytes.split(|&b| b == 0).next().unwrap_or(bytes)
 }
 
+/// Diagnostics of one kind (code, rejecting references, severity) kept per file; the rest
+/// are counted and reported as one "and N more" diagnostic of the same kind, so that memory
+/// stays bounded (300,000 empty keys give 100 diagnostics, not 300,000) and the verdict of
+/// every profile is unchanged.
+pub const MAX_PER_KIND: u64 = 100;
+
 /// Collects diagnostics for one file.
 struct Checker<'g, 'a> {
     gguf: &'g Gguf<'a>,
     file_len: u64,
     out: Vec<Diagnostic>,
+    /// How many diagnostics of each kind were found (kept or not).
+    per_kind: HashMap<(&'static str, u8, Severity), u64>,
 }
 
 /// Every container diagnostic for `gguf`, whose file is `file_len` bytes long.
@@ -148,6 +160,7 @@ pub(crate) fn diagnose(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
         gguf,
         file_len,
         out: Vec::new(),
+        per_kind: Default::default(),
     };
     c.header();
     c.kvs();
@@ -155,6 +168,22 @@ pub(crate) fn diagnose(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
     c.tensors();
     c.ggml_layout();
     c.data_layout();
+    let mut more: Vec<_> = c
+        .per_kind
+        .into_iter()
+        .filter(|&(_, n)| n > MAX_PER_KIND)
+        .collect();
+    more.sort_unstable();
+    for ((code, mask, severity), n) in more {
+        c.out.push(Diagnostic {
+            code,
+            severity,
+            span: None,
+            path: Path::default(),
+            message: format!("and {} more like the above", n - MAX_PER_KIND),
+            rejected_by: REJECTERS[usize::from(mask)],
+        });
+    }
     c.out
 }
 
@@ -170,9 +199,18 @@ impl<'a> Checker<'_, 'a> {
         path: Path,
         message: String,
     ) {
+        let severity = if mask == 0 { severity } else { Severity::Error };
+        let seen = self
+            .per_kind
+            .entry((code, mask & ALL, severity))
+            .or_default();
+        *seen += 1;
+        if *seen > MAX_PER_KIND {
+            return;
+        }
         self.out.push(Diagnostic {
             code,
-            severity: if mask == 0 { severity } else { Severity::Error },
+            severity,
             span,
             path,
             message,
@@ -783,7 +821,8 @@ impl<'a> Checker<'_, 'a> {
                 );
                 continue;
             };
-            let past = |n: u128| n > 0 && u128::from(start) + n > u128::from(self.file_len);
+            let past =
+                |n: u128| n > 0 && u128::from(start).saturating_add(n) > u128::from(self.file_len);
             let spec = match tensor.n_bytes {
                 Some(n) if past(n.into()) => S,
                 _ => 0,
@@ -810,9 +849,15 @@ impl<'a> Checker<'_, 'a> {
                 ranges.push((start, start.saturating_add(n), i));
             }
         }
+        // Sweep by start, against the furthest end seen so far (not only the previous
+        // tensor's): a tensor inside a long earlier one overlaps it, wherever it sorts.
         ranges.sort_unstable();
-        for pair in ranges.windows(2) {
-            let ((_, a_end, a), (b_start, _, b)) = (pair[0], pair[1]);
+        let mut furthest: Option<(u64, usize)> = None;
+        for &(b_start, b_end, b) in &ranges {
+            let Some((a_end, a)) = furthest else {
+                furthest = Some((b_end, b));
+                continue;
+            };
             let path = Path(vec![
                 Segment::Tensor(b as u64),
                 Segment::Name(gguf.tensors[b].info.name.to_string()),
@@ -822,7 +867,7 @@ impl<'a> Checker<'_, 'a> {
                     "tensor-overlap",
                     0,
                     Severity::Warning,
-                    Some(b_start..a_end),
+                    Some(b_start..a_end.min(b_end)),
                     path,
                     format!("data overlaps tensor[{a}]'s"),
                 );
@@ -835,6 +880,9 @@ impl<'a> Checker<'_, 'a> {
                     path,
                     format!("{} unused bytes after tensor[{a}]'s data", b_start - a_end),
                 );
+            }
+            if b_end > a_end {
+                furthest = Some((b_end, b));
             }
         }
         let end = match ranges.iter().map(|r| r.1).max() {
@@ -871,9 +919,11 @@ fn size_rejecters(ty: GgmlType, dims: &[u64], divisible: bool) -> u8 {
     if dims.len() <= MAX_DIMS && elements > 0 {
         let ne = |i: usize| i128::from(dims.get(i).map_or(1, |&d| d as i64));
         let max = i128::from(i64::MAX);
+        // Each ne is below 2^63, so ne0*ne1 fits in i128; the triple product may not, and
+        // saturating keeps the comparison exact (it is then far above the bound).
         let elements_overflow = max / ne(1) <= ne(0)
             || max / ne(2) <= ne(0) * ne(1)
-            || max / ne(3) <= ne(0) * ne(1) * ne(2);
+            || max / ne(3) <= (ne(0) * ne(1)).saturating_mul(ne(2));
         let bytes_overflow = divisible
             && match (ty.block_size(), ty.type_size()) {
                 (Some(block), Some(size)) => {

@@ -81,6 +81,7 @@ pub struct Diagnostic {
 mod container;
 pub mod schema;
 
+pub use container::MAX_PER_KIND;
 pub use container::{gguf_py_n_bytes, gguf_py_type_size};
 
 use crate::error::{Error, ErrorKind};

@@ -48,3 +48,12 @@ pub fn smollm2() -> Option<PathBuf> {
         None
     }
 }
+
+/// Removes a test's scratch folder when the test ends, passed or failed.
+pub struct RemoveOnDrop(pub PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+use gguf_grammar::render::escape::Terminal;
 use gguf_grammar::validate::{self, Diagnostic, Profile};
-use gguf_grammar::{render, GgufFile, GgufStr};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -21,7 +21,7 @@ pub struct Args {
     /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
     #[arg(long)]
     schema: bool,
-    /// The GGUF files.
+    /// The GGUF files; `-` reads standard input.
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -61,20 +61,29 @@ impl From<CheckProfile> for Profile {
 fn check(files: &[PathBuf], profile: Profile, json: bool, schema: bool) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
     let (mut rejected, mut unreadable) = (false, false);
-    let mut written = if json { out.write_all(b"[") } else { Ok(()) };
-    for (i, path) in files.iter().enumerate() {
+    let mut written = Ok(());
+    let mut documents = Vec::new();
+    for path in files {
         let shown = path.display().to_string();
-        let file = match GgufFile::open(path) {
-            Ok(file) => file,
-            Err(e) => {
-                eprintln!("gguf: {shown}: {e}");
+        let mut buf = Vec::new();
+        let header = match crate::input::header_or_parse_error(path, &mut buf) {
+            Ok(header) => header,
+            Err(failure) => {
+                let message = failure.message();
+                eprintln!("gguf: {message}");
                 unreadable = true;
+                if json {
+                    documents.push(serde_json::json!({
+                        "file": shown, "profile": profile.name(), "accepted": false,
+                        "error": message, "diagnostics": [],
+                    }));
+                }
                 continue;
             }
         };
-        let diagnostics = match file.parse() {
-            Ok(gguf) => {
-                let mut found = validate::check(&gguf, file.bytes().len() as u64, profile);
+        let diagnostics = match header {
+            Ok((gguf, file_len)) => {
+                let mut found = validate::check(&gguf, file_len, profile);
                 if schema {
                     found.extend(validate::schema::check_model(&gguf));
                 }
@@ -85,20 +94,21 @@ fn check(files: &[PathBuf], profile: Profile, json: bool, schema: bool) -> ExitC
         let accepted = validate::accepts(&diagnostics, profile)
             && validate::schema::accepts_model(&diagnostics);
         rejected |= !accepted;
-        written = written.and_then(|()| {
-            if json {
-                let sep = if i == 0 { "" } else { "," };
-                writeln!(out, "{sep}")?;
-                check_json(&shown, profile, accepted, &diagnostics, &mut out)
-            } else {
+        if json {
+            documents.push(check_json(&shown, profile, accepted, &diagnostics));
+        } else {
+            let shown = crate::shown(path);
+            written = written.and_then(|()| {
                 diagnostics
                     .iter()
                     .try_for_each(|d| check_line(&shown, profile, d, &mut out))
-            }
-        });
+            });
+        }
     }
     if json {
-        written = written.and_then(|()| out.write_all(b"]\n"));
+        written = serde_json::to_writer_pretty(&mut out, &documents)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out));
     }
     if let Err(e) = written.and_then(|()| out.flush()) {
         if e.kind() != io::ErrorKind::BrokenPipe {
@@ -141,7 +151,7 @@ fn check_line(
     if !d.path.0.is_empty() {
         write!(out, "{}: ", d.path)?;
     }
-    write!(out, "{}", d.message)?;
+    write!(out, "{}", Terminal(d.message.as_bytes()))?;
     if !d.rejected_by.is_empty() {
         write!(out, " (rejected by: {})", rejecters(d))?;
     }
@@ -155,38 +165,27 @@ fn check_json(
     profile: Profile,
     accepted: bool,
     diagnostics: &[Diagnostic],
-    out: &mut impl Write,
-) -> io::Result<()> {
-    out.write_all(b"{\"file\": ")?;
-    render::json::string(GgufStr(file.as_bytes()), out)?;
-    write!(
-        out,
-        ", \"profile\": \"{}\", \"accepted\": {accepted}, \"diagnostics\": [",
-        profile.name()
-    )?;
-    for (i, d) in diagnostics.iter().enumerate() {
-        let span = d
-            .span
-            .as_ref()
-            .map_or("null".to_string(), |s| format!("[{}, {}]", s.start, s.end));
-        write!(
-            out,
-            "{}\n  {{\"level\": \"{}\", \"code\": \"{}\", \"severity\": \"{}\", \"offset\": {}, \"span\": {span}, \"path\": ",
-            if i == 0 { "" } else { "," },
-            level(profile, d),
-            d.code,
-            d.severity.name(),
-            d.span.as_ref().map_or(0, |s| s.start),
-        )?;
-        render::json::string(GgufStr(d.path.to_string().as_bytes()), out)?;
-        out.write_all(b", \"message\": ")?;
-        render::json::string(GgufStr(d.message.as_bytes()), out)?;
-        let refs: Vec<_> = d
-            .rejected_by
-            .iter()
-            .map(|r| format!("\"{}\"", r.name()))
-            .collect();
-        write!(out, ", \"rejected_by\": [{}]}}", refs.join(", "))?;
-    }
-    write!(out, "]}}")
+) -> serde_json::Value {
+    let diagnostics: Vec<_> = diagnostics
+        .iter()
+        .map(|d| {
+            let refs: Vec<_> = d.rejected_by.iter().map(|r| r.name()).collect();
+            serde_json::json!({
+                "level": level(profile, d),
+                "code": d.code,
+                "severity": d.severity.name(),
+                "offset": d.span.as_ref().map_or(0, |s| s.start),
+                "span": d.span.as_ref().map(|s| [s.start, s.end]),
+                "path": d.path.to_string(),
+                "message": d.message,
+                "rejected_by": refs,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "file": file,
+        "profile": profile.name(),
+        "accepted": accepted,
+        "diagnostics": diagnostics,
+    })
 }

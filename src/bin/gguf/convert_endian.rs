@@ -1,13 +1,12 @@
 //! `gguf convert-endian`: the whole file (header and tensor data) in the other byte order,
 //! byte for byte as gguf-py 0.19.0's `gguf-convert-endian` makes it.
 
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use gguf_grammar::data::swap::{convertible, swap_blocks};
-use gguf_grammar::edit::{replace_atomically, EditError};
+use gguf_grammar::edit::{replace_atomically, EditError, Replace};
 use gguf_grammar::render::escape::terminal;
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Endian, GgmlType, GgufFile};
@@ -138,10 +137,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         put(out, &bytes[at..], at)?;
         Ok(bytes.len() as u64)
     };
-    let failed = |message: String| EditError::Reparse(message);
+    let failed = EditError::Check;
     replace_atomically(
         &dest,
-        |out: &mut BufWriter<File>| convert(out, None).map_err(failed),
+        &Replace::default(),
+        None,
+        |out| convert(out, None).map_err(failed),
         |temp: &Path| {
             // Read back: parses in the new byte order, and every byte is what was meant.
             let written = GgufFile::open(temp).map_err(|e| failed(e.to_string()))?;

@@ -1,10 +1,10 @@
 //! `gguf dump`: the text dump, native JSON, gguf-py's JSON or a model summary.
 
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
-use gguf_grammar::{render, GgufFile};
+use gguf_grammar::render;
 
 use crate::Failure;
 
@@ -22,7 +22,8 @@ pub struct Args {
     /// (what gguf-py's `gguf-dump --json --json-array FILE` prints).
     #[arg(long, value_enum, conflicts_with_all = ["json", "summary"])]
     format: Option<DumpFormat>,
-    /// The GGUF file.
+    /// The GGUF file; `-` reads standard input (pipes and other non-regular inputs are read
+    /// as a stream; a FIFO with no writer waits for one, as `cat` does).
     file: PathBuf,
 }
 
@@ -50,13 +51,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
 }
 
-fn dump(path: &PathBuf, json: bool, summary: bool) -> Result<(), Failure> {
-    let shown = path.display();
-    let file = GgufFile::open(path).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
-    let gguf = file
-        .parse()
-        .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
-    let file_size = file.bytes().len() as u64;
+fn dump(path: &Path, json: bool, summary: bool) -> Result<(), Failure> {
+    let mut buf = Vec::new();
+    let (gguf, file_size) = crate::input::header(path, &mut buf)?;
     let mut out = BufWriter::new(io::stdout().lock());
     let written = if summary {
         render::summary::write(&gguf, &mut out)
@@ -76,12 +73,10 @@ fn dump(path: &PathBuf, json: bool, summary: bool) -> Result<(), Failure> {
 
 /// `gguf dump --format gguf-py`: rendered whole before printing, so that a string gguf-py
 /// cannot decode fails the command without partial output.
-fn dump_gguf_py(path: &PathBuf) -> Result<(), Failure> {
-    let shown = path.display();
-    let file = GgufFile::open(path).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
-    let gguf = file
-        .parse()
-        .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+fn dump_gguf_py(path: &Path) -> Result<(), Failure> {
+    let shown = crate::shown(path);
+    let mut buf = Vec::new();
+    let (gguf, _) = crate::input::header(path, &mut buf)?;
     let mut doc = Vec::new();
     render::gguf_py::write(&gguf, &path.to_string_lossy(), &mut doc)
         .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;

@@ -14,6 +14,7 @@ mod dump;
 mod edit;
 mod fixtures;
 mod hash;
+mod input;
 mod map;
 mod mutate;
 mod snapshot;
@@ -44,9 +45,16 @@ enum Command {
     /// Edit metadata: set, remove or rename keys, keeping every tensor's bytes.
     ///
     /// The header is rewritten and the tensor data copied after it at the re-aligned data
-    /// start (relative offsets unchanged). Edits apply in this order: removals, renames, sets.
-    /// The output is written to a temporary file in the destination's folder, checked, and
-    /// renamed into place: a failure never leaves a damaged or half-written file.
+    /// start (relative offsets unchanged). Edits apply in the order given. The output is
+    /// written to a temporary file beside the destination (a link's target), checked (every
+    /// tensor byte), and renamed into place, keeping owner and mode; an in-place edit holds
+    /// a lock on the file. A failure or Ctrl-C never leaves a damaged or half-written file.
+    ///
+    /// Refused (exit 1, nothing written): a source that lacks tensor data
+    /// (--allow-data-loss), an alignment change on a file with tensors, an alignment above
+    /// 16 MiB. Refused (exit 2): a type change (--force-type), an empty or duplicate key, a
+    /// destination that is not a regular file, has other hard links (--break-links) or is
+    /// read-only (--force).
     Edit(edit::Args),
     /// Print the annotated byte map of the header: one row per construct in file order, with
     /// offset (hex and decimal), length, raw bytes, construct path and meaning.
@@ -89,6 +97,13 @@ enum Failure {
 }
 
 impl Failure {
+    /// The message, without the exit status.
+    fn message(&self) -> &str {
+        match self {
+            Failure::Invalid(message) | Failure::Unreadable(message) => message,
+        }
+    }
+
     /// Print the message on stderr and give the exit status.
     fn report(result: Result<(), Failure>) -> ExitCode {
         match result {
@@ -103,6 +118,13 @@ impl Failure {
             }
         }
     }
+}
+
+/// A path from the command line as it is shown in messages: control and bidi characters
+/// escaped, like all text that did not come from us.
+fn shown(path: &std::path::Path) -> String {
+    use std::os::unix::ffi::OsStrExt;
+    gguf_grammar::render::escape::terminal(path.as_os_str().as_bytes()).into_owned()
 }
 
 fn main() -> ExitCode {

@@ -9,7 +9,7 @@ use gguf_grammar::data::{
     self,
     dequant::{dequantize_into, supported},
 };
-use gguf_grammar::edit::{replace_atomically, EditError};
+use gguf_grammar::edit::{replace_atomically, EditError, Replace};
 use gguf_grammar::render::escape::terminal;
 use gguf_grammar::GgufFile;
 
@@ -149,6 +149,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
             let dest = std::fs::canonicalize(dest).unwrap_or_else(|_| dest.clone());
             replace_atomically(
                 &dest,
+                &Replace::default(),
+                None,
                 |out| {
                     write(out).map_err(|source| EditError::Io {
                         path: dest.clone(),

@@ -1,0 +1,36 @@
+//! Reading a command's input: a file, `-` for standard input, or any other readable path
+//! (a pipe, `/dev/stdin`), through [`gguf_grammar::source`].
+
+use std::path::Path;
+
+use gguf_grammar::source::{Source, SourceError};
+use gguf_grammar::Gguf;
+
+use crate::Failure;
+
+/// The header of the input at `path` (read into `buf`) and the input's length. An
+/// unreadable input fails with exit 2, bytes that are not GGUF with exit 1.
+pub fn header<'b>(path: &Path, buf: &'b mut Vec<u8>) -> Result<(Gguf<'b>, u64), Failure> {
+    header_or_parse_error(path, buf)?
+        .map_err(|e| Failure::Invalid(format!("{}: {e}", crate::shown(path))))
+}
+
+/// Like [`header`], with a parse error returned for the caller to report.
+pub fn header_or_parse_error<'b>(
+    path: &Path,
+    buf: &'b mut Vec<u8>,
+) -> Result<Result<(Gguf<'b>, u64), gguf_grammar::Error>, Failure> {
+    let shown = crate::shown(path);
+    let read = Source::open(path).and_then(|mut source| source.read_header(buf));
+    match read {
+        Ok(header) => Ok(Ok(header)),
+        Err(SourceError::Invalid(e)) => Ok(Err(e)),
+        Err(SourceError::IsADirectory(_)) => {
+            Err(Failure::Unreadable(format!("{shown}: is a directory")))
+        }
+        Err(SourceError::Io { source, .. }) => {
+            Err(Failure::Unreadable(format!("{shown}: {source}")))
+        }
+        Err(e) => Err(Failure::Unreadable(format!("{shown}: {e}"))),
+    }
+}

@@ -1,0 +1,125 @@
+//! Text from a file (keys, tensor names, strings) and from the command line (file names)
+//! reaches the terminal escaped in every human-readable output; JSON output stays JSON.
+
+mod common;
+
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use gguf_grammar::write::GgufBuilder;
+use gguf_grammar::{Ctx, GgmlType};
+
+/// What must never reach a terminal raw: ESC, BEL, CR, a C1 control (CSI, U+009B) and the
+/// bidi overrides.
+const HOSTILE: &str = "\x1b]0;pwned\x07\x1b[2J\r\u{9b}31m\u{202e}\u{2066}";
+
+/// Runs this build's binary, or `$GGUF_BIN` (to show that another build fails the tests).
+fn gguf(args: &[&str]) -> Output {
+    let bin = std::env::var_os("GGUF_BIN").unwrap_or(env!("CARGO_BIN_EXE_gguf").into());
+    Command::new(bin).args(args).output().unwrap()
+}
+
+fn assert_safe(what: &str, bytes: &[u8]) {
+    let text = String::from_utf8_lossy(bytes);
+    for c in ['\x1b', '\x07', '\r', '\u{9b}', '\u{202e}', '\u{2066}'] {
+        assert!(!text.contains(c), "{what}: raw {c:?} in {text:?}");
+    }
+}
+
+/// A file whose key, tensor name, `general.name` and a duplicate key carry [`HOSTILE`], at a
+/// path whose name carries it too.
+fn hostile_file(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gguf-hostile-{}-{test}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let data = [0u8; 16];
+    let key = format!("evil.{HOSTILE}");
+    let bytes = GgufBuilder::new(Ctx::V3_LE)
+        .kv("general.architecture", format!("llama{HOSTILE}"))
+        .kv("general.name", format!("name{HOSTILE}"))
+        .kv(&key, format!("value{HOSTILE}"))
+        .kv(&key, 1u8)
+        .tensor(format!("t{HOSTILE}"), &[4], GgmlType::F32, &data)
+        .build()
+        .unwrap();
+    let path = dir.join(format!("m{HOSTILE}.gguf"));
+    fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn dump_summary_and_check_escape_what_the_file_says() {
+    let path = hostile_file("outputs");
+    let _cleanup = common::RemoveOnDrop(path.parent().unwrap().to_path_buf());
+    let path = path.to_str().unwrap();
+    for args in [
+        &["dump", path][..],
+        &["dump", "--summary", path],
+        &["check", path],
+        &["check", "--schema", path],
+    ] {
+        let out = gguf(args);
+        assert!(!out.stdout.is_empty(), "{args:?}");
+        assert_safe(&format!("{args:?} stdout"), &out.stdout);
+        assert_safe(&format!("{args:?} stderr"), &out.stderr);
+    }
+    let out = gguf(&["dump", path]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("evil.\\e]0;pwned\\u{7}\\e[2J\\r\\u{9b}31m\\u{202e}\\u{2066}"),
+        "{text}"
+    );
+    // JSON keeps the exact text.
+    let out = gguf(&["dump", "--json", path]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc.to_string().contains("evil.\\u001b]0;pwned"), "{doc}");
+}
+
+#[test]
+fn error_messages_escape_file_names_and_keys() {
+    let path = hostile_file("errors");
+    let _cleanup = common::RemoveOnDrop(path.parent().unwrap().to_path_buf());
+    let cut = path.with_extension("cut");
+    let bytes = fs::read(&path).unwrap();
+    fs::write(&cut, &bytes[..200]).unwrap();
+    for args in [
+        &["dump", cut.to_str().unwrap()][..],
+        &["check", cut.to_str().unwrap()],
+        &[
+            "edit",
+            path.to_str().unwrap(),
+            "-o",
+            "-",
+            "--set",
+            &format!("x{HOSTILE}=1"),
+        ],
+        &[
+            "dump",
+            &format!("{}/missing{HOSTILE}", path.parent().unwrap().display()),
+        ],
+    ] {
+        let out = gguf(args);
+        assert_ne!(out.status.code(), Some(0), "{args:?}");
+        assert!(!out.stderr.is_empty() || !out.stdout.is_empty(), "{args:?}");
+        assert_safe(&format!("{args:?} stdout"), &out.stdout);
+        assert_safe(&format!("{args:?} stderr"), &out.stderr);
+    }
+}
+
+// Item 17.
+#[test]
+fn check_json_is_one_valid_document_whatever_fails() {
+    let ok = env!("CARGO_MANIFEST_DIR").to_owned() + "/tests/conformance/cases/kv-only.gguf";
+    for files in [
+        vec!["/nonexistent/a.gguf", &ok],
+        vec![&ok, "/nonexistent/a.gguf"],
+        vec!["/nonexistent/a.gguf"],
+    ] {
+        let out = gguf(&[&["check", "--json"][..], &files].concat());
+        assert_eq!(out.status.code(), Some(2), "{files:?}");
+        let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{files:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)));
+        assert_eq!(doc.as_array().unwrap().len(), files.len());
+    }
+}

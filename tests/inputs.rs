@@ -1,0 +1,168 @@
+//! Inputs that are not regular files: standard input (`-`), `/dev/stdin`, pipes, devices and
+//! directories; and a file truncated while its dump is being printed.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const FILE: &str = "tests/corpus/ggml-vocab-llama-spm.gguf";
+
+/// This build's binary, or `$GGUF_BIN` (to show that another build fails the tests).
+fn command(args: &[&str]) -> Command {
+    let bin = std::env::var_os("GGUF_BIN").unwrap_or(env!("CARGO_BIN_EXE_gguf").into());
+    let mut command = Command::new(bin);
+    command.args(args).current_dir(common::root());
+    command
+}
+
+/// Runs `args` with `input` on standard input.
+fn with_stdin(args: &[&str], input: &[u8]) -> Output {
+    let mut child = command(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // A writer thread: the reader may stop early (an error), closing the pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+/// Waits at most 20 s for `child`, killing it after that.
+fn wait_bounded(mut child: Child) -> Output {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("still running after 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+// Item 10.
+#[test]
+fn a_pipe_gives_the_same_output_as_the_file() {
+    let bytes = std::fs::read(common::root().join(FILE)).unwrap();
+    for args in [
+        &["dump"][..],
+        &["dump", "--json"],
+        &["dump", "--summary"],
+        &["dump", "--format", "gguf-py"],
+        &["check"],
+    ] {
+        let from_file = command(&[args, &[FILE]].concat()).output().unwrap();
+        for stdin_name in ["-", "/dev/stdin"] {
+            let piped = with_stdin(&[args, &[stdin_name]].concat(), &bytes);
+            assert_eq!(
+                piped.status.code(),
+                from_file.status.code(),
+                "{args:?} {stdin_name}"
+            );
+            assert!(
+                piped.status.success(),
+                "{args:?} {stdin_name}: {}",
+                String::from_utf8_lossy(&piped.stderr)
+            );
+            if args != ["dump", "--format", "gguf-py"] && args != ["check"] {
+                assert_eq!(piped.stdout, from_file.stdout, "{args:?} {stdin_name}");
+            }
+        }
+    }
+}
+
+// Item 10.
+#[test]
+fn endless_devices_end_with_exit_1_and_directories_with_exit_2() {
+    for device in ["/dev/zero", "/dev/urandom"] {
+        for cmd in ["dump", "check"] {
+            let child = command(&[cmd, device])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            let out = wait_bounded(child);
+            assert_eq!(out.status.code(), Some(1), "{cmd} {device}");
+        }
+    }
+    let out = command(&["dump", "tests"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tests: is a directory"));
+}
+
+// Item 11.
+#[test]
+fn a_file_truncated_while_its_dump_is_printed_does_not_kill_the_reader() {
+    let dir = std::env::temp_dir().join(format!("gguf-inputs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let path = dir.join("model.gguf");
+    std::fs::copy(common::root().join(FILE), &path).unwrap();
+    let mut child = command(&["dump", "--json", path.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // Output has started: the header has been read. The pipe then fills and the writer waits.
+    let mut first = [0u8; 4096];
+    stdout.read_exact(&mut first).unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let status = child.wait().unwrap();
+    assert_eq!(
+        status.signal(),
+        None,
+        "killed by signal {:?}",
+        status.signal()
+    );
+    assert!(status.success());
+    let doc: serde_json::Value = serde_json::from_slice(&[&first[..], &rest].concat()).unwrap();
+    assert_eq!(doc["metadata"].as_array().map(Vec::len), Some(22));
+}
+
+// Item 10: edit reads standard input too.
+#[test]
+fn edit_reads_standard_input_and_refuses_in_place_on_it() {
+    let bytes = std::fs::read(common::root().join(FILE)).unwrap();
+    let out = with_stdin(
+        &["edit", "-", "-o", "-", "--set", "general.name=piped"],
+        &bytes,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let gguf = gguf_grammar::Gguf::parse(&out.stdout).unwrap();
+    assert_eq!(
+        gguf.get("general.name").and_then(|v| v.as_str()),
+        Some("piped")
+    );
+    let out = with_stdin(
+        &["edit", "-", "--in-place", "--set", "general.name=x"],
+        &bytes,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let out = command(&["edit", "tests", "-o", "-", "--set", "general.name=x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
+}
