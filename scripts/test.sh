@@ -15,6 +15,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 step "SmolLM2-135M (download once, sha256-checked)"
 GGUF_SMOLLM2="$(bash scripts/fetch-models.sh)"
 export GGUF_SMOLLM2
+step "llama.cpp's llama-gguf-split and llama-gguf-hash (built once into ~/.cache/gguf-grammar)"
+GGUF_LLAMA_TOOLS="${GGUF_LLAMA_TOOLS:-$(bash scripts/build-llama-tools.sh)}"
+export GGUF_LLAMA_TOOLS
 step "cargo test"
 cargo test --all-targets
 cargo test --doc

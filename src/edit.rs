@@ -248,6 +248,31 @@ pub fn parse_value(ty: ValueType, text: &str) -> Option<OwnedValue> {
 /// and `dest` is untouched. An existing `dest` keeps its permissions. Returns the bytes
 /// written.
 pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, EditError> {
+    replace_file(
+        dest,
+        |out| Ok(builder.write_to(out)?),
+        |temp| {
+            let mut buf = Vec::new();
+            let reread = File::open(temp).map_err(|source| EditError::Io {
+                path: temp.to_path_buf(),
+                source,
+            })?;
+            crate::stream::read_header(reread, &mut buf, Some(builder.ctx.endian))
+                .map_err(|e| EditError::Reparse(e.to_string()))?;
+            Ok(())
+        },
+    )
+}
+
+/// Replaces `dest` safely with what `write` writes: into a new temporary file in `dest`'s
+/// folder, which is synced, given `dest`'s permissions (when it exists), handed to `check`
+/// and only then renamed over `dest`. On any failure the temporary file is removed and `dest`
+/// is untouched. Returns what `write` returns (the bytes written).
+pub fn replace_file(
+    dest: &Path,
+    write: impl FnOnce(&mut BufWriter<File>) -> Result<u64, EditError>,
+    check: impl FnOnce(&Path) -> Result<(), EditError>,
+) -> Result<u64, EditError> {
     let io_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| EditError::Io { path, source }
@@ -278,7 +303,7 @@ pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, E
 
     let result = (|| {
         let mut out = BufWriter::new(file);
-        let written = builder.write_to(&mut out)?;
+        let written = write(&mut out)?;
         let file = out
             .into_inner()
             .map_err(|e| io_err(&temp)(e.into_error()))?;
@@ -286,10 +311,7 @@ pub fn write_atomically(builder: &GgufBuilder<'_>, dest: &Path) -> Result<u64, E
         if let Ok(meta) = fs::metadata(dest) {
             fs::set_permissions(&temp, meta.permissions()).map_err(io_err(&temp))?;
         }
-        let mut buf = Vec::new();
-        let reread = File::open(&temp).map_err(io_err(&temp))?;
-        crate::stream::read_header(reread, &mut buf, Some(builder.ctx.endian))
-            .map_err(|e| EditError::Reparse(e.to_string()))?;
+        check(&temp)?;
         fs::rename(&temp, dest).map_err(io_err(dest))?;
         // Make the rename durable; not every platform can sync a directory.
         if let Ok(dir) = File::open(dir) {

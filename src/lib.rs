@@ -42,6 +42,7 @@ pub mod error;
 pub mod ggml_type;
 pub mod grammar;
 pub mod render;
+pub mod set;
 pub mod stream;
 pub mod validate;
 pub mod write;

@@ -10,6 +10,8 @@ use clap::{Parser, Subcommand};
 mod check;
 mod dump;
 mod edit;
+mod merge;
+mod split;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -39,6 +41,17 @@ enum Command {
     /// The output is written to a temporary file in the destination's folder, checked, and
     /// renamed into place: a failure never leaves a damaged or half-written file.
     Edit(edit::Args),
+    /// Cut a model into a shard set (PREFIX-00001-of-0000N.gguf ...), byte for byte as
+    /// llama.cpp's `llama-gguf-split`: the first shard holds the metadata, every shard gets
+    /// split.no, split.count and split.tensors.count. Prints the shards' paths.
+    ///
+    /// Each shard is written beside its destination, checked and renamed into place.
+    Split(split::Args),
+    /// Join a shard set into one model, byte for byte as `llama-gguf-split --merge`.
+    ///
+    /// Tensor data is streamed, never held in memory; the output is written beside its
+    /// destination, checked (header and every tensor's bytes) and renamed into place.
+    Merge(merge::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -71,5 +84,7 @@ fn main() -> ExitCode {
         Command::Dump(args) => Failure::report(dump::run(args)),
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),
+        Command::Split(args) => Failure::report(split::run(args)),
+        Command::Merge(args) => Failure::report(merge::run(args)),
     }
 }
