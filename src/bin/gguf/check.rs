@@ -5,6 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
+use gguf_grammar::render::escape::terminal;
+use gguf_grammar::set::{self, GgufSet};
 use gguf_grammar::validate::{self, Diagnostic, Profile};
 use gguf_grammar::{render, GgufFile, GgufStr};
 
@@ -21,6 +23,12 @@ pub struct Args {
     /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
     #[arg(long)]
     schema: bool,
+    /// For a shard (NAME-00001-of-0000N.gguf), check this file alone. Without it every
+    /// shard of the set is checked, and the set as a whole: all shards present, split.no in
+    /// order, split.count and split.tensors.count right, metadata in the first shard only,
+    /// no tensor in two shards.
+    #[arg(long)]
+    shard_only: bool,
     /// The GGUF files.
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -41,7 +49,43 @@ enum CheckProfile {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    check(&args.files, args.profile.into(), args.json, args.schema)
+    let files = if args.shard_only {
+        args.files.into_iter().map(|path| (path, None)).collect()
+    } else {
+        with_shards(args.files)
+    };
+    check(&files, args.profile.into(), args.json, args.schema)
+}
+
+/// Each file, or for a shard every shard of its set, with the set's findings about it
+/// (`Some`, possibly empty, for a shard).
+fn with_shards(files: Vec<PathBuf>) -> Vec<(PathBuf, Option<Vec<Diagnostic>>)> {
+    let mut expanded = Vec::new();
+    for path in files {
+        let set = match GgufSet::open(&path) {
+            Ok(set) if set.is_sharded() => set,
+            // A single file, or one that cannot be read (reported when checked).
+            _ => {
+                expanded.push((path, None));
+                continue;
+            }
+        };
+        eprintln!(
+            "note: {} is a shard of {} files: checking the whole set (--shard-only checks this file alone)",
+            terminal(path.as_os_str().as_encoded_bytes()),
+            set.shards.len()
+        );
+        let mut found: Vec<Vec<Diagnostic>> = vec![Vec::new(); set.shards.len()];
+        for (shard, d) in set.diagnose() {
+            found[shard].push(d);
+        }
+        for (shard, found) in set.shards.iter().zip(found) {
+            if !expanded.iter().any(|(p, _)| *p == shard.path) {
+                expanded.push((shard.path.clone(), Some(found)));
+            }
+        }
+    }
+    expanded
 }
 
 impl From<CheckProfile> for Profile {
@@ -58,32 +102,49 @@ impl From<CheckProfile> for Profile {
 
 /// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
 /// cannot be read.
-fn check(files: &[PathBuf], profile: Profile, json: bool, schema: bool) -> ExitCode {
+fn check(
+    files: &[(PathBuf, Option<Vec<Diagnostic>>)],
+    profile: Profile,
+    json: bool,
+    schema: bool,
+) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
     let (mut rejected, mut unreadable) = (false, false);
     let mut written = if json { out.write_all(b"[") } else { Ok(()) };
-    for (i, path) in files.iter().enumerate() {
+    for (i, (path, set_findings)) in files.iter().enumerate() {
         let shown = path.display().to_string();
+        let missing_shard = set_findings
+            .iter()
+            .flatten()
+            .any(|d| d.code == "set-missing-shard");
         let file = match GgufFile::open(path) {
-            Ok(file) => file,
+            Ok(file) => Some(file),
+            // A missing shard is a finding about the set, not an unreadable argument.
+            Err(_) if missing_shard => None,
             Err(e) => {
                 eprintln!("gguf: {shown}: {e}");
                 unreadable = true;
                 continue;
             }
         };
-        let diagnostics = match file.parse() {
-            Ok(gguf) => {
-                let mut found = validate::check(&gguf, file.bytes().len() as u64, profile);
+        let parsed = file
+            .as_ref()
+            .map(|file| (file.bytes().len() as u64, file.parse()));
+        let mut diagnostics = match parsed {
+            None => Vec::new(),
+            Some((len, Ok(gguf))) => {
+                let mut found = validate::check(&gguf, len, profile);
                 if schema {
                     found.extend(validate::schema::check(&gguf));
                 }
                 found
             }
-            Err(e) => vec![validate::parse_failure(&e)],
+            Some((_, Err(e))) => vec![validate::parse_failure(&e)],
         };
-        let accepted =
-            validate::accepts(&diagnostics, profile) && validate::schema::accepts(&diagnostics);
+        diagnostics.extend(set_findings.iter().flatten().cloned());
+        let accepted = validate::accepts(&diagnostics, profile)
+            && validate::schema::accepts(&diagnostics)
+            && set::accepts(&diagnostics);
         rejected |= !accepted;
         written = written.and_then(|()| {
             if json {

@@ -1,9 +1,11 @@
 //! `gguf dump`: the text dump, native JSON, gguf-py's JSON or a model summary.
 
 use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
+use gguf_grammar::render::escape::terminal;
+use gguf_grammar::set::{GgufSet, SetError};
 use gguf_grammar::{render, GgufFile};
 
 use crate::Failure;
@@ -22,6 +24,11 @@ pub struct Args {
     /// (what gguf-py's `gguf-dump --json --json-array FILE` prints).
     #[arg(long, value_enum, conflicts_with_all = ["json", "summary"])]
     format: Option<DumpFormat>,
+    /// For a shard (NAME-00001-of-0000N.gguf), show this file alone. Without it the text
+    /// dump and --summary show the whole set: the first shard's metadata and every shard's
+    /// tensors (JSON is always of the one file given).
+    #[arg(long)]
+    shard_only: bool,
     /// The GGUF file.
     file: PathBuf,
 }
@@ -41,12 +48,80 @@ pub fn run(args: Args) -> Result<(), Failure> {
         json,
         summary,
         format,
+        shard_only,
         file,
     } = args;
+    let json = json || matches!(format, Some(DumpFormat::Native));
+    if !shard_only && !json && !matches!(format, Some(DumpFormat::GgufPy)) {
+        let set = GgufSet::open(&file).map_err(|e| {
+            Failure::Unreadable(format!(
+                "{}: {e}",
+                terminal(file.as_os_str().as_encoded_bytes())
+            ))
+        })?;
+        if set.is_sharded() {
+            return dump_set(&file, &set, summary);
+        }
+    }
     match format {
         Some(DumpFormat::GgufPy) => dump_gguf_py(&file),
-        Some(DumpFormat::Native) => dump(&file, true, summary),
-        Some(DumpFormat::Text) | None => dump(&file, json, summary),
+        _ => dump(&file, json, summary),
+    }
+}
+
+/// The text dump or summary of a whole shard set, then the list of its shards.
+fn dump_set(given: &Path, set: &GgufSet, summary: bool) -> Result<(), Failure> {
+    let shown = |path: &Path| terminal(path.as_os_str().as_encoded_bytes()).into_owned();
+    let parsed = set.parse().map_err(|e| {
+        let message = terminal(e.to_string().as_bytes()).into_owned();
+        match e {
+            SetError::Parse { .. } => Failure::Invalid(message),
+            _ => Failure::Unreadable(message),
+        }
+    })?;
+    eprintln!(
+        "note: {} is a shard of {} files: showing the whole set (--shard-only shows this file alone)",
+        shown(given),
+        set.shards.len()
+    );
+    let model = parsed.model();
+    let sizes: Vec<u64> = parsed.shards.iter().map(|g| g.bytes.len() as u64).collect();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut written = if summary {
+        render::summary::write(&model, &mut out)
+    } else {
+        render::text::write(&model, sizes.iter().sum(), &mut out)
+    };
+    if !summary {
+        written = written.and_then(|()| {
+            writeln!(
+                out,
+                "shard set of {} files (tensor offsets are within each tensor's shard):",
+                set.shards.len()
+            )?;
+            let mut first = 1;
+            for ((shard, gguf), size) in set.shards.iter().zip(&parsed.shards).zip(&sizes) {
+                let n = gguf.tensors.len();
+                let tensors = match n {
+                    0 => "no tensors".to_string(),
+                    _ => format!("tensors {first}..={}", first + n - 1),
+                };
+                writeln!(out, "  {}: {size} bytes, {tensors}", shown(&shard.path))?;
+                first += n;
+            }
+            Ok(())
+        });
+    }
+    finish(written.and_then(|()| out.flush()))
+}
+
+/// A closed pipe (`gguf dump f | head`) is the reader's choice, not a failure.
+fn finish(written: io::Result<()>) -> Result<(), Failure> {
+    match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Failure::Unreadable(format!("writing output: {e}")))
+        }
+        _ => Ok(()),
     }
 }
 
@@ -65,13 +140,7 @@ fn dump(path: &PathBuf, json: bool, summary: bool) -> Result<(), Failure> {
     } else {
         render::text::write(&gguf, file_size, &mut out)
     };
-    match written.and_then(|()| out.flush()) {
-        // A closed pipe (`gguf dump f | head`) is the reader's choice, not a failure.
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            Err(Failure::Unreadable(format!("writing output: {e}")))
-        }
-        _ => Ok(()),
-    }
+    finish(written.and_then(|()| out.flush()))
 }
 
 /// `gguf dump --format gguf-py`: rendered whole before printing, so that a string gguf-py
@@ -85,10 +154,5 @@ fn dump_gguf_py(path: &PathBuf) -> Result<(), Failure> {
     let mut doc = Vec::new();
     render::gguf_py::write(&gguf, &path.to_string_lossy(), &mut doc)
         .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
-    match io::stdout().lock().write_all(&doc) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
-            Err(Failure::Unreadable(format!("writing output: {e}")))
-        }
-        _ => Ok(()),
-    }
+    finish(io::stdout().lock().write_all(&doc))
 }
