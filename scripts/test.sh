@@ -29,3 +29,5 @@ step "Kaitai grammar (Python and JavaScript) vs gguf dump --json"
 bash scripts/grammar-check.sh
 step "gguf edit against gguf-py"
 bash scripts/check-edit.sh
+step "remote headers over HTTP ranges against nginx"
+bash scripts/check-remote.sh

@@ -43,6 +43,7 @@ pub mod ggml_type;
 pub mod grammar;
 pub mod render;
 pub mod set;
+pub mod source;
 pub mod stream;
 pub mod validate;
 pub mod write;

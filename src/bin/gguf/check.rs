@@ -7,8 +7,11 @@ use std::process::ExitCode;
 use clap::ValueEnum;
 use gguf_grammar::render::escape::terminal;
 use gguf_grammar::set::{self, GgufSet};
+use gguf_grammar::source::http::is_remote;
 use gguf_grammar::validate::{self, Diagnostic, Profile};
-use gguf_grammar::{render, GgufFile, GgufStr};
+use gguf_grammar::{render, Gguf, GgufFile, GgufStr};
+
+use crate::{remote, Failure};
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -29,7 +32,11 @@ pub struct Args {
     /// no tensor in two shards.
     #[arg(long)]
     shard_only: bool,
-    /// The GGUF files.
+    /// For URLs, report the requests made and the bytes fetched on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+    /// The GGUF files, or `http://`, `https://` or `hf://OWNER/REPO/PATH[@REVISION]` URLs (only
+    /// the header is fetched, with range requests).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
@@ -54,7 +61,13 @@ pub fn run(args: Args) -> ExitCode {
     } else {
         with_shards(args.files)
     };
-    check(&files, args.profile.into(), args.json, args.schema)
+    check(
+        &files,
+        args.profile.into(),
+        args.json,
+        args.schema,
+        args.verbose,
+    )
 }
 
 /// Each file, or for a shard every shard of its set, with the set's findings about it
@@ -100,6 +113,15 @@ impl From<CheckProfile> for Profile {
     }
 }
 
+/// The profile's diagnostics, and the schema's when asked.
+fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: bool) -> Vec<Diagnostic> {
+    let mut found = validate::check(gguf, file_len, profile);
+    if schema {
+        found.extend(validate::schema::check(gguf));
+    }
+    found
+}
+
 /// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
 /// cannot be read.
 fn check(
@@ -107,6 +129,7 @@ fn check(
     profile: Profile,
     json: bool,
     schema: bool,
+    verbose: bool,
 ) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
     let (mut rejected, mut unreadable) = (false, false);
@@ -117,8 +140,33 @@ fn check(
             .iter()
             .flatten()
             .any(|d| d.code == "set-missing-shard");
-        let file = match GgufFile::open(path) {
-            Ok(file) => Some(file),
+        let remote_found = match path.to_str().filter(|p| is_remote(p)) {
+            None => None,
+            Some(url) => {
+                match remote::with_header(url, verbose, |gguf, size| {
+                    Ok(judge(gguf, size, profile, schema))
+                }) {
+                    Ok(found) => Some(found),
+                    Err(Failure::Invalid(message)) => {
+                        eprintln!("gguf: {message}");
+                        rejected = true;
+                        continue;
+                    }
+                    Err(Failure::Unreadable(message)) => {
+                        eprintln!("gguf: {message}");
+                        unreadable = true;
+                        continue;
+                    }
+                }
+            }
+        };
+        let opened = if remote_found.is_some() {
+            Ok(None)
+        } else {
+            GgufFile::open(path).map(Some)
+        };
+        let file = match opened {
+            Ok(file) => file,
             // A missing shard is a finding about the set, not an unreadable argument.
             Err(_) if missing_shard => None,
             Err(e) => {
@@ -131,14 +179,8 @@ fn check(
             .as_ref()
             .map(|file| (file.bytes().len() as u64, file.parse()));
         let mut diagnostics = match parsed {
-            None => Vec::new(),
-            Some((len, Ok(gguf))) => {
-                let mut found = validate::check(&gguf, len, profile);
-                if schema {
-                    found.extend(validate::schema::check(&gguf));
-                }
-                found
-            }
+            None => remote_found.unwrap_or_default(),
+            Some((len, Ok(gguf))) => judge(&gguf, len, profile, schema),
             Some((_, Err(e))) => vec![validate::parse_failure(&e)],
         };
         diagnostics.extend(set_findings.iter().flatten().cloned());

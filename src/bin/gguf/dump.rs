@@ -8,7 +8,8 @@ use gguf_grammar::render::escape::terminal;
 use gguf_grammar::set::{GgufSet, SetError};
 use gguf_grammar::{render, GgufFile};
 
-use crate::Failure;
+use crate::{remote, Failure};
+use gguf_grammar::source::http::is_remote;
 
 #[derive(clap::Args)]
 pub struct Args {
@@ -29,7 +30,11 @@ pub struct Args {
     /// tensors (JSON is always of the one file given).
     #[arg(long)]
     shard_only: bool,
-    /// The GGUF file.
+    /// For a URL, report the requests made and the bytes fetched on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+    /// The GGUF file, or an `http://`, `https://` or `hf://OWNER/REPO/PATH[@REVISION]` URL
+    /// (only the header is fetched, with range requests).
     file: PathBuf,
 }
 
@@ -49,9 +54,28 @@ pub fn run(args: Args) -> Result<(), Failure> {
         summary,
         format,
         shard_only,
+        verbose,
         file,
     } = args;
     let json = json || matches!(format, Some(DumpFormat::Native));
+    if let Some(url) = file.to_str().filter(|f| is_remote(f)) {
+        return remote::with_header(url, verbose, |gguf, size| {
+            let mut out = BufWriter::new(io::stdout().lock());
+            let written = match format {
+                Some(DumpFormat::GgufPy) => {
+                    let mut doc = Vec::new();
+                    render::gguf_py::write(gguf, url, &mut doc).map_err(|e| {
+                        Failure::Invalid(terminal(format!("{url}: {e}").as_bytes()).into_owned())
+                    })?;
+                    out.write_all(&doc)
+                }
+                _ if summary => render::summary::write(gguf, &mut out),
+                _ if json => render::json::write(gguf, size, &mut out),
+                _ => render::text::write(gguf, size, &mut out),
+            };
+            finish(written.and_then(|()| out.flush()))
+        });
+    }
     if !shard_only && !json && !matches!(format, Some(DumpFormat::GgufPy)) {
         let set = GgufSet::open(&file).map_err(|e| {
             Failure::Unreadable(format!(

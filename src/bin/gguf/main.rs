@@ -11,6 +11,7 @@ mod check;
 mod dump;
 mod edit;
 mod merge;
+mod remote;
 mod split;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
