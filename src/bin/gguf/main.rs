@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
+mod diff;
 mod dump;
 mod edit;
 mod merge;
@@ -53,6 +54,13 @@ enum Command {
     /// Tensor data is streamed, never held in memory; the output is written beside its
     /// destination, checked (header and every tensor's bytes) and renamed into place.
     Merge(merge::Args),
+    /// Show what differs between two models: keys added, removed or changed (arrays
+    /// summarised by length and first differing index), tensor descriptors added, removed or
+    /// changed (dims, type, offset) and, with --data, tensors whose bytes differ. A shard
+    /// stands for its whole set.
+    ///
+    /// Exit status: 0 when equal, 1 when different, 2 when a model cannot be read.
+    Diff(diff::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -87,5 +95,6 @@ fn main() -> ExitCode {
         Command::Edit(args) => Failure::report(edit::run(args)),
         Command::Split(args) => Failure::report(split::run(args)),
         Command::Merge(args) => Failure::report(merge::run(args)),
+        Command::Diff(args) => diff::run(args),
     }
 }
