@@ -42,7 +42,7 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum CheckProfile {
+pub enum CheckProfile {
     /// What ggml's C reader accepts reading metadata only.
     Ggml,
     /// What ggml's C reader accepts when it also loads the tensor data.

@@ -13,6 +13,7 @@ mod dump;
 mod edit;
 mod merge;
 mod remote;
+mod scan;
 mod split;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
@@ -61,6 +62,14 @@ enum Command {
     ///
     /// Exit status: 0 when equal, 1 when different, 2 when a model cannot be read.
     Diff(diff::Args),
+    /// List every model under the given paths, one row each (shard sets as one row): path,
+    /// bytes, version, byte order, architecture, name, size label, parameters, file type,
+    /// quantization mix, tensors, context length and the profile's verdict with the first
+    /// error. Only headers are read, in parallel; a progress bar shows on a terminal.
+    ///
+    /// Exit status: 0 when every model is accepted, 1 when one is rejected, 2 when one cannot
+    /// be read (it is still a row).
+    Scan(scan::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -96,5 +105,6 @@ fn main() -> ExitCode {
         Command::Split(args) => Failure::report(split::run(args)),
         Command::Merge(args) => Failure::report(merge::run(args)),
         Command::Diff(args) => diff::run(args),
+        Command::Scan(args) => scan::run(args),
     }
 }
