@@ -6,7 +6,7 @@
 #   - the sparse file: at most 4 requests and at most header + 1 MiB fetched;
 #   - a server that ignores Range (max_ranges 0) gives the error, exit 2;
 #   - a refused connection gives exit 2 with the URL; hf:// resolves under HF_ENDPOINT with
-#     HF_TOKEN sent.
+#     HF_TOKEN sent; a shard's URL shows its whole set.
 # Without nginx the checks are skipped with a note, except in CI (CI=true), where that fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -120,3 +120,11 @@ HF_ENDPOINT="$base" HF_TOKEN=test-token "$gguf" dump hf://owner/repo/model.gguf 
 cmp -s "$work/local" "$work/remote" || fail "hf:// dump differs"
 grep -q '"Bearer test-token" /owner/repo/resolve/main/model.gguf$' "$work/logs/access.log" || fail "HF_TOKEN not sent"
 echo "check-remote: ranges refused, connection refused and hf:// behave" >&2
+
+# A shard set over HTTP: any shard's URL shows the whole model.
+"$gguf" split --split-max-tensors 100 "$model" "$work/root/smol" >/dev/null
+"$gguf" dump --summary "$base/smol-00002-of-00003.gguf" >"$work/remote" 2>/dev/null
+"$gguf" dump --summary "$model" >"$work/local"
+cmp -s "$work/local" "$work/remote" || fail "remote shard set: the summary differs from the model's"
+"$gguf" dump "$base/smol-00003-of-00003.gguf" 2>/dev/null | grep -q '^272 tensors:' || fail "remote shard set: not all tensors shown"
+echo "check-remote: a remote shard shows its whole set" >&2

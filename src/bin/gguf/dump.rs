@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use gguf_grammar::render::escape::terminal;
-use gguf_grammar::set::{GgufSet, SetError};
-use gguf_grammar::{render, GgufFile};
+use gguf_grammar::set::{shard_name, shard_path, GgufSet, ParsedSet, SetError};
+use gguf_grammar::{render, Gguf, GgufFile};
 
 use crate::{remote, Failure};
 use gguf_grammar::source::http::is_remote;
@@ -59,6 +59,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     } = args;
     let json = json || matches!(format, Some(DumpFormat::Native));
     if let Some(url) = file.to_str().filter(|f| is_remote(f)) {
+        let whole_set = !shard_only && !json && !matches!(format, Some(DumpFormat::GgufPy));
+        if whole_set && shard_name(Path::new(url)).is_some() {
+            return dump_remote_set(url, verbose, summary);
+        }
         return remote::with_header(url, verbose, |gguf, size| {
             let mut out = BufWriter::new(io::stdout().lock());
             let written = match format {
@@ -95,7 +99,6 @@ pub fn run(args: Args) -> Result<(), Failure> {
 
 /// The text dump or summary of a whole shard set, then the list of its shards.
 fn dump_set(given: &Path, set: &GgufSet, summary: bool) -> Result<(), Failure> {
-    let shown = |path: &Path| terminal(path.as_os_str().as_encoded_bytes()).into_owned();
     let parsed = set.parse().map_err(|e| {
         let message = terminal(e.to_string().as_bytes()).into_owned();
         match e {
@@ -103,13 +106,55 @@ fn dump_set(given: &Path, set: &GgufSet, summary: bool) -> Result<(), Failure> {
             _ => Failure::Unreadable(message),
         }
     })?;
+    let paths: Vec<PathBuf> = set.shards.iter().map(|s| s.path.clone()).collect();
+    let sizes: Vec<u64> = parsed.shards.iter().map(|g| g.bytes.len() as u64).collect();
+    write_set(given, &paths, &parsed, &sizes, summary)
+}
+
+/// The text dump or summary of a shard set at URLs: every shard's header is fetched.
+fn dump_remote_set(url: &str, verbose: bool, summary: bool) -> Result<(), Failure> {
+    let Some((prefix, _, count)) = shard_name(Path::new(url)) else {
+        return Err(Failure::Unreadable(format!("{url}: not a shard")));
+    };
+    let paths: Vec<PathBuf> = (0..count)
+        .map(|no| shard_path(&prefix, no, count))
+        .collect();
+    let mut headers = Vec::with_capacity(paths.len());
+    for path in &paths {
+        headers.push(remote::fetch_header(&path.to_string_lossy(), verbose)?);
+    }
+    let shards = headers
+        .iter()
+        .zip(&paths)
+        .map(|((buf, _), path)| {
+            Gguf::parse(buf).map_err(|e| Failure::Invalid(format!("{}: {e}", path.display())))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let sizes: Vec<u64> = headers.iter().map(|(_, size)| *size).collect();
+    write_set(
+        Path::new(url),
+        &paths,
+        &ParsedSet { shards },
+        &sizes,
+        summary,
+    )
+}
+
+/// The whole set's text dump (then the list of its shards) or summary.
+fn write_set(
+    given: &Path,
+    paths: &[PathBuf],
+    parsed: &ParsedSet<'_>,
+    sizes: &[u64],
+    summary: bool,
+) -> Result<(), Failure> {
+    let shown = |path: &Path| terminal(path.as_os_str().as_encoded_bytes()).into_owned();
     eprintln!(
         "note: {} is a shard of {} files: showing the whole set (--shard-only shows this file alone)",
         shown(given),
-        set.shards.len()
+        paths.len()
     );
     let model = parsed.model();
-    let sizes: Vec<u64> = parsed.shards.iter().map(|g| g.bytes.len() as u64).collect();
     let mut out = BufWriter::new(io::stdout().lock());
     let mut written = if summary {
         render::summary::write(&model, &mut out)
@@ -121,16 +166,16 @@ fn dump_set(given: &Path, set: &GgufSet, summary: bool) -> Result<(), Failure> {
             writeln!(
                 out,
                 "shard set of {} files (tensor offsets are within each tensor's shard):",
-                set.shards.len()
+                paths.len()
             )?;
             let mut first = 1;
-            for ((shard, gguf), size) in set.shards.iter().zip(&parsed.shards).zip(&sizes) {
+            for ((path, gguf), size) in paths.iter().zip(&parsed.shards).zip(sizes) {
                 let n = gguf.tensors.len();
                 let tensors = match n {
                     0 => "no tensors".to_string(),
                     _ => format!("tensors {first}..={}", first + n - 1),
                 };
-                writeln!(out, "  {}: {size} bytes, {tensors}", shown(&shard.path))?;
+                writeln!(out, "  {}: {size} bytes, {tensors}", shown(path))?;
                 first += n;
             }
             Ok(())

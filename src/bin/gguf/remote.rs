@@ -14,6 +14,14 @@ pub fn with_header<T>(
     verbose: bool,
     use_header: impl FnOnce(&Gguf<'_>, u64) -> Result<T, Failure>,
 ) -> Result<T, Failure> {
+    let (buf, size) = fetch_header(url, verbose)?;
+    // The fetch parsed these bytes already.
+    let gguf = Gguf::parse(&buf).map_err(|e| Failure::Invalid(format!("{url}: {e}")))?;
+    use_header(&gguf, size)
+}
+
+/// The header bytes at `url` (they parse) and the file's size.
+pub fn fetch_header(url: &str, verbose: bool) -> Result<(Vec<u8>, u64), Failure> {
     let failure = |e: gguf_grammar::source::http::RemoteError| {
         let message = terminal(e.to_string().as_bytes()).into_owned();
         if e.is_invalid() {
@@ -24,7 +32,7 @@ pub fn with_header<T>(
     };
     let mut remote = Remote::new(url).map_err(failure)?;
     let mut buf = Vec::new();
-    let result = remote.read_header(&mut buf);
+    let result = remote.read_header(&mut buf).map(|gguf| gguf.bytes.len());
     if verbose {
         eprintln!(
             "gguf: {}: {} requests, {} bytes fetched{}",
@@ -36,7 +44,7 @@ pub fn with_header<T>(
                 .map_or(String::new(), |s| format!(" (file: {s} bytes)"))
         );
     }
-    let gguf = result.map_err(failure)?;
-    let size = remote.size.unwrap_or(gguf.bytes.len() as u64);
-    use_header(&gguf, size)
+    let header_len = result.map_err(failure)?;
+    let size = remote.size.unwrap_or(header_len as u64);
+    Ok((buf, size))
 }
