@@ -1,28 +1,15 @@
 //! `gguf diff`: models built with known differences, each reported once, in text and JSON,
 //! with the exit status the command promises.
 
+mod common;
+
+use common::{gguf, scratch};
+
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, Endian, GgmlType, ValueType, Version};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gguf-diff-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn gguf(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
-}
 
 fn model(ctx: Ctx, tokens: &[&str], name: &str, weights: &[u8], t1_dims: &[u64]) -> Vec<u8> {
     GgufBuilder::new(ctx)

@@ -4,28 +4,14 @@
 
 mod common;
 
+use common::{gguf, scratch};
+
 use std::fs;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType, Gguf};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gguf-scan-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn gguf(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
-}
 
 fn jsonl(out: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&out.stdout)

@@ -2,21 +2,17 @@
 //! shards `tests/split_merge.rs` proves byte-identical to llama-gguf-split's), and `gguf dump`
 //! and `gguf check` treat a shard as its whole set unless given `--shard-only`.
 
+mod common;
+
+use common::{gguf, scratch};
+
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
 use gguf_grammar::set::{shard_name, GgufSet};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType, Gguf};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gguf-set-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// A five-tensor model split three ways: `m-00001-of-00003.gguf` … in `dir`.
 fn three_shards(dir: &Path) -> Vec<PathBuf> {
@@ -33,14 +29,6 @@ fn three_shards(dir: &Path) -> Vec<PathBuf> {
         no_tensor_first_split: false,
     };
     split(&dir.join("m.gguf"), &dir.join("m"), &options).unwrap()
-}
-
-fn gguf(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
 }
 
 fn codes(set: &GgufSet) -> Vec<(usize, &'static str)> {

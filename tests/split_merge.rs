@@ -8,6 +8,8 @@
 
 mod common;
 
+use common::{gguf, scratch};
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -35,24 +37,12 @@ fn llama_tools() -> Option<PathBuf> {
     cached
 }
 
-/// A fresh, empty folder for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("gguf-split-{name}-{}", std::process::id()));
-    let _ = fs::remove_dir_all(&dir);
-    fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
 fn run(program: &Path, args: &[&str], cwd: &Path) -> Output {
     Command::new(program)
         .args(args)
         .current_dir(cwd)
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", program.display()))
-}
-
-fn gguf(args: &[&str], cwd: &Path) -> Output {
-    run(Path::new(env!("CARGO_BIN_EXE_gguf")), args, cwd)
 }
 
 /// The files in `dir` whose names start with `prefix`, sorted.

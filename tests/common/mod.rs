@@ -48,3 +48,20 @@ pub fn smollm2() -> Option<PathBuf> {
         None
     }
 }
+
+/// A fresh, empty folder for one test, named after it and this process.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gguf-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the `gguf` binary with `args` in `cwd`.
+pub fn gguf(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}
