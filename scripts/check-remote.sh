@@ -128,3 +128,12 @@ echo "check-remote: ranges refused, connection refused and hf:// behave" >&2
 cmp -s "$work/local" "$work/remote" || fail "remote shard set: the summary differs from the model's"
 "$gguf" dump "$base/smol-00003-of-00003.gguf" 2>/dev/null | grep -q '^272 tensors:' || fail "remote shard set: not all tensors shown"
 echo "check-remote: a remote shard shows its whole set" >&2
+
+# gguf diff of a URL and a file: equal for the same file, the split keys for a shard.
+"$gguf" diff "$base/smollm2.gguf" "$model" >"$work/remote" || fail "gguf diff URL FILE: $(cat "$work/remote")"
+set +e
+"$gguf" diff "$base/smol-00001-of-00003.gguf" "$model" >"$work/remote" 2>/dev/null; status=$?
+set -e
+((status == 1)) || fail "gguf diff shard-URL FILE: exit $status (want 1)"
+grep -q '^key removed    split.count: uint16 3$' "$work/remote" || fail "gguf diff shard-URL FILE: $(head -3 "$work/remote")"
+echo "check-remote: gguf diff of URLs" >&2

@@ -8,6 +8,10 @@ use std::process::ExitCode;
 use gguf_grammar::render::diff::{self, Diff};
 use gguf_grammar::render::escape::terminal;
 use gguf_grammar::set::{GgufSet, ParsedSet};
+use gguf_grammar::source::http::is_remote;
+use gguf_grammar::Gguf;
+
+use crate::{remote, Failure};
 
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
@@ -23,7 +27,8 @@ pub struct Args {
     /// For shards, compare the files alone rather than their whole sets.
     #[arg(long)]
     shard_only: bool,
-    /// The first model (a file, or any shard of a set).
+    /// The first model: a file, any shard of a set, or a URL (its header; a shard's URL
+    /// stands for that file alone).
     a: PathBuf,
     /// The second model.
     b: PathBuf,
@@ -55,19 +60,49 @@ pub fn run(args: Args) -> ExitCode {
 
 fn diff_models(args: &Args) -> Result<Diff, String> {
     let (a, b) = (
-        open(&args.a, args.shard_only)?,
-        open(&args.b, args.shard_only)?,
+        load(&args.a, args.shard_only, args.data)?,
+        load(&args.b, args.shard_only, args.data)?,
     );
+    let (a, b) = (parse(&a)?, parse(&b)?);
     let offsets = a.shards.len() == 1 && b.shards.len() == 1;
     if !offsets {
         eprintln!("note: a shard set's tensor offsets are relative to each shard: offsets are not compared");
     }
-    let (a, b) = (parse(&a)?, parse(&b)?);
     let mut d = diff::compare_with(&a.model(), &b.model(), offsets);
     if args.data {
         d.data = diff::data_differences(&tensor_data(&args.a, &a)?, &tensor_data(&args.b, &b)?);
     }
     Ok(d)
+}
+
+/// A model on disk (a file or a shard set), or the header of a file at a URL.
+enum Model {
+    Local(GgufSet),
+    Remote(String, Vec<u8>),
+}
+
+fn load(path: &Path, shard_only: bool, data: bool) -> Result<Model, String> {
+    let Some(url) = path.to_str().filter(|p| is_remote(p)) else {
+        return open(path, shard_only).map(Model::Local);
+    };
+    if data {
+        return Err(format!(
+            "{url}: --data compares local files only (a URL gives its header)"
+        ));
+    }
+    match remote::fetch_header(url, false) {
+        Ok((header, _)) => Ok(Model::Remote(url.to_string(), header)),
+        Err(Failure::Invalid(message) | Failure::Unreadable(message)) => Err(message),
+    }
+}
+
+fn parse(model: &Model) -> Result<ParsedSet<'_>, String> {
+    match model {
+        Model::Local(set) => set.parse().map_err(|e| e.to_string()),
+        Model::Remote(url, header) => Ok(ParsedSet {
+            shards: vec![Gguf::parse(header).map_err(|e| format!("{url}: {e}"))?],
+        }),
+    }
 }
 
 fn open(path: &Path, shard_only: bool) -> Result<GgufSet, String> {
@@ -85,10 +120,6 @@ fn open(path: &Path, shard_only: bool) -> Result<GgufSet, String> {
         });
     }
     Ok(set)
-}
-
-fn parse(set: &GgufSet) -> Result<ParsedSet<'_>, String> {
-    set.parse().map_err(|e| e.to_string())
 }
 
 /// A tensor's name and its bytes.
