@@ -14,6 +14,10 @@ use gguf_grammar::{render, Gguf, GgufFile, GgufStr};
 use crate::{remote, Failure};
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  gguf check --profile ggml model.gguf
+  gguf check model-00001-of-00003.gguf      every shard, and the set as a whole
+  gguf check https://example.org/model.gguf      the header only, by range requests")]
 pub struct Args {
     /// Whose rules: ggml's reader (metadata only), ggml also loading the tensor data,
     /// gguf-py 0.19.0's GGUFReader, the GGUF specification, or all of them.

@@ -12,6 +12,10 @@ use crate::{remote, Failure};
 use gguf_grammar::source::http::is_remote;
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  gguf dump model.gguf
+  gguf dump --summary model-00002-of-00003.gguf      the whole shard set
+  gguf dump --summary --verbose hf://OWNER/REPO/model.gguf   the header only, by range requests")]
 pub struct Args {
     /// Print the native JSON document instead: every key/value in order with full
     /// array values, and every tensor descriptor.

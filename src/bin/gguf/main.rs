@@ -44,28 +44,29 @@ enum Command {
     /// The output is written to a temporary file in the destination's folder, checked, and
     /// renamed into place: a failure never leaves a damaged or half-written file.
     Edit(edit::Args),
-    /// Cut a model into a shard set (PREFIX-00001-of-0000N.gguf ...), byte for byte as
-    /// llama.cpp's `llama-gguf-split`: the first shard holds the metadata, every shard gets
-    /// split.no, split.count and split.tensors.count. Prints the shards' paths.
+    /// Cut a model into a shard set, byte for byte as llama.cpp's `llama-gguf-split`.
     ///
-    /// Each shard is written beside its destination, checked and renamed into place.
+    /// Writes PREFIX-00001-of-0000N.gguf ...: the first shard holds the metadata, every shard
+    /// gets split.no, split.count and split.tensors.count. Prints the shards' paths. Each shard is written beside its destination, checked and renamed into place.
     Split(split::Args),
     /// Join a shard set into one model, byte for byte as `llama-gguf-split --merge`.
     ///
     /// Tensor data is streamed, never held in memory; the output is written beside its
     /// destination, checked (header and every tensor's bytes) and renamed into place.
     Merge(merge::Args),
-    /// Show what differs between two models: keys added, removed or changed (arrays
-    /// summarised by length and first differing index), tensor descriptors added, removed or
-    /// changed (dims, type, offset) and, with --data, tensors whose bytes differ. A shard
-    /// stands for its whole set.
+    /// Show what differs between two models: metadata, tensors and, with --data, tensor bytes.
+    ///
+    /// Keys added, removed or changed (arrays summarised by length and first differing
+    /// index), tensor descriptors added, removed or changed (dims, type, offset) and, with
+    /// --data, tensors whose bytes differ. A shard stands for its whole set.
     ///
     /// Exit status: 0 when equal, 1 when different, 2 when a model cannot be read.
     Diff(diff::Args),
-    /// List every model under the given paths, one row each (shard sets as one row): path,
-    /// bytes, version, byte order, architecture, name, size label, parameters, file type,
-    /// quantization mix, tensors, context length and the profile's verdict with the first
-    /// error. Only headers are read, in parallel; a progress bar shows on a terminal.
+    /// List every model under the given paths, one row each (a shard set is one row).
+    ///
+    /// Each row: path, bytes, version, byte order, architecture, name, size label, parameters,
+    /// file type, quantization mix, tensors, context length and the profile's verdict with the
+    /// first error. Only headers are read, in parallel; a progress bar shows on a terminal.
     ///
     /// Exit status: 0 when every model is accepted, 1 when one is rejected, 2 when one cannot
     /// be read (it is still a row).
