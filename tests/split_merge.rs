@@ -268,6 +268,22 @@ fn refusals_name_the_file_and_the_reason() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("taken.gguf: already exists"));
     assert_eq!(fs::read(dir.join("taken.gguf")).unwrap(), b"keep");
 
+    // A shard from another split (split.no out of place) is refused, naming it.
+    let second = dir.join("m-00002-of-00002.gguf");
+    let bytes = fs::read(&second).unwrap();
+    let mut edited = GgufBuilder::from_gguf(&Gguf::parse(&bytes).unwrap());
+    edited.set("split.no", 0u16);
+    fs::write(&second, edited.build().unwrap()).unwrap();
+    let out = gguf(&["merge", "m-00001-of-00002.gguf", "out.gguf"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("m-00002-of-00002.gguf: offset")
+            && stderr.contains("split.no is 0, expected 1"),
+        "{stderr}"
+    );
+    assert!(!dir.join("out.gguf").exists());
+
     // A missing shard names the file.
     fs::remove_file(dir.join("m-00002-of-00002.gguf")).unwrap();
     let out = gguf(&["merge", "m-00001-of-00002.gguf", "out.gguf"], &dir);

@@ -14,6 +14,10 @@
 //! - a merge keeps the first shard's key/values with `split.count` moved last and set to 0,
 //!   then every shard's tensors in order.
 //!
+//! A merge also refuses a set that does not hold together ([`super::GgufSet::diagnose`]
+//! errors: a shard missing, `split.no` out of order, counts that disagree, a tensor in two
+//! shards), which `llama-gguf-split` would merge into a wrong model.
+//!
 //! Inputs are refused, with the reason, where `llama-gguf-split` would refuse them or would
 //! write a broken file (ggml's reader rejects it, big-endian, `general.alignment` other than 32,
 //! nested arrays, unknown tensor types, zero dims). Every output is written beside its
@@ -217,6 +221,24 @@ pub fn merge(first: &Path, output: &Path) -> Result<u64, SplitError> {
             format!("the first shard of {count} must be named PREFIX-00001-of-{count:05}.gguf"),
         )
     })?;
+    // A set that does not hold together (a shard from another split, a count that disagrees)
+    // would merge into a wrong model: refuse rather than guess.
+    let shards = super::GgufSet::open(first).map_err(|source| SplitError::Open {
+        path: first.to_path_buf(),
+        source,
+    })?;
+    if let Some((shard, d)) = shards
+        .diagnose()
+        .into_iter()
+        // A missing shard is reported below as the file that cannot be opened.
+        .find(|(_, d)| d.severity == Severity::Error && d.code != "set-missing-shard")
+    {
+        let at = d.span.as_ref().map_or(0, |span| span.start);
+        return Err(refused(
+            &shards.shards[shard].path,
+            format!("offset {at:#x}: {} {}", d.path, d.message),
+        ));
+    }
     let mut files = vec![(first.to_path_buf(), head)];
     for no in 1..count {
         let path = shard_path(&prefix, no, count);
