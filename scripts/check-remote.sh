@@ -5,8 +5,9 @@
 #   - `gguf dump URL` (text and JSON) equals `gguf dump FILE`; `gguf check URL` accepts;
 #   - the sparse file: at most 4 requests and at most header + 1 MiB fetched;
 #   - a server that ignores Range (max_ranges 0) gives the error, exit 2;
-#   - a refused connection gives exit 2 with the URL; hf:// resolves under HF_ENDPOINT with
-#     HF_TOKEN sent; a shard's URL shows its whole set.
+#   - a 503 is retried 3 times, then exit 2; a refused connection gives exit 2 with the URL;
+#   - hf:// resolves under HF_ENDPOINT with HF_TOKEN sent; a shard's URL shows its whole set;
+#     gguf diff takes URLs.
 # Without nginx the checks are skipped with a note, except in CI (CI=true), where that fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,7 +60,7 @@ http {
     uwsgi_temp_path $work/tmp-uwsgi;
     scgi_temp_path $work/tmp-scgi;
     default_type application/octet-stream;
-    server { listen 127.0.0.1:$port; root $work/root; }
+    server { listen 127.0.0.1:$port; root $work/root; location = /unavailable.gguf { return 503; } }
     server { listen 127.0.0.1:$ignoring; root $work/root; max_ranges 0; }
 }
 CONF
@@ -106,6 +107,17 @@ set +e
 set -e
 ((status == 2)) || fail "ignoring server: exit $status (want 2)"
 grep -q "ignores range requests" "$work/err" || fail "ignoring server: $(cat "$work/err")"
+
+# A transient failure (503) is retried, then reported: exit 2.
+: >"$work/logs/access.log"
+set +e
+"$gguf" dump "$base/unavailable.gguf" >/dev/null 2>"$work/err"; status=$?
+set -e
+sleep 0.2
+((status == 2)) || fail "503: exit $status (want 2)"
+grep -q "after 3 attempts" "$work/err" || fail "503: $(cat "$work/err")"
+tries=$(grep -c ' 503 .* /unavailable.gguf$' "$work/logs/access.log")
+((tries == 3)) || fail "503: $tries requests (want 3)"
 
 # Connection refused: exit 2 naming the URL.
 set +e
