@@ -15,6 +15,9 @@ RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
 step "SmolLM2-135M (download once, sha256-checked)"
 GGUF_SMOLLM2="$(bash scripts/fetch-models.sh)"
 export GGUF_SMOLLM2
+step "llama.cpp's llama-gguf-split and llama-gguf-hash (built once into ~/.cache/gguf-grammar)"
+GGUF_LLAMA_TOOLS="${GGUF_LLAMA_TOOLS:-$(bash scripts/build-llama-tools.sh)}"
+export GGUF_LLAMA_TOOLS
 step "cargo test (dev profile: overflow checks and debug assertions on; includes the fuzz-corpus replay)"
 cargo test --all-targets
 cargo test --doc
@@ -45,3 +48,5 @@ step "gguf convert-endian vs gguf-py's gguf-convert-endian (corpus, every conver
 bash scripts/check-convert-endian.sh
 step "Python package (python/): maturin build, pip install, pytest python/tests against gguf-py"
 bash scripts/test-python.sh
+step "remote headers over HTTP ranges against nginx"
+bash scripts/check-remote.sh

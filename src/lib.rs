@@ -57,6 +57,7 @@ pub mod ggml_type;
 pub mod grammar;
 pub mod mutate;
 pub mod render;
+pub mod set;
 pub mod snapshot;
 pub mod source;
 pub mod stream;

@@ -1,6 +1,7 @@
 //! Renderings of a parsed [`crate::Gguf`]: a human-readable dump, a one-screen model summary,
 //! the native JSON and gguf-py's JSON, the annotated byte map.
 
+pub mod diff;
 pub mod escape;
 pub mod gguf_py;
 pub mod json;

@@ -11,6 +11,8 @@
 //! A FIFO with no writer blocks until one opens it, as `cat` does; `/dev/zero` and
 //! `/dev/urandom` end with an error once the bytes fail to be a header.
 //!
+//! Behind the `remote` feature, [`http`] reads a header over HTTP(S) range requests.
+//!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use gguf_grammar::source::Source;
@@ -30,6 +32,9 @@ use std::path::{Path, PathBuf};
 use crate::document::Gguf;
 use crate::error::ReadError;
 use crate::stream::read_header;
+
+#[cfg(feature = "remote")]
+pub mod http;
 
 /// The most a header read from a stream may take (1 GiB): real headers are at most tens of
 /// megabytes (a 256k-token vocabulary), and a stream has no length to bound a hostile count

@@ -57,3 +57,20 @@ impl Drop for RemoveOnDrop {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A fresh, empty folder for one test, named after it and this process.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("gguf-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs the `gguf` binary with `args` in `cwd`.
+pub fn gguf(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap()
+}

@@ -5,10 +5,19 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use gguf_grammar::render::escape::Terminal;
+use gguf_grammar::render::escape::{terminal, Terminal};
+use gguf_grammar::set::{self, shard_name, GgufSet};
+use gguf_grammar::source::http::is_remote;
 use gguf_grammar::validate::{self, Diagnostic, Profile};
+use gguf_grammar::Gguf;
+
+use crate::{remote, Failure};
 
 #[derive(clap::Args)]
+#[command(after_help = "Examples:
+  gguf check --profile ggml model.gguf
+  gguf check model-00001-of-00003.gguf      every shard, and the set as a whole
+  gguf check https://example.org/model.gguf      the header only, by range requests")]
 pub struct Args {
     /// Whose rules: ggml's reader (metadata only), ggml also loading the tensor data,
     /// gguf-py 0.19.0's GGUFReader, the GGUF specification, or all of them.
@@ -21,13 +30,23 @@ pub struct Args {
     /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
     #[arg(long)]
     schema: bool,
-    /// The GGUF files; `-` reads standard input.
+    /// For a shard (NAME-00001-of-0000N.gguf), check this file alone. Without it every
+    /// shard of the set is checked, and the set as a whole: all shards present, split.no in
+    /// order, split.count and split.tensors.count right, metadata in the first shard only,
+    /// no tensor in two shards.
+    #[arg(long)]
+    shard_only: bool,
+    /// For URLs, report the requests made and the bytes fetched on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+    /// The GGUF files (`-` reads standard input), or `http://`, `https://` or `hf://OWNER/REPO/PATH[@REVISION]` URLs (only
+    /// the header is fetched, with range requests).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum CheckProfile {
+pub enum CheckProfile {
     /// What ggml's C reader accepts reading metadata only.
     Ggml,
     /// What ggml's C reader accepts when it also loads the tensor data.
@@ -41,7 +60,49 @@ enum CheckProfile {
 }
 
 pub fn run(args: Args) -> ExitCode {
-    check(&args.files, args.profile.into(), args.json, args.schema)
+    let files = if args.shard_only {
+        args.files.into_iter().map(|path| (path, None)).collect()
+    } else {
+        with_shards(args.files)
+    };
+    check(
+        &files,
+        args.profile.into(),
+        args.json,
+        args.schema,
+        args.verbose,
+    )
+}
+
+/// Each file, or for a shard every shard of its set, with the set's findings about it
+/// (`Some`, possibly empty, for a shard).
+fn with_shards(files: Vec<PathBuf>) -> Vec<(PathBuf, Option<Vec<Diagnostic>>)> {
+    let mut expanded = Vec::new();
+    for path in files {
+        let set = match shard_name(&path).and(GgufSet::open(&path).ok()) {
+            Some(set) if set.is_sharded() => set,
+            // A single file, or one that cannot be read (reported when checked).
+            _ => {
+                expanded.push((path, None));
+                continue;
+            }
+        };
+        eprintln!(
+            "note: {} is a shard of {} files: checking the whole set (--shard-only checks this file alone)",
+            terminal(path.as_os_str().as_encoded_bytes()),
+            set.shards.len()
+        );
+        let mut found: Vec<Vec<Diagnostic>> = vec![Vec::new(); set.shards.len()];
+        for (shard, d) in set.diagnose() {
+            found[shard].push(d);
+        }
+        for (shard, found) in set.shards.iter().zip(found) {
+            if !expanded.iter().any(|(p, _)| *p == shard.path) {
+                expanded.push((shard.path.clone(), Some(found)));
+            }
+        }
+    }
+    expanded
 }
 
 impl From<CheckProfile> for Profile {
@@ -56,22 +117,57 @@ impl From<CheckProfile> for Profile {
     }
 }
 
+/// The profile's diagnostics, and the schema's when asked.
+fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: bool) -> Vec<Diagnostic> {
+    let mut found = validate::check(gguf, file_len, profile);
+    if schema {
+        found.extend(validate::schema::check_model(gguf));
+    }
+    found
+}
+
 /// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
 /// cannot be read.
-fn check(files: &[PathBuf], profile: Profile, json: bool, schema: bool) -> ExitCode {
+fn check(
+    files: &[(PathBuf, Option<Vec<Diagnostic>>)],
+    profile: Profile,
+    json: bool,
+    schema: bool,
+    verbose: bool,
+) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
     let (mut rejected, mut unreadable) = (false, false);
     let mut written = Ok(());
     let mut documents = Vec::new();
-    for path in files {
+    for (path, set_findings) in files {
         let shown = path.display().to_string();
+        let missing_shard = set_findings
+            .iter()
+            .flatten()
+            .any(|d| d.code == "set-missing-shard");
         let mut buf = Vec::new();
-        let header = match crate::input::header_or_parse_error(path, &mut buf) {
-            Ok(header) => header,
+        let found = match path.to_str().filter(|p| is_remote(p)) {
+            Some(url) => remote::with_header(url, verbose, |gguf, size| {
+                Ok(judge(gguf, size, profile, schema))
+            })
+            .map(Some),
+            None => match crate::input::header_or_parse_error(path, &mut buf) {
+                Ok(Ok((gguf, file_len))) => Ok(Some(judge(&gguf, file_len, profile, schema))),
+                Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
+                // A missing shard is a finding about the set, not an unreadable argument.
+                Err(_) if missing_shard => Ok(None),
+                Err(failure) => Err(failure),
+            },
+        };
+        let mut diagnostics = match found {
+            Ok(found) => found.unwrap_or_default(),
             Err(failure) => {
                 let message = failure.message();
                 eprintln!("gguf: {message}");
-                unreadable = true;
+                match failure {
+                    Failure::Invalid(_) => rejected = true,
+                    Failure::Unreadable(_) => unreadable = true,
+                }
                 if json {
                     documents.push(serde_json::json!({
                         "file": shown, "profile": profile.name(), "accepted": false,
@@ -81,18 +177,10 @@ fn check(files: &[PathBuf], profile: Profile, json: bool, schema: bool) -> ExitC
                 continue;
             }
         };
-        let diagnostics = match header {
-            Ok((gguf, file_len)) => {
-                let mut found = validate::check(&gguf, file_len, profile);
-                if schema {
-                    found.extend(validate::schema::check_model(&gguf));
-                }
-                found
-            }
-            Err(e) => vec![validate::parse_failure(&e)],
-        };
+        diagnostics.extend(set_findings.iter().flatten().cloned());
         let accepted = validate::accepts(&diagnostics, profile)
-            && validate::schema::accepts_model(&diagnostics);
+            && validate::schema::accepts_model(&diagnostics)
+            && set::accepts(&diagnostics);
         rejected |= !accepted;
         if json {
             documents.push(check_json(&shown, profile, accepted, &diagnostics));

@@ -10,14 +10,19 @@ use clap::{Parser, Subcommand};
 mod atomic;
 mod check;
 mod convert_endian;
+mod diff;
 mod dump;
 mod edit;
 mod fixtures;
 mod hash;
 mod input;
 mod map;
+mod merge;
 mod mutate;
+mod remote;
+mod scan;
 mod snapshot;
+mod split;
 mod stats;
 mod tensor;
 
@@ -86,6 +91,33 @@ enum Command {
     /// Per-tensor statistics of the dequantised values: min, max, mean, standard deviation,
     /// NaN and infinity counts, tensors in parallel.
     Stats(stats::Args),
+    /// Cut a model into a shard set, byte for byte as llama.cpp's `llama-gguf-split`.
+    ///
+    /// Writes PREFIX-00001-of-0000N.gguf ...: the first shard holds the metadata, every shard
+    /// gets split.no, split.count and split.tensors.count. Prints the shards' paths. Each shard is written beside its destination, checked and renamed into place.
+    Split(split::Args),
+    /// Join a shard set into one model, byte for byte as `llama-gguf-split --merge`.
+    ///
+    /// Tensor data is streamed, never held in memory; the output is written beside its
+    /// destination, checked (header and every tensor's bytes) and renamed into place.
+    Merge(merge::Args),
+    /// Show what differs between two models: metadata, tensors and, with --data, tensor bytes.
+    ///
+    /// Keys added, removed or changed (arrays summarised by length and first differing
+    /// index), tensor descriptors added, removed or changed (dims, type, offset) and, with
+    /// --data, tensors whose bytes differ. A shard stands for its whole set.
+    ///
+    /// Exit status: 0 when equal, 1 when different, 2 when a model cannot be read.
+    Diff(diff::Args),
+    /// List every model under the given paths, one row each (a shard set is one row).
+    ///
+    /// Each row: path, bytes, version, byte order, architecture, name, size label, parameters,
+    /// file type, quantization mix, tensors, context length and the profile's verdict with the
+    /// first error. Only headers are read, in parallel; a progress bar shows on a terminal.
+    ///
+    /// Exit status: 0 when every model is accepted, 1 when one is rejected, 2 when one cannot
+    /// be read (it is still a row).
+    Scan(scan::Args),
 }
 
 /// Why a command failed, which decides its exit status.
@@ -140,5 +172,9 @@ fn main() -> ExitCode {
         Command::ConvertEndian(args) => Failure::report(convert_endian::run(args)),
         Command::Tensor(args) => Failure::report(tensor::run(args)),
         Command::Stats(args) => Failure::report(stats::run(args)),
+        Command::Split(args) => Failure::report(split::run(args)),
+        Command::Merge(args) => Failure::report(merge::run(args)),
+        Command::Diff(args) => diff::run(args),
+        Command::Scan(args) => scan::run(args),
     }
 }

@@ -1,0 +1,360 @@
+//! `gguf split` and `gguf merge` against llama.cpp's `llama-gguf-split`: every shard and every
+//! merged file must be byte-identical, on SmolLM2 and on a generated model, for each
+//! combination of options.
+//!
+//! The reference comes from `$GGUF_LLAMA_TOOLS` (set by `.ci/run`, so CI always compares) or
+//! the cache `scripts/build-llama-tools.sh` builds into; without either the comparisons are
+//! skipped with a note. The refusals are tested without it.
+
+mod common;
+
+use common::{gguf, scratch};
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use gguf_grammar::write::{GgufBuilder, OwnedValue};
+use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType, Version};
+
+/// The folder holding `llama-gguf-split`, or `None` (with a note) when it has not been built.
+fn llama_tools() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("GGUF_LLAMA_TOOLS") {
+        let dir = PathBuf::from(dir);
+        assert!(
+            dir.join("llama-gguf-split").is_file(),
+            "GGUF_LLAMA_TOOLS={} has no llama-gguf-split",
+            dir.display()
+        );
+        return Some(dir);
+    }
+    let cached = std::env::var_os("HOME")
+        .map(|home| PathBuf::from(home).join(".cache/gguf-grammar/llama.cpp-0.3.16/bin"))
+        .filter(|dir| dir.join("llama-gguf-split").is_file());
+    if cached.is_none() {
+        eprintln!("note: llama-gguf-split not built (scripts/build-llama-tools.sh); skipping the byte-identity comparisons");
+    }
+    cached
+}
+
+fn run(program: &Path, args: &[&str], cwd: &Path) -> Output {
+    Command::new(program)
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", program.display()))
+}
+
+/// The files in `dir` whose names start with `prefix`, sorted.
+fn files_starting(dir: &Path, prefix: &str) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.starts_with(prefix))
+        .collect();
+    names.sort();
+    names
+}
+
+fn assert_same_file(ours: &Path, reference: &Path) {
+    let (a, b) = (fs::read(ours).unwrap(), fs::read(reference).unwrap());
+    if a != b {
+        let at = a.iter().zip(&b).position(|(x, y)| x != y);
+        panic!(
+            "{} differs from llama-gguf-split's {} (lengths {} and {}, first difference at {at:?})",
+            ours.display(),
+            reference.display(),
+            a.len(),
+            b.len()
+        );
+    }
+}
+
+/// Splits `model` with `options` by both tools and compares every shard; then merges both
+/// sets by both tools (ours merging the reference's shards and the reference merging ours)
+/// and compares the merged files.
+fn compare(tools: &Path, model: &Path, options: &[&str], name: &str) -> usize {
+    let split_tool = tools.join("llama-gguf-split");
+    let dir = scratch(name);
+    let model = model.to_str().unwrap();
+
+    let mut ours = vec!["split"];
+    ours.extend(options);
+    ours.extend([model, "ours"]);
+    let out = gguf(&ours, &dir);
+    assert!(
+        out.status.success(),
+        "gguf {ours:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut theirs = options.to_vec();
+    theirs.extend([model, "ref"]);
+    let out = run(&split_tool, &theirs, &dir);
+    assert!(
+        out.status.success(),
+        "llama-gguf-split {theirs:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let (our_shards, ref_shards) = (files_starting(&dir, "ours-"), files_starting(&dir, "ref-"));
+    assert!(!ref_shards.is_empty());
+    assert_eq!(
+        our_shards
+            .iter()
+            .map(|n| &n["ours".len()..])
+            .collect::<Vec<_>>(),
+        ref_shards
+            .iter()
+            .map(|n| &n["ref".len()..])
+            .collect::<Vec<_>>(),
+        "{options:?}: different shard names"
+    );
+    let printed = String::from_utf8(gguf(&ours, &dir).stdout).unwrap();
+    assert_eq!(
+        printed.lines().count(),
+        our_shards.len(),
+        "split prints one path per shard"
+    );
+    for (a, b) in our_shards.iter().zip(&ref_shards) {
+        assert_same_file(&dir.join(a), &dir.join(b));
+    }
+
+    let out = gguf(&["merge", &ref_shards[0], "ours-merged.gguf"], &dir);
+    assert!(
+        out.status.success(),
+        "gguf merge: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = run(
+        &split_tool,
+        &["--merge", &our_shards[0], "ref-merged.gguf"],
+        &dir,
+    );
+    assert!(
+        out.status.success(),
+        "llama-gguf-split --merge: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_same_file(&dir.join("ours-merged.gguf"), &dir.join("ref-merged.gguf"));
+    fs::remove_dir_all(&dir).unwrap();
+    ref_shards.len()
+}
+
+/// A model with what a split must carry faithfully: odd tensor sizes, trailing unit dims,
+/// a quantised type, bool bytes other than 0/1, bool and string arrays, v2 widths, and a
+/// `split.count` already present (as a merged file has).
+fn generated_model(dir: &Path) -> PathBuf {
+    let data: Vec<u8> = (0..=255u8).cycle().take(500_000).collect();
+    let mut b = GgufBuilder::new(Ctx {
+        version: Version::V2,
+        ..Ctx::V3_LE
+    });
+    b.kv("general.architecture", "llama")
+        .kv("split.count", 0u16)
+        .kv("general.name", "generated")
+        .kv("odd.bool", OwnedValue::Bool(7))
+        .kv(
+            "bools",
+            OwnedValue::array(ValueType::Bool, [OwnedValue::Bool(0), OwnedValue::Bool(2)]),
+        )
+        .kv(
+            "strings",
+            OwnedValue::array(ValueType::String, ["a", "", "c"]),
+        )
+        .kv("f64", 1.5f64)
+        .kv("i64", -3i64);
+    for i in 0..9 {
+        let name = format!("blk.{i}.w");
+        match i % 3 {
+            0 => b.tensor(&name, &[5, 1, 1], GgmlType::F32, &data[..20]),
+            1 => b.tensor(&name, &[32, 3], GgmlType::Q8_0, &data[i..i + 3 * 34]),
+            _ => b.tensor(
+                &name,
+                &[400_000 + i as u64],
+                GgmlType::I8,
+                &data[..400_000 + i],
+            ),
+        };
+    }
+    let path = dir.join("generated.gguf");
+    fs::write(&path, b.build().unwrap()).unwrap();
+    path
+}
+
+const OPTION_SETS: &[&[&str]] = &[
+    &[],
+    &["--split-max-tensors", "3"],
+    &["--split-max-tensors", "4", "--no-tensor-first-split"],
+    &["--split-max-size", "1M"],
+    &["--split-max-size", "1M", "--no-tensor-first-split"],
+    &["--no-tensor-first-split"],
+];
+
+#[test]
+fn generated_model_splits_and_merges_as_llama_gguf_split() {
+    let Some(tools) = llama_tools() else { return };
+    let dir = scratch("generated");
+    let model = generated_model(&dir);
+    let mut shard_counts = Vec::new();
+    for (i, options) in OPTION_SETS.iter().enumerate() {
+        shard_counts.push(compare(&tools, &model, options, &format!("generated-{i}")));
+    }
+    // The option sets cut the model differently (else they would test one thing).
+    assert_eq!(shard_counts, [1, 3, 4, 2, 3, 2]);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn smollm2_splits_and_merges_as_llama_gguf_split() {
+    let (Some(tools), Some(model)) = (llama_tools(), common::smollm2()) else {
+        return;
+    };
+    for (i, options) in [
+        &["--split-max-tensors", "100"][..],
+        &["--split-max-size", "50M"],
+        &["--split-max-size", "40M", "--no-tensor-first-split"],
+    ]
+    .iter()
+    .enumerate()
+    {
+        compare(&tools, &model, options, &format!("smollm2-{i}"));
+    }
+}
+
+#[test]
+fn refusals_name_the_file_and_the_reason() {
+    let dir = scratch("refusals");
+    let model = generated_model(&dir);
+    let model = model.to_str().unwrap();
+
+    // A limit that leaves a shard empty (llama-gguf-split: "one of splits have 0 tensors").
+    let out = gguf(
+        &[
+            "split",
+            "--split-max-size",
+            "1M",
+            "--no-tensor-first-split",
+            "--split-max-tensors",
+            "2",
+            model,
+            "x",
+        ],
+        &dir,
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "conflicting limits are a usage error"
+    );
+    let big = GgufBuilder::new(Ctx::V3_LE)
+        .tensor("big", &[600_000], GgmlType::F32, &vec![0u8; 2_400_000])
+        .build()
+        .unwrap();
+    fs::write(dir.join("big.gguf"), big).unwrap();
+    let out = gguf(&["split", "--split-max-size", "1M", "big.gguf", "x"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("shard 1 would hold no tensors"));
+    assert!(files_starting(&dir, "x-").is_empty(), "nothing written");
+
+    // A merge never overwrites.
+    assert!(
+        gguf(&["split", "--split-max-tensors", "5", model, "m"], &dir)
+            .status
+            .success()
+    );
+    fs::write(dir.join("taken.gguf"), b"keep").unwrap();
+    let out = gguf(&["merge", "m-00001-of-00002.gguf", "taken.gguf"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("taken.gguf: already exists"));
+    assert_eq!(fs::read(dir.join("taken.gguf")).unwrap(), b"keep");
+
+    // A shard from another split (split.no out of place) is refused, naming it.
+    let second = dir.join("m-00002-of-00002.gguf");
+    let bytes = fs::read(&second).unwrap();
+    let mut edited = GgufBuilder::from_gguf(&Gguf::parse(&bytes).unwrap());
+    edited.set("split.no", 0u16);
+    fs::write(&second, edited.build().unwrap()).unwrap();
+    let out = gguf(&["merge", "m-00001-of-00002.gguf", "out.gguf"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("m-00002-of-00002.gguf: offset")
+            && stderr.contains("split.no is 0, expected 1"),
+        "{stderr}"
+    );
+    assert!(!dir.join("out.gguf").exists());
+
+    // A missing shard names the file.
+    fs::remove_file(dir.join("m-00002-of-00002.gguf")).unwrap();
+    let out = gguf(&["merge", "m-00001-of-00002.gguf", "out.gguf"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("m-00002-of-00002.gguf"));
+    assert!(!dir.join("out.gguf").exists());
+
+    // Not a first shard by name, or not a shard at all.
+    fs::rename(dir.join("m-00001-of-00002.gguf"), dir.join("renamed.gguf")).unwrap();
+    let out = gguf(&["merge", "renamed.gguf", "out.gguf"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("PREFIX-00001-of-00002.gguf"));
+
+    // An alignment llama-gguf-split would break.
+    let aligned = GgufBuilder::new(Ctx::V3_LE)
+        .alignment(64)
+        .tensor("t", &[16], GgmlType::F32, &[0u8; 64])
+        .build()
+        .unwrap();
+    fs::write(dir.join("a64.gguf"), aligned).unwrap();
+    let out = gguf(&["split", "a64.gguf", "y"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("general.alignment 64"));
+    assert!(files_starting(&dir, "y-").is_empty());
+
+    // Sizes are whole numbers of M or G.
+    for bad in ["1.5G", "100", "0M", "-1G"] {
+        let out = gguf(&["split", "--split-max-size", bad, model, "z"], &dir);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn split_follows_a_link_to_an_existing_shard_and_keeps_its_mode() {
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let dir = scratch("link");
+    let model = generated_model(&dir);
+    fs::create_dir(dir.join("real")).unwrap();
+    fs::write(dir.join("real/target.gguf"), b"old").unwrap();
+    fs::set_permissions(
+        dir.join("real/target.gguf"),
+        fs::Permissions::from_mode(0o640),
+    )
+    .unwrap();
+    symlink("real/target.gguf", dir.join("s-00001-of-00001.gguf")).unwrap();
+    let out = gguf(
+        &[
+            "split",
+            "--split-max-tensors",
+            "100",
+            model.to_str().unwrap(),
+            "s",
+        ],
+        &dir,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(fs::symlink_metadata(dir.join("s-00001-of-00001.gguf"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    let written = fs::read(dir.join("real/target.gguf")).unwrap();
+    assert_eq!(Gguf::parse(&written).unwrap().tensors.len(), 9);
+    let mode = fs::metadata(dir.join("real/target.gguf"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o640);
+    fs::remove_dir_all(&dir).unwrap();
+}
