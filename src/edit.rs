@@ -632,14 +632,16 @@ pub fn replace_atomically(
 
     let result = (|| {
         let cancel = replace.cancel.as_deref();
+        // A failure once the cancel flag is set is the cancellation, wherever it surfaced.
+        let cancelled = |e| match cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            true => EditError::Cancelled,
+            false => e,
+        };
         let mut out = BufWriter::new(Cancellable { out: file, cancel });
-        let written = write(&mut out).map_err(|e| match e {
-            _ if out.get_ref().cancelled() => EditError::Cancelled,
-            e => e,
-        })?;
+        let written = write(&mut out).map_err(cancelled)?;
         let file = out
             .into_inner()
-            .map_err(|e| io_err(&temp)(e.into_error()))?
+            .map_err(|e| cancelled(io_err(&temp)(e.into_error())))?
             .out;
         if let Some(meta) = &existing {
             keep_owner_and_mode(&file, meta).map_err(io_err(&temp))?;
