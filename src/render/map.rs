@@ -35,7 +35,7 @@ pub struct Row<'a, 'r> {
     /// `offset`, `header`, `padding` or `tensor_data`.
     pub kind: &'static str,
     /// The construct path, e.g. `kv[15] "tokenizer.ggml.tokens"[99018]` (file names in it are
-    /// shown as [`crate::error::Path`] shows them: invalid UTF-8 as `\xNN`).
+    /// shown as [`crate::error::ConstructPath`] shows them: invalid UTF-8 as `\xNN`).
     pub path: &'r str,
     /// The decoded meaning.
     pub meaning: Meaning<'a, 'r>,

@@ -86,35 +86,18 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
 }
 
-/// Writes the page beside its destination and renames it into place (following a link to its
-/// target), so that a failure never leaves half a page; refuses to overwrite the input.
+/// Writes the page safely ([`crate::atomic::write`]: beside its destination, then renamed
+/// into place, following a link to its target); refuses to overwrite the input.
 fn write_page(input: &Path, out: &Path, page: &[u8]) -> Result<(), Failure> {
-    let shown = out.display();
-    let fail = |e: io::Error| Failure::Unreadable(format!("{shown}: {e}"));
-    let target = match std::fs::canonicalize(out) {
-        Ok(target) => {
-            if std::fs::canonicalize(input).is_ok_and(|i| i == target) {
-                return Err(Failure::Unreadable(format!(
-                    "{shown}: is the input file; refusing to overwrite it"
-                )));
-            }
-            target
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => out.to_path_buf(),
-        Err(e) => return Err(fail(e)),
-    };
-    let folder = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = target.file_name().unwrap_or_default().to_string_lossy();
-    let temp = folder.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = std::fs::File::create(&temp)
-        .and_then(|mut f| f.write_all(page).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&temp, &target));
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(&temp);
-        return Err(fail(e));
+    let shown = crate::shown(out);
+    let same = std::fs::canonicalize(input)
+        .ok()
+        .zip(std::fs::canonicalize(out).ok())
+        .is_some_and(|(i, o)| i == o);
+    if same {
+        return Err(Failure::Unreadable(format!(
+            "{shown}: is the input file; refusing to overwrite it"
+        )));
     }
-    Ok(())
+    crate::atomic::write(out, page).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))
 }
