@@ -15,19 +15,19 @@
 //! use gguf_grammar::write::GgufBuilder;
 //! use gguf_grammar::Gguf;
 //!
-//! let bytes = std::fs::read("tests/corpus/ggml-vocab-gpt-2.gguf")?;
+//! let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf")?;
 //! let gguf = Gguf::parse(&bytes)?;
 //! let mut builder = GgufBuilder::from_gguf(&gguf);
-//! for arg in ["general.name=GPT-2 edited", "my.count=u16:7"] {
+//! for arg in ["general.name=minimal edited", "my.count=u16:7"] {
 //!     Edit::parse_set(arg)?.apply(&mut builder)?;
 //! }
-//! Edit::Remove("tokenizer.ggml.merges".into()).apply(&mut builder)?;
+//! Edit::Remove("tokenizer.ggml.scores".into()).apply(&mut builder)?;
 //!
 //! let out = builder.build()?;
 //! let edited = Gguf::parse(&out)?;
-//! assert_eq!(edited.get("general.name").and_then(|v| v.as_str()), Some("GPT-2 edited"));
+//! assert_eq!(edited.get("general.name").and_then(|v| v.as_str()), Some("minimal edited"));
 //! assert_eq!(edited.get("my.count").and_then(|v| v.as_u64()), Some(7));
-//! assert!(edited.get("tokenizer.ggml.merges").is_none());
+//! assert!(edited.get("tokenizer.ggml.scores").is_none());
 //!
 //! // Values are checked against the existing key's type.
 //! let err = Edit::parse_set("tokenizer.ggml.bos_token_id=-1")?.apply(&mut builder).unwrap_err();

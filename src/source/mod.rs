@@ -17,11 +17,11 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use gguf_grammar::source::Source;
 //!
-//! let mut source = Source::open("tests/corpus/ggml-vocab-llama-spm.gguf".as_ref())?;
+//! let mut source = Source::open("tests/conformance/cases/minimal-llama.gguf".as_ref())?;
 //! let mut buf = Vec::new();
 //! let (gguf, file_len) = source.read_header(&mut buf)?;
-//! assert_eq!(gguf.kvs.len(), 22);
-//! assert_eq!(file_len, std::fs::metadata("tests/corpus/ggml-vocab-llama-spm.gguf")?.len());
+//! assert_eq!(gguf.kvs.len(), 25);
+//! assert_eq!(file_len, 21792);
 //! # Ok(()) }
 //! ```
 
