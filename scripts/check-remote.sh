@@ -8,7 +8,7 @@
 #   - a 503 is retried 3 times, then exit 2; a refused connection gives exit 2 with the URL;
 #   - hf:// resolves under HF_ENDPOINT with HF_TOKEN sent; a shard's URL shows its whole set;
 #     gguf diff takes URLs;
-#   - `gguf map URL` (text and JSON) equals `gguf map FILE` for a corpus file and the sparse
+#   - `gguf map URL` (text, JSON and the --html page) equals `gguf map FILE` for a corpus file and the sparse
 #     file (bounded as above), and a shard's URL maps its whole set as the local shard does.
 # Without nginx the checks are skipped with a note, except in CI (CI=true), where that fails.
 set -euo pipefail
@@ -109,6 +109,9 @@ for format in "" --json; do
     "$gguf" map $format "$base/$(basename "$llama3")" >"$work/remote" 2>"$work/err" || { cat "$work/err" >&2; fail "gguf map $format URL"; }
     cmp -s "$work/local" "$work/remote" || fail "gguf map $format $base/$(basename "$llama3") differs from the local map"
 done
+"$gguf" map --html "$work/local.html" "$llama3"
+"$gguf" map --html "$work/remote.html" "$base/$(basename "$llama3")"
+cmp -s "$work/local.html" "$work/remote.html" || fail "gguf map --html of a URL differs from the local page"
 : >"$work/logs/access.log"
 "$gguf" map --json --verbose "$base/sparse.gguf" >"$work/remote" 2>"$work/err" || { cat "$work/err" >&2; fail "sparse map"; }
 "$gguf" map --json "$work/root/sparse.gguf" >"$work/local"
