@@ -7,7 +7,9 @@
 #   - a server that ignores Range (max_ranges 0) gives the error, exit 2;
 #   - a 503 is retried 3 times, then exit 2; a refused connection gives exit 2 with the URL;
 #   - hf:// resolves under HF_ENDPOINT with HF_TOKEN sent; a shard's URL shows its whole set;
-#     gguf diff takes URLs.
+#     gguf diff takes URLs;
+#   - `gguf map URL` (text, JSON and the --html page) equals `gguf map FILE` for a corpus file and the sparse
+#     file (bounded as above), and a shard's URL maps its whole set as the local shard does.
 # Without nginx the checks are skipped with a note, except in CI (CI=true), where that fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -101,6 +103,27 @@ echo "check-remote: sparse 100 GB file: $requests requests, $bytes bytes (header
 ((bytes <= header + 1048576)) || fail "sparse: $bytes bytes fetched (at most $header + 1 MiB)"
 grep -q "$requests requests, $bytes bytes fetched" "$work/err" || fail "--verbose disagrees with nginx's log"
 
+# gguf map over HTTP equals the local map; the sparse file's stays within the same bounds.
+for format in "" --json; do
+    "$gguf" map $format "$llama3" >"$work/local"
+    "$gguf" map $format "$base/$(basename "$llama3")" >"$work/remote" 2>"$work/err" || { cat "$work/err" >&2; fail "gguf map $format URL"; }
+    cmp -s "$work/local" "$work/remote" || fail "gguf map $format $base/$(basename "$llama3") differs from the local map"
+done
+"$gguf" map --html "$work/local.html" "$llama3"
+"$gguf" map --html "$work/remote.html" "$base/$(basename "$llama3")"
+cmp -s "$work/local.html" "$work/remote.html" || fail "gguf map --html of a URL differs from the local page"
+: >"$work/logs/access.log"
+"$gguf" map --json --verbose "$base/sparse.gguf" >"$work/remote" 2>"$work/err" || { cat "$work/err" >&2; fail "sparse map"; }
+"$gguf" map --json "$work/root/sparse.gguf" >"$work/local"
+cmp -s "$work/local" "$work/remote" || fail "sparse: remote map differs from the local one"
+sleep 0.2
+requests=$(grep -c ' /sparse.gguf$' "$work/logs/access.log")
+bytes=$(awk '$NF == "/sparse.gguf" { s += $3 } END { print s + 0 }' "$work/logs/access.log")
+echo "check-remote: gguf map of the sparse file: $requests requests, $bytes bytes" >&2
+((requests <= 4)) || fail "sparse map: $requests requests (at most 4)"
+((bytes <= header + 1048576)) || fail "sparse map: $bytes bytes fetched (at most $header + 1 MiB)"
+grep -q "$requests requests, $bytes bytes fetched" "$work/err" || fail "map --verbose disagrees with nginx's log"
+
 # A server that ignores Range: refused, exit 2, without downloading.
 set +e
 "$gguf" dump "http://127.0.0.1:$ignoring/sparse.gguf" >/dev/null 2>"$work/err"; status=$?
@@ -139,7 +162,15 @@ echo "check-remote: ranges refused, connection refused and hf:// behave" >&2
 "$gguf" dump --summary "$model" >"$work/local"
 cmp -s "$work/local" "$work/remote" || fail "remote shard set: the summary differs from the model's"
 "$gguf" dump "$base/smol-00003-of-00003.gguf" 2>/dev/null | grep -q '^272 tensors:' || fail "remote shard set: not all tensors shown"
-echo "check-remote: a remote shard shows its whole set" >&2
+# The map of a shard's URL is the map of the local shard's set, shard by shard.
+for format in "" --json; do
+    "$gguf" map $format "$work/root/smol-00002-of-00003.gguf" 2>/dev/null | sed "s|$work/root/||" >"$work/local"
+    "$gguf" map $format "$base/smol-00002-of-00003.gguf" 2>"$work/err" | sed "s|$base/||" >"$work/remote"
+    grep -q "mapping the whole set" "$work/err" || fail "remote shard map: $(cat "$work/err")"
+    cmp -s "$work/local" "$work/remote" || { diff "$work/local" "$work/remote" | head -5 >&2; fail "remote shard map $format differs from the local set's"; }
+done
+"$gguf" map "$base/smol-00002-of-00003.gguf" 2>/dev/null | grep -c '^== .*smol-0000[123]-of-00003.gguf (shard [123] of 3, ' | grep -qx 3 || fail "remote shard map: not three shard headings"
+echo "check-remote: a remote shard shows its whole set (dump and map)" >&2
 
 # gguf diff of a URL and a file: equal for the same file, the split keys for a shard.
 "$gguf" diff "$base/smollm2.gguf" "$model" >"$work/remote" || fail "gguf diff URL FILE: $(cat "$work/remote")"

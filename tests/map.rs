@@ -370,3 +370,82 @@ fn html_data_escapes_script_closers_from_the_file() {
     .unwrap();
     assert!(found);
 }
+
+/// A five-tensor model split two tensors a shard: `m-00001-of-00003.gguf` … in `dir`.
+fn three_shards(dir: &Path) -> Vec<PathBuf> {
+    use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
+    let w = [1u8; 64];
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    b.kv("general.architecture", "llama")
+        .kv("general.name", "five");
+    for i in 0..5 {
+        b.tensor(format!("t{i}"), &[16], gguf_grammar::GgmlType::F32, &w);
+    }
+    std::fs::write(dir.join("m.gguf"), b.build().unwrap()).unwrap();
+    let options = SplitOptions {
+        limit: SplitLimit::Tensors(2),
+        no_tensor_first_split: false,
+    };
+    split(&dir.join("m.gguf"), &dir.join("m"), &options).unwrap()
+}
+
+/// A shard maps its whole set, shard after shard: in text under a heading naming each shard,
+/// in JSON with the shard's path as every row's first field (the rest of the row as
+/// `--shard-only` gives it); `--shard-only` maps the one file.
+#[test]
+fn a_shard_maps_its_whole_set_unless_shard_only() {
+    let dir = tempdir("set");
+    let shards = three_shards(&dir);
+    let second = shards[1].to_str().unwrap();
+
+    let alone: Vec<Output> = shards
+        .iter()
+        .map(|s| gguf(&["map", "--json", "--shard-only", s.to_str().unwrap()]))
+        .collect();
+    assert!(alone
+        .iter()
+        .all(|o| o.status.success() && o.stderr.is_empty()));
+    let out = gguf(&["map", "--json", second]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("is a shard of 3 files: mapping the whole set"),
+        "{}",
+        text(&out.stderr)
+    );
+    let mut expected = String::new();
+    for (shard, alone) in shards.iter().zip(&alone) {
+        let file = format!("{{\"file\": \"{}\", ", shard.to_str().unwrap());
+        for line in text(&alone.stdout).lines() {
+            expected += &format!("{file}{}\n", &line[1..]);
+        }
+    }
+    assert_eq!(text(&out.stdout), expected);
+
+    let out = gguf(&["map", second]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut expected = String::new();
+    for (no, shard) in shards.iter().enumerate() {
+        let alone = gguf(&["map", "--shard-only", shard.to_str().unwrap()]);
+        let size = std::fs::metadata(shard).unwrap().len();
+        expected += &format!(
+            "== {} (shard {} of 3, {size} bytes) ==\n{}",
+            shard.to_str().unwrap(),
+            no + 1,
+            text(&alone.stdout)
+        );
+    }
+    assert_eq!(text(&out.stdout), expected);
+    // The filters apply within each shard.
+    let out = gguf(&["map", "--path", ".name_len", second]);
+    assert_eq!(text(&out.stdout).matches(".name_len ").count(), 5);
+
+    std::fs::remove_file(&shards[2]).unwrap();
+    let out = gguf(&["map", second]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("m-00003-of-00003.gguf"),
+        "{}",
+        text(&out.stderr)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -91,6 +91,21 @@ async function mapPage(browser, gguf, outDir, file) {
     await page.locator(`#hex span.b[data-at="${at}"]`).click();
     await expectRow(`hex byte ${at}`, innermost(at));
   }
+  // "expand all" turns the tree into the flat offset map: the same rows as `gguf map --json`.
+  await page.locator("#expandAll").click();
+  const shown = await page.evaluate(() => {
+    const tree = document.getElementById("tree");
+    tree.scrollTop = 0;
+    tree.dispatchEvent(new Event("scroll"));
+    return {
+      total: window.gguf_map.shown(),
+      first: [...document.querySelectorAll("#treeSpacer .row .off")].slice(0, 30).map((o) => o.textContent.trim()),
+    };
+  });
+  check(shown.total === rows.length, `${name}: expand all shows ${shown.total} rows, gguf map --json has ${rows.length}`);
+  const want = rows.slice(0, shown.first.length).map((r) => "0x" + r.offset.toString(16) + " +" + r.length);
+  check(JSON.stringify(shown.first) === JSON.stringify(want), `${name}: expanded rows ${shown.first} differ from ${want}`);
+  await page.locator("#expandAll").click();
   await page.screenshot({ path: path.join(outDir, name + ".map.png") });
   check(errors.length === 0, `${name}: page errors: ${errors.join("; ")}`);
   await page.close();

@@ -100,6 +100,16 @@ function showMap(D, bytes) {
     treeSpacer.replaceChildren(frag);
   }
   tree.addEventListener("scroll", drawTree);
+  // Everything expanded, the tree is the flat offset map of `gguf map`: every row in file order.
+  const expandAll = document.getElementById("expandAll");
+  expandAll.textContent = "expand all";
+  expandAll.addEventListener("click", () => {
+    const open = expandAll.textContent === "expand all";
+    expanded.fill(open ? 1 : 0);
+    expandAll.textContent = open ? "collapse all" : "expand all";
+    rebuild();
+    drawTree();
+  });
   treeSpacer.addEventListener("click", e => {
     const row = e.target.closest(".row");
     if (!row) return;
@@ -215,6 +225,6 @@ function showMap(D, bytes) {
     hex.scrollTop = Math.floor(at / 16) * LINE - hex.clientHeight / 3;
     drawHex();
   }
-  window.gguf_map = { select, innermost, reveal, nodes: n, path, off, len, ready: performance.now() };
+  window.gguf_map = { select, innermost, reveal, nodes: n, shown: () => visible.length, path, off, len, ready: performance.now() };
   return window.gguf_map;
 }

@@ -142,7 +142,8 @@ impl Remote {
         })
     }
 
-    /// Fetches the header into `buf` (cleared first) and parses it.
+    /// Fetches the header into `buf` (cleared first; it keeps the header only, up to the data
+    /// start) and parses it.
     pub fn read_header<'b>(&mut self, buf: &'b mut Vec<u8>) -> Result<Gguf<'b>, RemoteError> {
         buf.clear();
         let mut at_eof = self.fetch(0, FIRST_REQUEST, buf)?;
@@ -169,6 +170,12 @@ impl Remote {
             }
             at_eof = self.fetch(buf.len() as u64, want, buf)?;
         }
+        // Keep the header only, as `stream::read_header` does: the bytes fetched past the data
+        // start are an arbitrary slice of the tensor data, not the whole of it.
+        let data_start = Gguf::parse(buf)
+            .map_err(|e| self.parse_error(e))?
+            .tensor_data_offset;
+        buf.truncate(usize::try_from(data_start).unwrap_or(usize::MAX));
         Gguf::parse(buf).map_err(|e| self.parse_error(e))
     }
 
