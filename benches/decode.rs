@@ -45,7 +45,10 @@ fn touch_array(array: Array<'_>, utf8: bool) -> u64 {
             .numbers::<T>()
             .map_or(0, |n| n.map(f).fold(0, u64::wrapping_add))
     }
-    match array.element_type() {
+    let Some(element_type) = array.element_type().known() else {
+        return 0; // an unknown element type: the array is empty
+    };
+    match element_type {
         ValueType::String if utf8 => array.strs().map_or(0, |strs| {
             strs.map(|s| s.map_or(0, |s| s.len() as u64)).sum()
         }),

@@ -140,11 +140,21 @@ pub enum SetType {
 }
 
 impl SetType {
-    /// The type of an existing value (`None` for arrays of arrays, which text cannot give).
+    /// The type of an existing value (`None` for arrays of arrays, which text cannot give,
+    /// and for arrays of an unknown element type).
     pub fn of(value: &OwnedValue) -> Option<SetType> {
         match value {
-            OwnedValue::Array(a) if a.element_type == ValueType::Array => None,
-            OwnedValue::Array(a) => Some(SetType::ArrayOf(a.element_type)),
+            OwnedValue::RawArray(a) => a
+                .array()
+                .element_type()
+                .known()
+                .filter(|&ty| ty != ValueType::Array)
+                .map(SetType::ArrayOf),
+            OwnedValue::Array(a) => a
+                .element_type
+                .known()
+                .filter(|&ty| ty != ValueType::Array)
+                .map(SetType::ArrayOf),
             v => Some(SetType::Scalar(v.value_type())),
         }
     }

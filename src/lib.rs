@@ -79,5 +79,5 @@ pub use grammar::header::Header;
 pub use grammar::kv::Kv;
 pub use grammar::string::GgufStr;
 pub use grammar::tensor_info::TensorInfo;
-pub use grammar::value::{Array, ArrayIter, Value, ValueType};
+pub use grammar::value::{Array, ArrayIter, ElementType, Value, ValueType};
 pub use grammar::{Ctx, Endian, Version};

@@ -28,6 +28,7 @@
 
 use crate::fixtures::Verdict;
 use crate::grammar::align_up;
+use crate::grammar::value::ElementType;
 use crate::write::{GgufBuilder, OwnedValue};
 use crate::{Endian, GgmlType, Gguf, Value, ValueType, Version};
 
@@ -218,6 +219,11 @@ pub static RULES: &[Rule] = &[
         rebuild(i, |b| {
             let inner = OwnedValue::array(ValueType::U8, [1u8, 2]);
             b.kv("test.nested", OwnedValue::array(ValueType::Array, [inner]));
+        })
+    }),
+    rule("empty-array-type-13", "an empty array of element type 13 appended", &["array-type-unknown"], |i| {
+        rebuild(i, |b| {
+            b.kv("test.empty", OwnedValue::array(ElementType::Unknown(13), Vec::<OwnedValue>::new()));
         })
     }),
     rule("alignment-0", "general.alignment set to 0", &["alignment-zero"], |i| {

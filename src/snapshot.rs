@@ -91,9 +91,12 @@ fn write_snapshot(gguf: &Gguf<'_>, out: &mut String) -> std::fmt::Result {
 fn value(value: Value<'_>) -> String {
     match value {
         Value::Array(array) => describe_array(array),
+        // Committed snapshots quote strings with Debug (every control and bidi character
+        // escaped): the format stays as pipelines recorded it.
+        Value::String(s) => format!("{s:?}"),
         scalar => {
             let mut out = Vec::new();
-            // Writing to a Vec cannot fail; the dump's printer escapes strings (Debug).
+            // Writing to a Vec cannot fail.
             let _ = text::value(scalar, &mut out);
             String::from_utf8_lossy(&out).into_owned()
         }

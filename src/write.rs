@@ -63,9 +63,9 @@ use std::io::{Read, Write};
 use crate::document::Gguf;
 use crate::ggml_type::GgmlType;
 use crate::grammar::header::MAGIC;
-use crate::grammar::value::MAX_NESTING;
+use crate::grammar::value::{ElementType, MAX_NESTING};
 use crate::grammar::{align_up, Ctx, Endian, Version};
-use crate::{Value, ValueType};
+use crate::{Array, Value, ValueType};
 
 /// The largest alignment the writer pads to: 16 MiB (2^24).
 ///
@@ -189,6 +189,8 @@ pub enum OwnedValue {
     String(Vec<u8>),
     /// array
     Array(OwnedArray),
+    /// an array kept as a parsed file's element bytes (what [`GgufBuilder::from_gguf`] keeps)
+    RawArray(RawArray),
     /// uint64
     U64(u64),
     /// int64
@@ -204,9 +206,54 @@ pub enum OwnedValue {
 #[derive(Clone, Debug, PartialEq)]
 pub struct OwnedArray {
     /// The element type tag written.
-    pub element_type: ValueType,
+    pub element_type: ElementType,
     /// The elements.
     pub elements: Vec<OwnedValue>,
+}
+
+/// An array copied from a parsed file as its element bytes, not as one [`OwnedValue`] per
+/// element: a 10 MB array costs 10 MB, not 32 bytes per element. It is written as the same
+/// bytes when the output has the source's version and byte order, and re-encoded element by
+/// element otherwise.
+///
+/// ```
+/// use gguf_grammar::write::{GgufBuilder, OwnedValue, RawArray};
+/// use gguf_grammar::{Ctx, Endian, Gguf, Value};
+///
+/// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("ids", OwnedValue::array(gguf_grammar::ValueType::U16, [1u16, 2])).build().unwrap();
+/// let gguf = Gguf::parse(&bytes).unwrap();
+/// let raw = RawArray::new(gguf.get("ids").unwrap().as_array().unwrap());
+/// assert_eq!(raw.array().iter().collect::<Vec<_>>(), [Value::U16(1), Value::U16(2)]);
+/// let big = GgufBuilder::new(Ctx { endian: Endian::Big, ..Ctx::V3_LE })
+///     .kv("ids", OwnedValue::RawArray(raw))
+///     .build()
+///     .unwrap();
+/// let ids = Gguf::parse(&big).unwrap().get_array("ids").unwrap();
+/// assert_eq!(ids.iter().collect::<Vec<_>>(), [Value::U16(1), Value::U16(2)]);
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct RawArray {
+    ctx: Ctx,
+    element_type: ElementType,
+    len: u64,
+    elements: Vec<u8>,
+}
+
+impl RawArray {
+    /// A copy of `array`'s element bytes.
+    pub fn new(array: Array<'_>) -> Self {
+        RawArray {
+            ctx: array.ctx(),
+            element_type: array.element_type(),
+            len: array.len(),
+            elements: array.raw_elements().to_vec(),
+        }
+    }
+
+    /// The array, to decode its elements.
+    pub fn array(&self) -> Array<'_> {
+        Array::from_parsed(self.ctx, self.element_type, self.len, &self.elements)
+    }
 }
 
 impl OwnedValue {
@@ -224,11 +271,11 @@ impl OwnedValue {
     /// # let _ = (empty, nested);
     /// ```
     pub fn array<T: Into<OwnedValue>>(
-        element_type: ValueType,
+        element_type: impl Into<ElementType>,
         elements: impl IntoIterator<Item = T>,
     ) -> Self {
         OwnedValue::Array(OwnedArray {
-            element_type,
+            element_type: element_type.into(),
             elements: elements.into_iter().map(Into::into).collect(),
         })
     }
@@ -250,7 +297,7 @@ impl OwnedValue {
             OwnedValue::F32(_) => ValueType::F32,
             OwnedValue::Bool(_) => ValueType::Bool,
             OwnedValue::String(_) => ValueType::String,
-            OwnedValue::Array(_) => ValueType::Array,
+            OwnedValue::Array(_) | OwnedValue::RawArray(_) => ValueType::Array,
             OwnedValue::U64(_) => ValueType::U64,
             OwnedValue::I64(_) => ValueType::I64,
             OwnedValue::F64(_) => ValueType::F64,
@@ -459,7 +506,10 @@ impl<'a> GgufBuilder<'a> {
                 .iter()
                 .map(|pair| OwnedKv {
                     key: pair.key.as_bytes().to_vec(),
-                    value: pair.value.into(),
+                    value: match pair.value {
+                        Value::Array(array) => OwnedValue::RawArray(RawArray::new(array)),
+                        scalar => scalar.into(),
+                    },
                 })
                 .collect(),
             tensors: gguf
@@ -997,6 +1047,24 @@ impl Encoder {
                     self.value(element, depth + 1)?;
                 }
             }
+            OwnedValue::RawArray(raw) => {
+                if depth >= MAX_NESTING {
+                    return Err(WriteError::NestingTooDeep { limit: MAX_NESTING });
+                }
+                self.u32(raw.element_type.tag());
+                self.count(raw.len, "array length")?;
+                if raw.ctx == self.ctx {
+                    self.out.extend_from_slice(&raw.elements);
+                } else {
+                    for element in raw.array().iter() {
+                        let element = match element {
+                            Value::Array(inner) => OwnedValue::RawArray(RawArray::new(inner)),
+                            scalar => scalar.into(),
+                        };
+                        self.value(&element, depth + 1)?;
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -1040,9 +1108,9 @@ mod construct_tests {
     #[test]
     fn every_value_type_round_trips() {
         let nested = OwnedValue::Array(OwnedArray {
-            element_type: ValueType::Array,
+            element_type: ValueType::Array.into(),
             elements: vec![OwnedValue::Array(OwnedArray {
-                element_type: ValueType::String,
+                element_type: ValueType::String.into(),
                 elements: vec![OwnedValue::String(b"x".to_vec())],
             })],
         });

@@ -422,7 +422,11 @@ fn py_type(value: Value<'_>) -> String {
     fn array(a: Array<'_>) -> String {
         match a.iter().next() {
             Some(first) => format!("arr[{}]", py_type(first)),
-            None => format!("arr[{}]", short(a.element_type())),
+            // An unknown element type is recorded as its number.
+            None => match a.element_type().known() {
+                Some(ty) => format!("arr[{}]", short(ty)),
+                None => format!("arr[{}]", a.element_type().tag()),
+            },
         }
     }
     match value {

@@ -284,7 +284,7 @@ fn arrays_can_be_set_edits_apply_in_order_and_dash_is_stdout() {
         .collect();
     assert_eq!(numbers, [7]);
     let words = gguf.get("my.words").unwrap().as_array().unwrap();
-    assert_eq!(words.element_type(), ValueType::String);
+    assert!(words.element_type() == ValueType::String);
     let words: Vec<&str> = words.iter().map(|v| v.as_str().unwrap()).collect();
     assert_eq!(words, ["a", "b,\"c\""]);
     assert_eq!(gguf.get("my.ids").unwrap().as_u64(), Some(1));

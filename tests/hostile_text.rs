@@ -123,3 +123,22 @@ fn check_json_is_one_valid_document_whatever_fails() {
         assert_eq!(doc.as_array().unwrap().len(), files.len());
     }
 }
+
+/// Item 9: the dump's string values go through the one escaping function (ESC as `\e`, as in
+/// keys and names), between quotes, with a quote inside written `\"`.
+#[test]
+fn dump_string_values_are_escaped_by_the_one_function() {
+    let dir = std::env::temp_dir().join(format!("gguf-hostile-{}-values", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).unwrap();
+    let bytes = GgufBuilder::new(Ctx::V3_LE)
+        .kv("test.s", "a\x1b[31m\"b\\")
+        .build()
+        .unwrap();
+    let path = dir.join("values.gguf");
+    fs::write(&path, bytes).unwrap();
+    let out = gguf(&["dump", path.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains(r#"test.s = "a\e[31m\"b\\""#), "{text}");
+    assert_safe("dump", text.as_bytes());
+}

@@ -123,3 +123,107 @@ fn diagnostics_of_one_kind_past_the_cap_are_counted_not_stored() {
     // The count keeps its kind: a profile rejects for it as for the ones kept.
     assert!(!validate::accepts(&found, Profile::Strict));
 }
+
+// Item 16: gguf-py reads an empty array without looking at its element type; ggml rejects the
+// type. The bytes are the conformance case `array-elem-type-13` with its count set to 0 (checked
+// by hand against gguf-py 0.19.0, which reads it, and llama.cpp's gguf_init_from_file, which
+// says "key 'test.k' has invalid GGUF type 13"; `scripts/check-mutations.sh` runs gguf-py on
+// the `gguf mutate` rule `empty-array-type-13` in CI).
+fn kv_array(element_tag: u32, count: u64, elements: &[u8]) -> Vec<u8> {
+    let mut bytes = b"GGUF\x03\0\0\0".to_vec();
+    bytes.extend(0u64.to_le_bytes()); // tensors
+    bytes.extend(1u64.to_le_bytes()); // kvs
+    bytes.extend(6u64.to_le_bytes());
+    bytes.extend(b"test.k");
+    bytes.extend(9u32.to_le_bytes()); // array
+    bytes.extend(element_tag.to_le_bytes());
+    bytes.extend(count.to_le_bytes());
+    bytes.extend(elements);
+    bytes.resize(64, 0); // padding to the data start at 32-byte alignment
+    bytes
+}
+
+#[test]
+fn an_empty_array_of_an_unknown_element_type_parses_and_only_ggml_rejects_it() {
+    use gguf_grammar::{ElementType, ErrorKind};
+    let bytes = kv_array(13, 0, &[]);
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let array = gguf.get("test.k").unwrap().as_array().unwrap();
+    assert_eq!(array.element_type(), ElementType::Unknown(13));
+    assert_eq!(
+        (array.len(), array.iter().count(), array.get(0)),
+        (0, 0, None)
+    );
+    // Lossless: the unknown tag is written back as it was.
+    assert_eq!(gguf_grammar::write::write(&gguf).unwrap(), bytes);
+
+    let accepted = |profile| validate::check(&gguf, bytes.len() as u64, profile).is_empty();
+    assert!(accepted(Profile::GgufPy));
+    for profile in [Profile::Ggml, Profile::Spec] {
+        let found = validate::check(&gguf, bytes.len() as u64, profile);
+        let codes: Vec<_> = found.iter().map(|d| (d.code, d.path.to_string())).collect();
+        assert_eq!(
+            codes,
+            [("array-type-unknown", r#"kv[0] "test.k".value"#.to_string())],
+            "{profile:?}"
+        );
+    }
+
+    // With one element the type must be decoded: still a parse error, at the element type.
+    let e = Gguf::parse(&kv_array(13, 1, &[0; 8])).unwrap_err();
+    assert_eq!(
+        (e.kind, e.offset),
+        (ErrorKind::UnknownValueType { tag: 13 }, 0x2a)
+    );
+}
+
+// Item 12, second half: an edit keeps an unchanged array as its bytes, not as one owned value
+// per element (32 bytes each: a 10 MB u8 array took 335 MB).
+#[test]
+fn rebuilding_a_file_with_a_10_mb_array_costs_its_bytes_not_a_value_per_byte() {
+    use gguf_grammar::write::OwnedValue;
+    use gguf_grammar::{Endian, Value, ValueType};
+    let n = 10 << 20;
+    let elements: Vec<u8> = (0..n).map(|i| i as u8).collect();
+    let bytes = GgufBuilder::new(Ctx::V3_LE)
+        .kv("big", OwnedValue::array(ValueType::U8, elements))
+        .kv("general.name", "before")
+        .build()
+        .unwrap();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let (written, peak) = alloc::peak_during(|| {
+        GgufBuilder::from_gguf(&gguf)
+            .set("general.name", "after")
+            .build()
+            .unwrap()
+    });
+    // The copy of the array, the output and the output's growth: 42 MB measured (363 MB
+    // when each byte became an owned value).
+    assert!(peak < 5 * n, "{peak} bytes to rebuild a {n}-byte array");
+    let edited = Gguf::parse(&written).unwrap();
+    assert_eq!(
+        edited.get("general.name").and_then(|v| v.as_str()),
+        Some("after")
+    );
+    let big = edited.get_array("big").unwrap();
+    assert_eq!(
+        big.raw_elements(),
+        gguf.get_array("big").unwrap().raw_elements()
+    );
+
+    // Another byte order re-encodes the elements (u16 here, so the bytes differ).
+    let words = GgufBuilder::new(Ctx::V3_LE)
+        .kv("w", OwnedValue::array(ValueType::U16, [1u16, 0x0203]))
+        .build()
+        .unwrap();
+    let big_endian = GgufBuilder::from_gguf(&Gguf::parse(&words).unwrap())
+        .endian(Endian::Big)
+        .build()
+        .unwrap();
+    let w = Gguf::parse(&big_endian).unwrap().get_array("w").unwrap();
+    assert_eq!(w.raw_elements(), [0, 1, 2, 3]);
+    assert_eq!(
+        w.iter().collect::<Vec<_>>(),
+        [Value::U16(1), Value::U16(0x0203)]
+    );
+}

@@ -123,6 +123,76 @@ impl std::fmt::Display for ValueType {
     }
 }
 
+/// An array's element type: one of the thirteen value types, or a tag outside them. Only an
+/// empty array can carry an unknown tag: no element is ever decoded with it, so the parse
+/// keeps it (gguf-py reads such an array; ggml rejects it, see the `array-type-unknown`
+/// diagnostic).
+///
+/// ```
+/// use gguf_grammar::grammar::value::ElementType;
+/// use gguf_grammar::ValueType;
+///
+/// assert_eq!(ElementType::Known(ValueType::U8), ValueType::U8);
+/// assert_eq!(ElementType::Unknown(13).to_string(), "unknown type 13");
+/// assert_eq!(ElementType::Unknown(13).known(), None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ElementType {
+    /// One of the thirteen value types.
+    Known(ValueType),
+    /// A tag outside them, as stored in the file.
+    Unknown(u32),
+}
+
+impl ElementType {
+    /// The element type read from tag `tag`.
+    pub fn from_tag(tag: u32) -> Self {
+        ValueType::from_tag(tag).map_or(ElementType::Unknown(tag), ElementType::Known)
+    }
+
+    /// The value type, if the tag is a known one.
+    pub fn known(self) -> Option<ValueType> {
+        match self {
+            ElementType::Known(ty) => Some(ty),
+            ElementType::Unknown(_) => None,
+        }
+    }
+
+    /// The tag stored in the file.
+    pub fn tag(self) -> u32 {
+        match self {
+            ElementType::Known(ty) => ty.tag(),
+            ElementType::Unknown(tag) => tag,
+        }
+    }
+
+    /// Bytes per element for the fixed-size types; `None` for strings, arrays and unknown tags.
+    pub fn fixed_size(self) -> Option<u64> {
+        self.known().and_then(ValueType::fixed_size)
+    }
+}
+
+impl From<ValueType> for ElementType {
+    fn from(ty: ValueType) -> Self {
+        ElementType::Known(ty)
+    }
+}
+
+impl PartialEq<ValueType> for ElementType {
+    fn eq(&self, other: &ValueType) -> bool {
+        *self == ElementType::Known(*other)
+    }
+}
+
+impl std::fmt::Display for ElementType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ElementType::Known(ty) => ty.fmt(f),
+            ElementType::Unknown(tag) => write!(f, "unknown type {tag}"),
+        }
+    }
+}
+
 /// A decoded metadata value, borrowing strings and array elements from the input.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Value<'a> {
@@ -256,15 +326,15 @@ impl<'a> Value<'a> {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Array<'a> {
     ctx: Ctx,
-    element_type: ValueType,
+    element_type: ElementType,
     len: u64,
     depth: u32,
     elements: &'a [u8],
 }
 
 impl<'a> Array<'a> {
-    /// The type every element has.
-    pub fn element_type(&self) -> ValueType {
+    /// The type every element has (an unknown tag only when the array is empty).
+    pub fn element_type(&self) -> ElementType {
         self.element_type
     }
 
@@ -288,6 +358,23 @@ impl<'a> Array<'a> {
         self.ctx
     }
 
+    /// The array over `elements`, which a parse of an array with this context, element type
+    /// and length returned as [`Array::raw_elements`] (the writer's copy of a parsed array).
+    pub(crate) fn from_parsed(
+        ctx: Ctx,
+        element_type: ElementType,
+        len: u64,
+        elements: &'a [u8],
+    ) -> Self {
+        Array {
+            ctx,
+            element_type,
+            len,
+            depth: 0,
+            elements,
+        }
+    }
+
     /// Decodes the elements one by one.
     pub fn iter(&self) -> ArrayIter<'a> {
         ArrayIter {
@@ -302,16 +389,11 @@ impl<'a> Array<'a> {
         if index >= self.len {
             return None;
         }
-        match self.element_type.fixed_size() {
+        let ty = self.element_type.known()?;
+        match ty.fixed_size() {
             Some(size) => {
                 let start = usize::try_from(index * size).ok()?;
-                let (_, v) = element(
-                    self.ctx,
-                    self.element_type,
-                    self.depth + 1,
-                    &self.elements[start..],
-                )
-                .ok()?;
+                let (_, v) = element(self.ctx, ty, self.depth + 1, &self.elements[start..]).ok()?;
                 Some(v)
             }
             None => self.iter().nth(usize::try_from(index).ok()?),
@@ -340,8 +422,9 @@ impl<'a> Iterator for ArrayIter<'a> {
             depth,
             ..
         } = self.array;
-        // The parse that built the array checked every element, so this cannot fail.
-        let (rest, value) = element(ctx, element_type, depth + 1, self.rest).ok()?;
+        // The parse that built the array checked every element (and kept an unknown element
+        // type only for an empty array), so this cannot fail.
+        let (rest, value) = element(ctx, element_type.known()?, depth + 1, self.rest).ok()?;
         self.rest = rest;
         self.left -= 1;
         Some(value)
@@ -434,8 +517,22 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
             e
         }
     })?;
-    let element_type = known_type(input, header.element_type).map_err(in_element_type)?;
     let len = header.len;
+    if len == 0 && ValueType::from_tag(header.element_type).is_none() {
+        let element_type = ElementType::Unknown(header.element_type);
+        let (elements, rest) = body.split_at(0);
+        return Ok((
+            rest,
+            Array {
+                ctx,
+                element_type,
+                len,
+                depth,
+                elements,
+            },
+        ));
+    }
+    let element_type = known_type(input, header.element_type).map_err(in_element_type)?;
     let at_len = &input[4..];
     let declared = |needed: u64| {
         nom::Err::Error(Unlocated::at(
@@ -466,7 +563,7 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
         rest,
         Array {
             ctx,
-            element_type,
+            element_type: element_type.into(),
             len,
             depth,
             elements,
@@ -627,7 +724,10 @@ mod tests {
             let Value::Array(array) = parse_ok(ctx, ValueType::Array, &enc.bytes) else {
                 panic!()
             };
-            assert_eq!((array.element_type(), array.len()), (ValueType::I16, 3));
+            assert_eq!(
+                (array.element_type(), array.len()),
+                (ElementType::Known(ValueType::I16), 3)
+            );
             assert_eq!(array.raw_elements().len(), 6);
             let values: Vec<_> = array.iter().collect();
             assert_eq!(values, [Value::I16(1), Value::I16(-2), Value::I16(300)]);

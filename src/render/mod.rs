@@ -26,7 +26,10 @@ fn each_element<'a>(
                 .try_for_each(|v| each(Value::$variant(v)))
         };
     }
-    match array.element_type() {
+    let Some(element_type) = array.element_type().known() else {
+        return Ok(()); // an unknown element type: the array is empty
+    };
+    match element_type {
         ValueType::U8 => numbers!(u8, U8),
         ValueType::I8 => numbers!(i8, I8),
         ValueType::U16 => numbers!(u16, U16),

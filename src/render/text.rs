@@ -62,6 +62,20 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
     Ok(())
 }
 
+/// Writes a string value between double quotes, escaped for the terminal by [`Terminal`]; a
+/// quote inside it is written `\"` (Terminal writes a backslash as `\\`, so this stays
+/// unambiguous and an array preview cannot be made to show elements it does not have).
+fn quoted(bytes: &[u8], out: &mut impl Write) -> io::Result<()> {
+    out.write_all(b"\"")?;
+    for (i, part) in bytes.split(|&b| b == b'"').enumerate() {
+        if i > 0 {
+            out.write_all(b"\\\"")?;
+        }
+        write!(out, "{}", Terminal(part))?;
+    }
+    out.write_all(b"\"")
+}
+
 /// Writes one value as the dump shows it (the snapshot format shares it for scalars).
 pub(crate) fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
     match value {
@@ -78,9 +92,7 @@ pub(crate) fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
         Value::Bool(0) => write!(out, "false"),
         Value::Bool(1) => write!(out, "true"),
         Value::Bool(byte) => write!(out, "true (byte {byte})"),
-        // Debug quotes and escapes every control and bidi character (`\u{202e}`), as
-        // `escape::terminal` does, and keeps quotes inside the string unambiguous.
-        Value::String(s) => write!(out, "{s:?}"),
+        Value::String(s) => quoted(s.as_bytes(), out),
         Value::Array(array) => {
             out.write_all(b"[")?;
             for (i, element) in array.iter().take(ARRAY_PREVIEW).enumerate() {

@@ -17,7 +17,7 @@ use std::ops::Range;
 use super::{Diagnostic, Reference, Severity};
 use crate::error::{ConstructPath as Path, Segment};
 use crate::grammar::align_up;
-use crate::grammar::value::{Array, Value, ValueType};
+use crate::grammar::value::{Array, ElementType, Value, ValueType};
 use crate::{Endian, GgmlType, Gguf, GgufStr, TypeStatus, Version};
 
 /// Rejecter sets as bit masks: ggml (metadata only), ggml loading data, gguf-py, the spec.
@@ -397,7 +397,22 @@ impl<'a> Checker<'_, 'a> {
                 format!("array of {} elements: ggml reads at most 2^30", array.len()),
             );
         }
-        match array.element_type() {
+        let element_type = match array.element_type() {
+            ElementType::Known(ty) => ty,
+            ElementType::Unknown(tag) => {
+                return self.error(
+                    "array-type-unknown",
+                    GGML | S,
+                    span,
+                    path.clone(),
+                    format!(
+                        "empty array of element type {tag}: ggml rejects a type outside 0..=12 \
+                         (gguf-py reads no element, so never sees it)"
+                    ),
+                );
+            }
+        };
+        match element_type {
             ValueType::String => {
                 // One walk and one SIMD pass over runs of strings (crate::elements::Strs);
                 // no string can be too long in fewer bytes than the limit.

@@ -118,7 +118,7 @@ pub fn accepts_model(diagnostics: &[Diagnostic]) -> bool {
 
 /// Whether `value` has type `ty`; for a count that is an integer, whether it is non-negative.
 fn type_matches(value: Value<'_>, ty: KeyType) -> bool {
-    let elements = |value: Value<'_>| value.as_array().map(|a| a.element_type());
+    let elements = |value: Value<'_>| value.as_array().and_then(|a| a.element_type().known());
     let integer = |t: ValueType| {
         matches!(
             t,

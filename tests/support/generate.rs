@@ -156,7 +156,7 @@ fn value_of(u: &mut Unstructured<'_>, ty: ValueType, depth: u32) -> Result<Owned
                 .map(|_| value_of(u, element_type, depth + 1))
                 .collect::<Result<Vec<_>>>()?;
             OwnedValue::Array(OwnedArray {
-                element_type,
+                element_type: element_type.into(),
                 elements,
             })
         }
