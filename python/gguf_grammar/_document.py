@@ -130,7 +130,7 @@ class Document:
     def tensors(self) -> list[Tensor]:
         """The tensor descriptors in file order."""
         if self._tensors is None:
-            self._tensors = [Tensor(self, self._native.tensor(i)) for i in range(self._native.tensor_count)]
+            self._tensors = [Tensor(self, i, self._native.tensor(i)) for i in range(self._native.tensor_count)]
         return self._tensors
 
     def summary(self) -> Summary:
@@ -286,11 +286,12 @@ class Tensor:
     ``n_elements``, ``n_bytes`` and ``data_offset`` (ggml's sizes; None when unknown), and
     ``data``, its bytes as a zero-copy uint8 view."""
 
-    __slots__ = ("_doc", "name", "type", "shape", "relative_offset", "data_offset", "n_bytes", "info_offset")
+    __slots__ = ("_doc", "_index", "name", "type", "shape", "relative_offset", "data_offset", "n_bytes", "info_offset")
 
-    def __init__(self, doc: Document, info: tuple):
+    def __init__(self, doc: Document, index: int, info: tuple):
         name, offset, dims, type_id, relative, absolute, n_bytes = info
         self._doc = doc
+        self._index = index
         self.name: Union[str, bytes] = _text(name)
         try:
             self.type: Union[GGMLQuantizationType, int] = GGMLQuantizationType(type_id)
@@ -324,9 +325,31 @@ class Tensor:
         view.flags.writeable = False
         return view
 
+    def dequantize(self) -> np.ndarray:
+        """The tensor's values as a new float32 array in numpy's order (the dims reversed),
+        computed in Rust, bit for bit as gguf-py 0.19.0's ``gguf.quants.dequantize`` gives
+        them: NaN, infinite and subnormal scales included. Blocks are read as ggml stores
+        them on a little-endian machine, as gguf-py does, whatever the file's byte order.
+
+        Raises ``NotImplementedError`` for a type gguf-py cannot dequantise either (``q8_1``,
+        the integer types, ``f64``), ``ValueError`` when the data is not all in the file.
+
+        >>> import gguf_grammar
+        >>> gguf_grammar.open("tests/conformance/cases/alignment-64.gguf").tensors[0].dequantize()
+        array([-1.625, -0.75 ,  0.125,  1.   ,  1.875, -1.25 , -0.375,  0.5  ],
+              dtype=float32)
+        """
+        return _dequantize(self._doc._native, self._index, self.shape)
+
     def __repr__(self) -> str:
         kind = self.type.name if isinstance(self.type, GGMLQuantizationType) else self.type
         return f"<gguf_grammar.Tensor {self.name!r} {kind} {list(self.shape)}>"
+
+
+def _dequantize(native: Any, index: int, dims: Sequence[int]) -> np.ndarray:
+    """Tensor ``index`` of a native document dequantised, shaped as gguf-py shapes it."""
+    values = np.frombuffer(native.dequantize(index), dtype=np.float32)
+    return values.reshape(tuple(reversed(dims)))
 
 
 def _text(raw: bytes) -> Union[str, bytes]:

@@ -4,14 +4,15 @@
 //! are made there, over the same bytes, from the offsets given here.
 #![deny(unsafe_code)]
 
+use gguf_grammar::data::{dequant, DataError};
 use gguf_grammar::grammar::value::value;
 use gguf_grammar::summary::{size_label, Summary};
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::{Ctx, Endian, Error, GgmlType, Gguf, GgufFile, Value, ValueType};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyIndexError, PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyIndexError, PyNotImplementedError, PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyList, PySlice, PyString};
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyList, PySlice, PyString};
 use pyo3::IntoPyObjectExt;
 
 create_exception!(
@@ -516,6 +517,60 @@ impl Document {
         ))
     }
 
+    /// The values of tensor `index` as float32 in this machine's byte order, in a
+    /// `bytearray` (numpy views it without a copy), computed by the crate's
+    /// `data::dequant` exactly as gguf-py's `gguf.quants.dequantize`: blocks are read as
+    /// ggml stores them on a little-endian machine, whatever the file's byte order.
+    /// `NotImplementedError` for a type gguf-py cannot dequantise either, `ValueError` when
+    /// the data is not all in the file.
+    fn dequantize<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyByteArray>> {
+        let t = self
+            .tensors
+            .get(index)
+            .ok_or_else(|| PyIndexError::new_err("tensor index out of range"))?;
+        let ty = GgmlType(t.ggml_type);
+        let name = escape(&t.name);
+        if !dequant::supported(ty) {
+            return Err(PyNotImplementedError::new_err(format!(
+                "tensor \"{name}\": {}",
+                DataError::Unsupported(ty)
+            )));
+        }
+        let bytes = self.bytes();
+        let data = match (t.data_offset, t.n_bytes) {
+            (Some(start), Some(n)) if start <= bytes.len() as u64 && n <= bytes.len() as u64 - start => {
+                &bytes[start as usize..(start + n) as usize]
+            }
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "tensor \"{name}\": its {} bytes of data at offset {} are not all in the file ({} bytes)",
+                    t.n_bytes.map_or("unknown".into(), |n| n.to_string()),
+                    t.data_offset.map_or("unknown".into(), |o| o.to_string()),
+                    bytes.len()
+                )))
+            }
+        };
+        // The value count comes from the bytes present, never from the dims alone; the
+        // dims must agree with it (they gave ggml's byte size, so they do unless they overflow).
+        let (block, size) = (
+            ty.block_size().unwrap_or(1) as usize,
+            ty.type_size().unwrap_or(1) as usize,
+        );
+        let values = data.len() / size * block;
+        let dims = t.dims.iter().try_fold(1u64, |a, &d| a.checked_mul(d));
+        if dims != Some(values as u64) {
+            return Err(PyValueError::new_err(format!(
+                "tensor \"{name}\": dims {:?} do not hold the {values} values of its {} bytes",
+                t.dims,
+                data.len()
+            )));
+        }
+        PyByteArray::new_with(py, values * 4, |out| {
+            py.allow_threads(|| dequantize_to_bytes(ty, data, out))
+                .map_err(|e| PyValueError::new_err(format!("tensor \"{name}\": {e}")))
+        })
+    }
+
     /// The diagnostics under `profile`, each `(code, severity, start, end, path, message,
     /// rejected_by)`; with `schema`, the LLaMA-family schema's too.
     #[pyo3(signature = (profile = "strict", schema = false))]
@@ -652,6 +707,29 @@ fn diagnostic(d: validate::Diagnostic) -> DiagnosticRow {
         d.message,
         d.rejected_by.iter().map(|r| r.name()).collect(),
     )
+}
+
+/// Dequantises `data` (whole blocks of `ty`) into `out` as native-endian f32 bytes, a few
+/// blocks at a time through a small buffer, so nothing is held twice.
+fn dequantize_to_bytes(ty: GgmlType, data: &[u8], out: &mut [u8]) -> Result<(), DataError> {
+    // 4096 values: a whole number of blocks of every type (1, 32, 64 or 256 values).
+    const CHUNK: usize = 4096;
+    let (block, size) = (
+        ty.block_size().unwrap_or(1) as usize,
+        ty.type_size().unwrap_or(1) as usize,
+    );
+    let mut buf = vec![0f32; CHUNK];
+    for (bytes, out) in data
+        .chunks(CHUNK / block * size)
+        .zip(out.chunks_mut(CHUNK * 4))
+    {
+        let buf = &mut buf[..out.len() / 4];
+        dequant::dequantize_into(ty, bytes, buf)?;
+        for (o, v) in out.chunks_exact_mut(4).zip(buf.iter()) {
+            o.copy_from_slice(&v.to_ne_bytes());
+        }
+    }
+    Ok(())
 }
 
 /// `(name, block size, type size)` of a ggml type id from ggml's table, or `None` for an
