@@ -55,7 +55,7 @@ def parse(data: Union[bytes, bytearray, memoryview]) -> Document:
     ...     gguf_grammar.parse(b"GGUF\x03\0\0\0\x01")
     ... except gguf_grammar.GGUFParseError as e:
     ...     print(e.code, e.offset, repr(e.path))
-    truncated 8 'header.counts'
+    truncated 8 'header.tensor_count'
     """
     data = bytes(data)
     return Document(_native.Document.parse(data), lambda: np.frombuffer(data, dtype=np.uint8))
