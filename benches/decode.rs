@@ -10,11 +10,12 @@ use std::io::{self, BufWriter, Write};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use gguf_grammar::validate::{self, Profile};
-use gguf_grammar::write::{GgufBuilder, OwnedValue};
-use gguf_grammar::{render, Array, Ctx, Gguf, Value, ValueType};
+use gguf_grammar::{render, Array, Gguf, Value, ValueType};
 
 mod floor;
 use floor::floor;
+mod vocab;
+use vocab::vocab_262k;
 
 /// Reads every element of every array (strings as bytes, numbers decoded), returning a
 /// checksum so that nothing is optimised away.
@@ -78,39 +79,6 @@ fn iterate_values(gguf: &Gguf<'_>) -> u64 {
         }
     }
     gguf.kvs.iter().map(|kv| count(kv.value)).sum()
-}
-
-/// A gemma3-sized vocabulary: 262,144 SentencePiece-style tokens (ASCII, `▁`-prefixed and
-/// CJK pieces), scores and token types.
-fn vocab_262k() -> Vec<u8> {
-    let n = 262_144u32;
-    let token = |i: u32| match i % 4 {
-        0 => format!("▁tok{i}"),
-        1 => format!("piece{i}"),
-        2 => format!(
-            "{}{}",
-            char::from_u32(0x4e00 + i % 20000).unwrap_or('?'),
-            i % 97
-        ),
-        _ => format!("<0x{:02X}>", i % 256),
-    };
-    GgufBuilder::new(Ctx::V3_LE)
-        .kv("general.architecture", "gemma3")
-        .kv("tokenizer.ggml.model", "llama")
-        .kv(
-            "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, (0..n).map(token)),
-        )
-        .kv(
-            "tokenizer.ggml.scores",
-            OwnedValue::array(ValueType::F32, (0..n).map(|i| -(i as f32) / 7.0)),
-        )
-        .kv(
-            "tokenizer.ggml.token_type",
-            OwnedValue::array(ValueType::I32, (0..n).map(|i| (i % 6) as i32)),
-        )
-        .build()
-        .expect("the vocabulary builds")
 }
 
 fn smollm2() -> Option<Vec<u8>> {
