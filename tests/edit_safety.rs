@@ -291,6 +291,58 @@ fn arrays_can_be_set_edits_apply_in_order_and_dash_is_stdout() {
     assert_eq!(tensor_bytes(&out.stdout), tensor_bytes(&model(4)));
 }
 
+// Item 6: arrays (and any value) from a file.
+#[test]
+fn set_file_reads_the_value_from_a_file_in_command_line_order() {
+    let dir = scratch("set-file");
+    let path = write(&dir, "m.gguf", &model(4));
+    let ids = write(&dir, "ids.json", b"[4, 5, 6]\n");
+    let template = write(&dir, "t.jinja", "{{ bos }}\u{1b}[31m ✓\n".as_bytes());
+    let out = gguf(&[
+        "edit",
+        s(&path),
+        "-o",
+        "-",
+        "--set-file",
+        &format!("my.ids=[u32]:{}", s(&ids)),
+        "--set",
+        "my.ids=[u32]:[1]",
+        "--set-file",
+        &format!("my.template=string:{}", s(&template)),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let edited = Gguf::parse(&out.stdout).unwrap();
+    let ids: Vec<u64> = edited
+        .get("my.ids")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        [1],
+        "the later --set wins: edits apply in the order given"
+    );
+    let template = edited.get("my.template").unwrap().as_str().unwrap();
+    assert_eq!(template, "{{ bos }}\u{1b}[31m ✓\n");
+
+    // A missing file is a usage error, and nothing is written.
+    let missing = dir.join("missing.json");
+    let out = gguf(&[
+        "edit",
+        s(&path),
+        "-o",
+        s(&dir.join("out.gguf")),
+        "--set-file",
+        &format!("my.ids=[u32]:{}", s(&missing)),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("missing.json"), "{}", stderr(&out));
+    assert!(!dir.join("out.gguf").exists());
+}
+
 // Item 2.
 #[test]
 fn links_are_followed_and_special_files_are_not_replaced() {

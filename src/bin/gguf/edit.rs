@@ -44,10 +44,11 @@ pub struct Args {
     force: bool,
 }
 
-/// `--set`, `--remove` and `--rename`, kept in the order they were given.
+/// `--set`, `--set-file`, `--remove` and `--rename`, kept in the order they were given.
 struct Edits(Vec<Edit>);
 
 const SET: &str = "set";
+const SET_FILE: &str = "set-file";
 const REMOVE: &str = "remove";
 const RENAME: &str = "rename";
 
@@ -68,6 +69,13 @@ impl clap::Args for Edits {
              bool string, or `[TYPE]` for an array given as JSON (`ids=[u32]:[1,2]`, \
              `t=[string]:[\"a\",\"b\"]`). Edits apply in the order given.",
         ))
+        .arg(option(
+            SET_FILE,
+            "KEY=[TYPE:]PATH",
+            "Set a key to the contents of a file (UTF-8), read as --set reads its VALUE: a \
+             chat template (`tokenizer.chat_template=string:t.jinja`), or an array as JSON \
+             (`my.ids=[u32]:ids.json`).",
+        ))
         .arg(option(REMOVE, "KEY", "Remove every pair with this key."))
         .arg(option(
             RENAME,
@@ -84,21 +92,23 @@ impl clap::Args for Edits {
 impl FromArgMatches for Edits {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
         let mut edits = Vec::new();
-        for name in [SET, REMOVE, RENAME] {
+        for name in [SET, SET_FILE, REMOVE, RENAME] {
             let (Some(indices), Some(values)) =
                 (matches.indices_of(name), matches.get_many::<String>(name))
             else {
                 continue;
             };
             for (index, value) in indices.zip(values) {
+                let invalid = |e: &dyn std::fmt::Display| {
+                    clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n"))
+                };
                 let edit = match name {
                     SET => Edit::parse_set(value),
+                    SET_FILE => Edit::parse_set(value).and_then(read_value_file),
                     REMOVE => Ok(Edit::Remove(value.clone())),
                     _ => Edit::parse_rename(value),
                 };
-                let edit = edit.map_err(|e| {
-                    clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n"))
-                })?;
+                let edit = edit.map_err(|e| invalid(&escaped(&e)))?;
                 edits.push((index, edit));
             }
         }
@@ -110,6 +120,22 @@ impl FromArgMatches for Edits {
         *self = Self::from_arg_matches(matches)?;
         Ok(())
     }
+}
+
+/// A `--set-file` edit: its text names a file whose contents are the value's text.
+fn read_value_file(edit: Edit) -> Result<Edit, EditError> {
+    let Edit::Set { key, ty, text } = edit else {
+        return Ok(edit);
+    };
+    let path = PathBuf::from(text);
+    let io_err = |source| EditError::Io {
+        path: path.clone(),
+        source,
+    };
+    let bytes = std::fs::read(&path).map_err(io_err)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| io_err(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8")))?;
+    Ok(Edit::Set { key, ty, text })
 }
 
 /// An error that quotes keys and names from the command line or the file, made safe to print.
