@@ -42,7 +42,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::{ConstructPath as ErrorPath, Segment};
-use crate::validate::{Diagnostic, Severity};
+use crate::validate::{Diagnostic, References, Severity};
 use crate::{Gguf, GgufFile, Tensor, Value};
 
 pub mod split;
@@ -274,7 +274,7 @@ impl GgufSet {
                                 earlier + 1,
                                 self.shards[earlier].path.display()
                             ),
-                            rejected_by: &[],
+                            rejected_by: References::NONE,
                         },
                     )),
                     Some(_) => {}
@@ -314,7 +314,7 @@ fn set_diagnostic(
             None => ErrorPath(Vec::new()),
         },
         message,
-        rejected_by: &[],
+        rejected_by: References::NONE,
     }
 }
 

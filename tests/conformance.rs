@@ -335,7 +335,7 @@ fn verb(accepts: bool) -> &'static str {
     }
 }
 
-fn names(refs: &[validate::Reference]) -> String {
+fn names(refs: validate::References) -> String {
     refs.iter().map(|r| r.name()).collect::<Vec<_>>().join(", ")
 }
 

@@ -9,47 +9,6 @@ use std::ops::Range;
 
 use crate::error::ConstructPath;
 
-/// A reference whose accept/reject verdict the diagnostics model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Reference {
-    /// ggml's C reader (`gguf_init_from_file`) reading metadata only (`no_alloc = true`).
-    Ggml,
-    /// ggml's C reader also loading the tensor data.
-    GgmlData,
-    /// gguf-py 0.19.0's `GGUFReader(path)`.
-    GgufPy,
-    /// The GGUF specification.
-    Spec,
-}
-
-/// Which rules a check applies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Profile {
-    /// What ggml's C reader accepts when reading metadata only.
-    Ggml,
-    /// What ggml's C reader accepts when it also loads tensor data.
-    GgmlData,
-    /// What gguf-py 0.19.0's `GGUFReader(path)` accepts.
-    GgufPy,
-    /// The GGUF specification's rules.
-    Spec,
-    /// All of them.
-    Strict,
-}
-
-impl Profile {
-    /// Whether a diagnostic rejected by `rejected_by` makes this profile reject the file.
-    pub fn rejects(self, rejected_by: &[Reference]) -> bool {
-        match self {
-            Profile::Ggml => rejected_by.contains(&Reference::Ggml),
-            Profile::GgmlData => rejected_by.contains(&Reference::GgmlData),
-            Profile::GgufPy => rejected_by.contains(&Reference::GgufPy),
-            Profile::Spec => rejected_by.contains(&Reference::Spec),
-            Profile::Strict => !rejected_by.is_empty(),
-        }
-    }
-}
-
 /// How serious a diagnostic is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Severity {
@@ -75,59 +34,20 @@ pub struct Diagnostic {
     /// What is wrong, in a sentence.
     pub message: String,
     /// The references that reject a file for this (empty: none do).
-    pub rejected_by: &'static [Reference],
+    pub rejected_by: References,
 }
 
 mod container;
+mod diagnostics;
+mod reference;
 pub mod schema;
 
-pub use container::MAX_PER_KIND;
 pub use container::{gguf_py_n_bytes, gguf_py_type_size};
+pub use diagnostics::MAX_PER_KIND;
+pub use reference::{Profile, Reference, References};
 
 use crate::error::{Error, ErrorKind};
 use crate::Gguf;
-
-impl Reference {
-    /// Every reference, in a fixed order.
-    pub const ALL: [Reference; 4] = [
-        Reference::Ggml,
-        Reference::GgmlData,
-        Reference::GgufPy,
-        Reference::Spec,
-    ];
-
-    /// `ggml`, `ggml-data`, `gguf-py` or `spec`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Reference::Ggml => "ggml",
-            Reference::GgmlData => "ggml-data",
-            Reference::GgufPy => "gguf-py",
-            Reference::Spec => "spec",
-        }
-    }
-}
-
-impl Profile {
-    /// Every profile, in a fixed order.
-    pub const ALL: [Profile; 5] = [
-        Profile::Ggml,
-        Profile::GgmlData,
-        Profile::GgufPy,
-        Profile::Spec,
-        Profile::Strict,
-    ];
-
-    /// `ggml`, `ggml-data`, `gguf-py`, `spec` or `strict`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Ggml => "ggml",
-            Profile::GgmlData => "ggml-data",
-            Profile::GgufPy => "gguf-py",
-            Profile::Spec => "spec",
-            Profile::Strict => "strict",
-        }
-    }
-}
 
 impl Severity {
     /// `note`, `warning` or `error`.
@@ -211,6 +131,6 @@ pub fn parse_failure(err: &Error) -> Diagnostic {
         span: Some(err.offset..err.offset),
         path: err.path.clone(),
         message: err.kind.to_string(),
-        rejected_by: &Reference::ALL,
+        rejected_by: References::ALL,
     }
 }

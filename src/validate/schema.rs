@@ -46,8 +46,8 @@ mod arch;
 pub use arch::*;
 
 use std::collections::HashSet;
-use std::ops::Range;
 
+use super::diagnostics::{At, Diagnostics};
 use super::{Diagnostic, Severity};
 use crate::error::{ConstructPath, Segment};
 use crate::grammar::value::{Array, Value, ValueType};
@@ -61,7 +61,7 @@ pub const MISSING_SHOWN: u64 = 16;
 pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     let mut c = Checker {
         gguf,
-        out: Vec::new(),
+        out: Diagnostics::default(),
     };
     let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
     let arch = arch_name.and_then(architecture);
@@ -83,19 +83,16 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     }
     let shapes = arch.map(|arch| c.hparams(arch, &hp));
     if gguf.tensors.is_empty() {
-        c.out.push(Diagnostic {
-            code: "schema-vocab-only",
-            severity: Severity::Note,
-            span: None,
-            path: ConstructPath::default(),
-            message: "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)"
-                .into(),
-            rejected_by: &[],
-        });
+        c.out.report(
+            "schema-vocab-only",
+            Severity::Note,
+            At::default(),
+            "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)".into(),
+        );
     } else if let (Some(arch), Some(shapes)) = (arch, shapes) {
         c.tensors(arch, &hp, &shapes);
     }
-    c.out
+    c.out.finish()
 }
 
 /// Whether a file with these diagnostics passes the schema: none of them is a schema error
@@ -193,7 +190,7 @@ impl Shapes {
 
 struct Checker<'g, 'a> {
     gguf: &'g Gguf<'a>,
-    out: Vec<Diagnostic>,
+    out: Diagnostics,
 }
 
 impl<'a> Checker<'_, 'a> {
@@ -206,39 +203,16 @@ impl<'a> Checker<'_, 'a> {
             .find(|(_, pair)| pair.key.as_bytes() == key.as_bytes())
     }
 
-    fn span(&self, bytes: &[u8]) -> Option<Range<u64>> {
-        let start = self.gguf.offset_of(bytes)?;
-        Some(start..start + bytes.len() as u64)
-    }
-
-    fn push(
-        &mut self,
-        code: &'static str,
-        severity: Severity,
-        span: Option<Range<u64>>,
-        path: ConstructPath,
-        message: String,
-    ) {
-        self.out.push(Diagnostic {
-            code,
-            severity,
-            span,
-            path,
-            message,
-            rejected_by: &[],
-        });
-    }
-
     /// A diagnostic about the pair stored under `key` (or about the key, if it is absent).
     fn push_kv(&mut self, code: &'static str, severity: Severity, key: &str, message: String) {
-        let (span, path) = match self.find(key) {
-            Some((i, pair)) => (
-                self.span(pair.raw),
-                ConstructPath(vec![Segment::Kv(i as u64), Segment::Name(key.into())]),
-            ),
-            None => (None, ConstructPath(vec![Segment::Name(key.into())])),
+        let at = match self.find(key) {
+            Some((i, _)) => At::kv(self.gguf, i),
+            None => At {
+                span: None,
+                path: ConstructPath(vec![Segment::Name(key.into())]),
+            },
         };
-        self.push(code, severity, span, path, message);
+        self.out.report(code, severity, at, message);
     }
 
     fn error_kv(&mut self, code: &'static str, key: &str, message: String) {
@@ -381,22 +355,19 @@ impl<'a> Checker<'_, 'a> {
             let at = s + first as u64 * width;
             at..at + width
         });
-        let path = ConstructPath(vec![
-            Segment::Kv(i as u64),
-            Segment::Name(key.into()),
-            Segment::Element(first as u64),
-        ]);
+        let at = At::kv(self.gguf, i)
+            .spanning(span)
+            .then(Segment::Element(first as u64));
         let value = value.as_i64().map_or_else(|| "?".into(), |v| v.to_string());
         let others = match more {
             0 => String::new(),
             1 => " (1 more invalid value follows)".into(),
             n => format!(" ({n} more invalid values follow)"),
         };
-        self.push(
+        self.out.report(
             "schema-token-type",
             Severity::Error,
-            span,
-            path,
+            at,
             format!(
                 "token type {value} is not one of llama.cpp's (0 undefined, 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte){others}"
             ),
@@ -551,11 +522,6 @@ impl<'a> Checker<'_, 'a> {
                 Scope::Global
             };
             let spec = specs.iter().find(|s| s.scope == scope && s.name == rest);
-            let path = ConstructPath(vec![
-                Segment::Tensor(i as u64),
-                Segment::Name(info.name.to_string()),
-            ]);
-            let span = self.span(info.raw);
             let message = match (spec, block) {
                 (None, _) => Some((
                     "schema-tensor-unexpected",
@@ -585,7 +551,8 @@ impl<'a> Checker<'_, 'a> {
                 }
             };
             if let Some((code, message)) = message {
-                self.push(code, Severity::Error, span, path, message);
+                let at = At::tensor(self.gguf, i);
+                self.out.report(code, Severity::Error, at, message);
             }
         }
         self.missing(&specs, n_layer, &present);
@@ -623,22 +590,23 @@ impl<'a> Checker<'_, 'a> {
                     u64::MAX => name.to_string(),
                     b => format!("blk.{b}.{name}"),
                 };
-                self.push(
+                self.out.report(
                     "schema-tensor-missing",
                     Severity::Error,
-                    None,
-                    ConstructPath(vec![Segment::Name(full)]),
+                    At {
+                        span: None,
+                        path: ConstructPath(vec![Segment::Name(full)]),
+                    },
                     "required tensor is missing".into(),
                 );
                 shown += 1;
             }
         }
         if total > u128::from(shown) {
-            self.push(
+            self.out.report(
                 "schema-tensor-missing",
                 Severity::Error,
-                None,
-                ConstructPath::default(),
+                At::default(),
                 format!(
                     "{} more required tensors are missing",
                     total - u128::from(shown)

@@ -1,0 +1,189 @@
+//! Container rules: what each reference reader and the specification require of the header,
+//! key/values, tensor infos and the layout of the tensor data.
+//!
+//! The rules follow ggml's `gguf_init_from_reader` (`ggml/src/gguf.cpp`, `GGML_TYPE_COUNT` 43),
+//! gguf-py 0.19.0's `GGUFReader.__init__` and the GGUF specification (`docs/gguf.md`). Each
+//! diagnostic names exactly the references that reject a file for it; ggml's verdict when it
+//! also loads the tensor data (`ggml-data`) includes every metadata-only (`ggml`) rejection.
+//!
+//! ggml reads the header as little endian, so on a little-endian host (where the conformance
+//! verdicts were recorded) it rejects every big-endian file at the version field: that is the
+//! `big-endian` diagnostic. Where ggml's own arithmetic overflows (`nelements-overflow`) the
+//! rule is evaluated exactly and rejects, where ggml would accept by accident.
+//!
+//! One module per construct: [`header`], [`kv`] (keys and values), [`tensor`] (each tensor's
+//! descriptor) and [`layout`] (the alignment and where the tensor data lie).
+
+mod header;
+mod kv;
+mod layout;
+mod tensor;
+
+pub use tensor::{gguf_py_n_bytes, gguf_py_type_size};
+
+use std::collections::hash_map::{Entry, RandomState};
+use std::collections::HashMap;
+use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
+
+use super::diagnostics::{At, Diagnostics};
+use super::{Diagnostic, Reference, References};
+use crate::Gguf;
+
+/// ggml rejects, whether or not it loads the data.
+const GGML: References = References::of(&[Reference::Ggml, Reference::GgmlData]);
+/// ggml rejects when it loads the data.
+const GGML_DATA: References = References::of(&[Reference::GgmlData]);
+/// gguf-py rejects.
+const PY: References = References::of(&[Reference::GgufPy]);
+/// The specification forbids.
+const SPEC: References = References::of(&[Reference::Spec]);
+/// Every reference rejects.
+const ALL: References = References::ALL;
+
+/// ggml's `GGUF_MAX_STRING_LENGTH`.
+const GGML_MAX_STRING: u64 = 1 << 30;
+
+/// Checks one parsed file, whose file is `file_len` bytes long.
+struct Checker<'g, 'a> {
+    gguf: &'g Gguf<'a>,
+    file_len: u64,
+    out: Diagnostics,
+}
+
+/// Every container diagnostic for `gguf`, whose file is `file_len` bytes long.
+pub(crate) fn diagnose(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
+    let mut c = Checker {
+        gguf,
+        file_len,
+        out: Diagnostics::default(),
+    };
+    c.header();
+    c.kvs();
+    c.alignment();
+    c.tensors();
+    c.ggml_layout();
+    c.data_layout();
+    c.out.finish()
+}
+
+impl Checker<'_, '_> {
+    /// Where `part` (a slice of the parsed input) lies in the file.
+    fn span(&self, part: &[u8]) -> Option<std::ops::Range<u64>> {
+        super::diagnostics::span_of(self.gguf, part)
+    }
+
+    fn kv_at(&self, index: usize) -> At {
+        At::kv(self.gguf, index)
+    }
+
+    fn tensor_at(&self, index: usize) -> At {
+        At::tensor(self.gguf, index)
+    }
+}
+
+/// The bytes before the first NUL: what C's `strcmp` compares.
+fn c_str(bytes: &[u8]) -> &[u8] {
+    bytes.split(|&b| b == 0).next().unwrap_or(bytes)
+}
+
+/// Byte strings from the file (keys, tensor names) mapped to what was first seen with them.
+///
+/// Each string is hashed once, with std's randomly keyed SipHash (a hostile file cannot
+/// choose colliding names), and the hash is kept in the map: growing the map then moves
+/// stored hashes instead of hashing every string again. At a million names spread over the
+/// file, that rehashing made `check` four times slower per name than at a thousand.
+struct Seen<'a, V> {
+    map: HashMap<Hashed<'a>, V, BuildHasherDefault<StoredHash>>,
+    keys: RandomState,
+}
+
+impl<'a, V> Seen<'a, V> {
+    fn new() -> Self {
+        Seen {
+            map: HashMap::default(),
+            keys: RandomState::new(),
+        }
+    }
+
+    fn entry(&mut self, bytes: &'a [u8]) -> Entry<'_, Hashed<'a>, V> {
+        let hash = self.keys.hash_one(bytes);
+        self.map.entry(Hashed { hash, bytes })
+    }
+}
+
+impl<'a> Seen<'a, usize> {
+    /// The index that first used `bytes`, or `None` after recording that `index` is the first.
+    fn first_use(&mut self, bytes: &'a [u8], index: usize) -> Option<usize> {
+        match self.entry(bytes) {
+            Entry::Occupied(e) => Some(*e.get()),
+            Entry::Vacant(e) => {
+                e.insert(index);
+                None
+            }
+        }
+    }
+}
+
+/// A byte string with its hash.
+#[derive(Clone, Copy, Debug)]
+struct Hashed<'a> {
+    hash: u64,
+    bytes: &'a [u8],
+}
+
+impl PartialEq for Hashed<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.hash == other.hash && self.bytes == other.bytes
+    }
+}
+
+impl Eq for Hashed<'_> {}
+
+impl Hash for Hashed<'_> {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        state.write_u64(self.hash);
+    }
+}
+
+/// The hasher of [`Seen`]'s map: the hash is the one [`Hashed`] carries.
+#[derive(Default)]
+struct StoredHash(u64);
+
+impl Hasher for StoredHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u64(&mut self, hash: u64) {
+        self.0 = hash;
+    }
+
+    /// Not used by [`Hashed`]; mixes the bytes in, should anything else be hashed.
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn c_strings_stop_at_nul() {
+        assert_eq!(c_str(b"general.alignment\0x"), b"general.alignment");
+        assert_eq!(c_str(b"abc"), b"abc");
+        assert_eq!(c_str(b""), b"");
+    }
+
+    #[test]
+    fn ggml_rejects_in_both_modes() {
+        assert_eq!(
+            GGML.iter().collect::<Vec<_>>(),
+            [Reference::Ggml, Reference::GgmlData]
+        );
+        assert_eq!(GGML | GGML_DATA, GGML);
+        assert_eq!(GGML | PY | SPEC, ALL);
+    }
+}

@@ -1,0 +1,182 @@
+//! The readers whose verdicts the diagnostics model, sets of them, and the profiles that judge
+//! a file by them.
+
+use std::fmt;
+use std::ops::{BitAnd, BitOr};
+
+/// A reference whose accept/reject verdict the diagnostics model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Reference {
+    /// ggml's C reader (`gguf_init_from_file`) reading metadata only (`no_alloc = true`).
+    Ggml,
+    /// ggml's C reader also loading the tensor data.
+    GgmlData,
+    /// gguf-py 0.19.0's `GGUFReader(path)`.
+    GgufPy,
+    /// The GGUF specification.
+    Spec,
+}
+
+impl Reference {
+    /// Every reference, in a fixed order.
+    pub const ALL: [Reference; 4] = [
+        Reference::Ggml,
+        Reference::GgmlData,
+        Reference::GgufPy,
+        Reference::Spec,
+    ];
+
+    /// `ggml`, `ggml-data`, `gguf-py` or `spec`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reference::Ggml => "ggml",
+            Reference::GgmlData => "ggml-data",
+            Reference::GgufPy => "gguf-py",
+            Reference::Spec => "spec",
+        }
+    }
+
+    const fn bit(self) -> u8 {
+        1 << self as u8
+    }
+}
+
+/// A set of references: those that reject a file for a diagnostic. Small and `Copy`; `|`
+/// joins two sets, `&` keeps what they share, [`iter`](Self::iter) lists the members in
+/// [`Reference::ALL`]'s order.
+///
+/// ```
+/// use gguf_grammar::validate::{Reference, References};
+///
+/// let ggml = References::of(&[Reference::Ggml, Reference::GgmlData]);
+/// let rejected_by = ggml | References::of(&[Reference::Spec]);
+/// assert!(rejected_by.contains(Reference::Spec) && !rejected_by.contains(Reference::GgufPy));
+/// assert_eq!(rejected_by.len(), 3);
+/// assert_eq!(rejected_by.iter().map(|r| r.name()).collect::<Vec<_>>(), ["ggml", "ggml-data", "spec"]);
+/// assert_eq!(rejected_by & References::of(&[Reference::GgufPy]), References::NONE);
+/// ```
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct References(u8);
+
+impl References {
+    /// No reference.
+    pub const NONE: References = References(0);
+    /// Every reference.
+    pub const ALL: References = References::of(&Reference::ALL);
+
+    /// The set of `refs`.
+    pub const fn of(refs: &[Reference]) -> References {
+        let mut bits = 0;
+        let mut i = 0;
+        while i < refs.len() {
+            bits |= refs[i].bit();
+            i += 1;
+        }
+        References(bits)
+    }
+
+    /// Whether `reference` is in the set.
+    pub fn contains(self, reference: Reference) -> bool {
+        self.0 & reference.bit() != 0
+    }
+
+    /// Whether the set is empty.
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// How many references the set holds.
+    pub fn len(self) -> usize {
+        self.0.count_ones() as usize
+    }
+
+    /// The members, in [`Reference::ALL`]'s order.
+    pub fn iter(self) -> impl Iterator<Item = Reference> {
+        Reference::ALL
+            .into_iter()
+            .filter(move |&r| self.contains(r))
+    }
+}
+
+impl From<Reference> for References {
+    fn from(reference: Reference) -> Self {
+        References(reference.bit())
+    }
+}
+
+impl BitOr for References {
+    type Output = References;
+    fn bitor(self, other: References) -> References {
+        References(self.0 | other.0)
+    }
+}
+
+impl BitAnd for References {
+    type Output = References;
+    fn bitand(self, other: References) -> References {
+        References(self.0 & other.0)
+    }
+}
+
+impl fmt::Debug for References {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_set().entries(self.iter()).finish()
+    }
+}
+
+/// Which rules a check applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Profile {
+    /// What ggml's C reader accepts when reading metadata only.
+    Ggml,
+    /// What ggml's C reader accepts when it also loads tensor data.
+    GgmlData,
+    /// What gguf-py 0.19.0's `GGUFReader(path)` accepts.
+    GgufPy,
+    /// The GGUF specification's rules.
+    Spec,
+    /// All of them.
+    Strict,
+}
+
+impl Profile {
+    /// Every profile, in a fixed order.
+    pub const ALL: [Profile; 5] = [
+        Profile::Ggml,
+        Profile::GgmlData,
+        Profile::GgufPy,
+        Profile::Spec,
+        Profile::Strict,
+    ];
+
+    /// `ggml`, `ggml-data`, `gguf-py`, `spec` or `strict`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Ggml => "ggml",
+            Profile::GgmlData => "ggml-data",
+            Profile::GgufPy => "gguf-py",
+            Profile::Spec => "spec",
+            Profile::Strict => "strict",
+        }
+    }
+
+    /// Whether a diagnostic rejected by `rejected_by` makes this profile reject the file.
+    ///
+    /// ```
+    /// use gguf_grammar::validate::{Profile, Reference, References};
+    ///
+    /// let spec_only = References::of(&[Reference::Spec]);
+    /// assert!(Profile::Spec.rejects(spec_only) && Profile::Strict.rejects(spec_only));
+    /// assert!(!Profile::GgufPy.rejects(spec_only));
+    /// assert!(!Profile::Strict.rejects(References::NONE));
+    /// ```
+    pub fn rejects(self, rejected_by: References) -> bool {
+        match self {
+            Profile::Ggml => rejected_by.contains(Reference::Ggml),
+            Profile::GgmlData => rejected_by.contains(Reference::GgmlData),
+            Profile::GgufPy => rejected_by.contains(Reference::GgufPy),
+            Profile::Spec => rejected_by.contains(Reference::Spec),
+            Profile::Strict => !rejected_by.is_empty(),
+        }
+    }
+}
