@@ -23,76 +23,93 @@ pub fn count(value: Value<'_>) -> Option<u64> {
         .or_else(|| value.as_i64().and_then(|v| u64::try_from(v).ok()))
 }
 
-/// A model's hyperparameters as its keys state them: `None` where a key is absent or is not
-/// a non-negative integer. Read for any architecture (the key names are the LLaMA ones).
-///
-/// ```
-/// use gguf_grammar::{summary::Hparams, Gguf};
-///
-/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
-/// let hp = Hparams::read(&Gguf::parse(&bytes).unwrap());
-/// assert_eq!((hp.architecture, hp.head_count, hp.head_count_kv), (Some("llama"), Some(4), Some(2)));
-/// assert_eq!(hp.n_vocab(), Some(8));
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Hparams<'a> {
-    /// `general.architecture`.
-    pub architecture: Option<&'a str>,
-    /// `{arch}.context_length`.
-    pub context_length: Option<u64>,
-    /// `{arch}.embedding_length` (`n_embd`).
-    pub embedding_length: Option<u64>,
-    /// `{arch}.block_count` (`n_layer`).
-    pub block_count: Option<u64>,
-    /// `{arch}.feed_forward_length` (`n_ff`).
-    pub feed_forward_length: Option<u64>,
-    /// `{arch}.attention.head_count` (`n_head`).
-    pub head_count: Option<u64>,
-    /// `{arch}.attention.head_count_kv` (`n_head_kv`; llama.cpp defaults it to `n_head`).
-    pub head_count_kv: Option<u64>,
-    /// `{arch}.attention.key_length` (`n_embd_head_k`; default `n_embd / n_head`).
-    pub key_length: Option<u64>,
-    /// `{arch}.attention.value_length` (`n_embd_head_v`; default `n_embd / n_head`).
-    pub value_length: Option<u64>,
-    /// `{arch}.rope.dimension_count` (`n_rot`; default `n_embd_head_k`).
-    pub rope_dimension_count: Option<u64>,
-    /// `{arch}.vocab_size`.
-    pub vocab_size: Option<u64>,
-    /// `{arch}.expert_count`.
-    pub expert_count: Option<u64>,
-    /// `{arch}.expert_used_count`.
-    pub expert_used_count: Option<u64>,
-    /// The length of `tokenizer.ggml.tokens`, when it is an array.
-    pub n_tokens: Option<u64>,
+/// The hyperparameters: each [`Hparams`] field beside the key it is read from, in one list.
+/// Generates the struct, its reader and the [`keys`] constants.
+macro_rules! hparams {
+    ($($field:ident, $CONST:ident = $key:literal, $note:literal;)*) => {
+        /// A model's hyperparameters as its keys state them: `None` where a key is absent or
+        /// is not a non-negative integer. Read for any architecture (the key names are the
+        /// LLaMA ones).
+        ///
+        /// ```
+        /// use gguf_grammar::{summary::Hparams, Gguf};
+        ///
+        /// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+        /// let hp = Hparams::read(&Gguf::parse(&bytes).unwrap());
+        /// assert_eq!((hp.architecture, hp.head_count, hp.head_count_kv), (Some("llama"), Some(4), Some(2)));
+        /// assert_eq!(hp.n_vocab(), Some(8));
+        /// ```
+        #[derive(Clone, Debug, Default, PartialEq, Eq)]
+        pub struct Hparams<'a> {
+            /// `general.architecture`.
+            pub architecture: Option<&'a str>,
+            $(
+                #[doc = concat!("`", $key, "`", $note, ".")]
+                pub $field: Option<u64>,
+            )*
+            /// The length of `tokenizer.ggml.tokens`, when it is an array.
+            pub n_tokens: Option<u64>,
+        }
+
+        /// The keys of the hyperparameters, with `{arch}` standing for the architecture's
+        /// name: [`arch_key`] fills it in.
+        pub mod keys {
+            $(
+                #[doc = concat!("`", $key, "`: read into [`Hparams::", stringify!($field), "`](super::Hparams::", stringify!($field), ").")]
+                pub const $CONST: &str = $key;
+            )*
+        }
+
+        impl<'a> Hparams<'a> {
+            /// Reads the hyperparameters of `gguf`'s architecture.
+            pub fn read(gguf: &Gguf<'a>) -> Self {
+                let architecture = gguf.get("general.architecture").and_then(|v| v.as_str());
+                let arch = architecture.unwrap_or("");
+                let get = |key: &str| gguf.get(&arch_key(key, arch)).and_then(count);
+                Hparams {
+                    architecture,
+                    $($field: get(keys::$CONST),)*
+                    n_tokens: gguf
+                        .get("tokenizer.ggml.tokens")
+                        .and_then(|v| v.as_array())
+                        .map(|a| a.len()),
+                }
+            }
+        }
+    };
 }
 
-impl<'a> Hparams<'a> {
-    /// Reads the hyperparameters of `gguf`'s architecture.
-    pub fn read(gguf: &Gguf<'a>) -> Self {
-        let architecture = gguf.get("general.architecture").and_then(|v| v.as_str());
-        let arch = architecture.unwrap_or("");
-        let get = |suffix: &str| gguf.get(&format!("{arch}.{suffix}")).and_then(count);
-        Hparams {
-            architecture,
-            context_length: get("context_length"),
-            embedding_length: get("embedding_length"),
-            block_count: get("block_count"),
-            feed_forward_length: get("feed_forward_length"),
-            head_count: get("attention.head_count"),
-            head_count_kv: get("attention.head_count_kv"),
-            key_length: get("attention.key_length"),
-            value_length: get("attention.value_length"),
-            rope_dimension_count: get("rope.dimension_count"),
-            vocab_size: get("vocab_size"),
-            expert_count: get("expert_count"),
-            expert_used_count: get("expert_used_count"),
-            n_tokens: gguf
-                .get("tokenizer.ggml.tokens")
-                .and_then(|v| v.as_array())
-                .map(|a| a.len()),
-        }
-    }
+hparams! {
+    context_length, CONTEXT_LENGTH = "{arch}.context_length", "";
+    embedding_length, EMBEDDING_LENGTH = "{arch}.embedding_length", " (`n_embd`)";
+    block_count, BLOCK_COUNT = "{arch}.block_count", " (`n_layer`)";
+    feed_forward_length, FEED_FORWARD_LENGTH = "{arch}.feed_forward_length", " (`n_ff`)";
+    head_count, HEAD_COUNT = "{arch}.attention.head_count", " (`n_head`)";
+    head_count_kv, HEAD_COUNT_KV = "{arch}.attention.head_count_kv",
+        " (`n_head_kv`; llama.cpp defaults it to `n_head`)";
+    key_length, KEY_LENGTH = "{arch}.attention.key_length",
+        " (`n_embd_head_k`; default `n_embd / n_head`)";
+    value_length, VALUE_LENGTH = "{arch}.attention.value_length",
+        " (`n_embd_head_v`; default `n_embd / n_head`)";
+    rope_dimension_count, ROPE_DIMENSION_COUNT = "{arch}.rope.dimension_count",
+        " (`n_rot`; default `n_embd_head_k`)";
+    vocab_size, VOCAB_SIZE = "{arch}.vocab_size", "";
+    expert_count, EXPERT_COUNT = "{arch}.expert_count", "";
+    expert_used_count, EXPERT_USED_COUNT = "{arch}.expert_used_count", "";
+}
 
+/// A key of [`keys`] (or of the schema's tables) for architecture `arch`: `{arch}` replaced.
+///
+/// ```
+/// use gguf_grammar::summary::{arch_key, keys};
+/// assert_eq!(arch_key(keys::HEAD_COUNT, "llama"), "llama.attention.head_count");
+/// assert_eq!(arch_key("general.name", "llama"), "general.name");
+/// ```
+pub fn arch_key(key: &str, arch: &str) -> String {
+    key.replace("{arch}", arch)
+}
+
+impl Hparams<'_> {
     /// The vocabulary size: the number of tokens, else `{arch}.vocab_size`.
     pub fn n_vocab(&self) -> Option<u64> {
         self.n_tokens.or(self.vocab_size)

@@ -51,7 +51,7 @@ use super::diagnostics::{At, Diagnostics};
 use super::{Diagnostic, Severity};
 use crate::error::{ConstructPath, Segment};
 use crate::grammar::value::{Array, Value, ValueType};
-use crate::summary::{count, Hparams};
+use crate::summary::{arch_key, count, keys, Hparams};
 use crate::{Gguf, Kv};
 
 /// Missing tensors reported one by one; the rest are counted in one more diagnostic.
@@ -230,7 +230,7 @@ impl<'a> Checker<'_, 'a> {
             .flat_map(|g| g.iter().map(|s| (s.name, s.ty, s.required)))
             .chain(specials.map(|(name, ty)| (name, ty, false)));
         for (name, ty, required) in all {
-            let name = name.replace("{arch}", arch_name.unwrap_or(""));
+            let name = arch_key(name, arch_name.unwrap_or(""));
             match specs.iter_mut().find(|s| s.0 == name) {
                 Some(seen) => seen.2 |= required,
                 None => specs.push((name, ty, required)),
@@ -287,7 +287,7 @@ impl<'a> Checker<'_, 'a> {
                 if size != n {
                     self.error_kv(
                         "schema-token-count",
-                        &format!("{arch}.vocab_size"),
+                        &arch_key(keys::VOCAB_SIZE, arch),
                         format!("vocab_size {size} differs from the {n} tokens"),
                     );
                 }
@@ -401,8 +401,7 @@ impl<'a> Checker<'_, 'a> {
 
     /// Step 4: the hyperparameter rules; returns the shapes the hyperparameters give.
     fn hparams(&mut self, arch: &Architecture, hp: &Hparams<'_>) -> Shapes {
-        let name = arch.name;
-        let key = |suffix: &str| format!("{name}.{suffix}");
+        let key = |template: &str| arch_key(template, arch.name);
         let embd = hp.embedding_length;
         let mut head = hp.head_count;
         let mut head_size = None;
@@ -410,7 +409,7 @@ impl<'a> Checker<'_, 'a> {
             (Some(0), _) => {
                 self.error_kv(
                     "schema-head-count",
-                    &key("attention.head_count"),
+                    &key(keys::HEAD_COUNT),
                     "head_count is 0".into(),
                 );
                 head = None;
@@ -418,7 +417,7 @@ impl<'a> Checker<'_, 'a> {
             (Some(h), Some(e)) if hp.key_length.is_none() && e % h != 0 => {
                 self.error_kv(
                     "schema-head-count",
-                    &key("attention.head_count"),
+                    &key(keys::HEAD_COUNT),
                     format!("head_count {h} does not divide embedding_length {e}"),
                 );
             }
@@ -432,7 +431,7 @@ impl<'a> Checker<'_, 'a> {
             if kv == 0 || h % kv != 0 {
                 self.error_kv(
                     "schema-head-count-kv",
-                    &key("attention.head_count_kv"),
+                    &key(keys::HEAD_COUNT_KV),
                     format!("head_count_kv {kv} does not divide head_count {h}"),
                 );
                 head_kv = None;
@@ -443,7 +442,7 @@ impl<'a> Checker<'_, 'a> {
             if r > k {
                 self.error_kv(
                     "schema-rope-dimension",
-                    &key("rope.dimension_count"),
+                    &key(keys::ROPE_DIMENSION_COUNT),
                     format!("rope.dimension_count {r} exceeds the head size {k}"),
                 );
                 rot = None;
@@ -468,13 +467,13 @@ impl<'a> Checker<'_, 'a> {
         if arch.experts == ExpertUse::Never {
             return 0;
         }
-        let key = |suffix: &str| format!("{}.{suffix}", arch.name);
+        let key = |template: &str| arch_key(template, arch.name);
         let n = hp.expert_count.unwrap_or(0);
         if n == 0 {
             if arch.experts == ExpertUse::Always && hp.expert_count.is_some() {
                 self.error_kv(
                     "schema-expert-count",
-                    &key("expert_count"),
+                    &key(keys::EXPERT_COUNT),
                     format!("expert_count is 0, but {} blocks use experts", arch.name),
                 );
             }
@@ -483,12 +482,12 @@ impl<'a> Checker<'_, 'a> {
         match hp.expert_used_count {
             Some(used) if used == 0 || used > n => self.error_kv(
                 "schema-expert-count",
-                &key("expert_used_count"),
+                &key(keys::EXPERT_USED_COUNT),
                 format!("expert_used_count {used} is not between 1 and expert_count {n}"),
             ),
             None if arch.experts == ExpertUse::Optional => self.error_kv(
                 "schema-expert-count",
-                &key("expert_count"),
+                &key(keys::EXPERT_COUNT),
                 format!("expert_count is {n}, but expert_used_count is missing"),
             ),
             _ => {}

@@ -77,6 +77,7 @@ const fn opt(name: &'static str, ty: KeyType) -> KeySpec {
     }
 }
 
+use crate::summary::keys;
 use KeyType::{Bool, Count, Float, Floats, Integers, Strings};
 
 /// `general.*` keys whose type every file must respect (`general.alignment` belongs to the
@@ -148,16 +149,16 @@ pub const TOKENIZER_REQUIRED: &[KeySpec] = &[
 
 /// The hyperparameters of a LLaMA-layout model.
 pub const LLAMA_KEYS: &[KeySpec] = &[
-    req("{arch}.context_length", Count),
-    req("{arch}.embedding_length", Count),
-    req("{arch}.block_count", Count),
-    req("{arch}.feed_forward_length", Count),
-    req("{arch}.attention.head_count", Count),
-    opt("{arch}.attention.head_count_kv", Count),
-    opt("{arch}.attention.key_length", Count),
-    opt("{arch}.attention.value_length", Count),
+    req(keys::CONTEXT_LENGTH, Count),
+    req(keys::EMBEDDING_LENGTH, Count),
+    req(keys::BLOCK_COUNT, Count),
+    req(keys::FEED_FORWARD_LENGTH, Count),
+    req(keys::HEAD_COUNT, Count),
+    opt(keys::HEAD_COUNT_KV, Count),
+    opt(keys::KEY_LENGTH, Count),
+    opt(keys::VALUE_LENGTH, Count),
     req("{arch}.attention.layer_norm_rms_epsilon", Float),
-    opt("{arch}.rope.dimension_count", Count),
+    opt(keys::ROPE_DIMENSION_COUNT, Count),
     opt("{arch}.rope.freq_base", Float),
     opt("{arch}.rope.scale_linear", Float),
     opt("{arch}.rope.scaling.type", KeyType::String),
@@ -165,19 +166,19 @@ pub const LLAMA_KEYS: &[KeySpec] = &[
     opt("{arch}.rope.scaling.attn_factor", Float),
     opt("{arch}.rope.scaling.original_context_length", Count),
     opt("{arch}.rope.scaling.finetuned", Bool),
-    opt("{arch}.vocab_size", Count),
+    opt(keys::VOCAB_SIZE, Count),
 ];
 
 /// Mixture-of-experts counts, for architectures where experts are optional.
 pub const EXPERT_KEYS: &[KeySpec] = &[
-    opt("{arch}.expert_count", Count),
-    opt("{arch}.expert_used_count", Count),
+    opt(keys::EXPERT_COUNT, Count),
+    opt(keys::EXPERT_USED_COUNT, Count),
 ];
 
 /// Mixture-of-experts counts, for architectures that always have experts.
 pub const EXPERT_KEYS_REQUIRED: &[KeySpec] = &[
-    req("{arch}.expert_count", Count),
-    req("{arch}.expert_used_count", Count),
+    req(keys::EXPERT_COUNT, Count),
+    req(keys::EXPERT_USED_COUNT, Count),
 ];
 
 /// Granite's scaling factors (llama.cpp reads all four as required).
