@@ -89,7 +89,7 @@ impl<'a> Hparams<'a> {
             n_tokens: gguf
                 .get("tokenizer.ggml.tokens")
                 .and_then(|v| v.as_array())
-                .map(|a| a.len()),
+                .map(|a| a.len() as u64),
         }
     }
 

@@ -235,7 +235,7 @@ pub struct OwnedArray {
 pub struct RawArray {
     ctx: Ctx,
     element_type: ElementType,
-    len: u64,
+    len: usize,
     elements: Vec<u8>,
 }
 
@@ -1052,7 +1052,7 @@ impl Encoder {
                     return Err(WriteError::NestingTooDeep { limit: MAX_NESTING });
                 }
                 self.u32(raw.element_type.tag());
-                self.count(raw.len, "array length")?;
+                self.count(raw.len as u64, "array length")?;
                 if raw.ctx == self.ctx {
                     self.out.extend_from_slice(&raw.elements);
                 } else {

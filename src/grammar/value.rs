@@ -327,7 +327,7 @@ impl<'a> Value<'a> {
 pub struct Array<'a> {
     ctx: Ctx,
     element_type: ElementType,
-    len: u64,
+    len: usize,
     depth: u32,
     elements: &'a [u8],
 }
@@ -338,8 +338,9 @@ impl<'a> Array<'a> {
         self.element_type
     }
 
-    /// Number of elements.
-    pub fn len(&self) -> u64 {
+    /// Number of elements. The parse checked that the input holds them all, so the count a
+    /// file declares always fits a `usize`.
+    pub fn len(&self) -> usize {
         self.len
     }
 
@@ -363,7 +364,7 @@ impl<'a> Array<'a> {
     pub(crate) fn from_parsed(
         ctx: Ctx,
         element_type: ElementType,
-        len: u64,
+        len: usize,
         elements: &'a [u8],
     ) -> Self {
         Array {
@@ -385,18 +386,18 @@ impl<'a> Array<'a> {
     }
 
     /// The element at `index`: O(1) for fixed-size types, a walk for strings and arrays.
-    pub fn get(&self, index: u64) -> Option<Value<'a>> {
+    pub fn get(&self, index: usize) -> Option<Value<'a>> {
         if index >= self.len {
             return None;
         }
         let ty = self.element_type.known()?;
         match ty.fixed_size() {
             Some(size) => {
-                let start = usize::try_from(index * size).ok()?;
+                let start = index.checked_mul(usize::try_from(size).ok()?)?;
                 let (_, v) = element(self.ctx, ty, self.depth + 1, &self.elements[start..]).ok()?;
                 Some(v)
             }
-            None => self.iter().nth(usize::try_from(index).ok()?),
+            None => self.iter().nth(index),
         }
     }
 }
@@ -406,7 +407,7 @@ impl<'a> Array<'a> {
 pub struct ArrayIter<'a> {
     array: Array<'a>,
     rest: &'a [u8],
-    left: u64,
+    left: usize,
 }
 
 impl<'a> Iterator for ArrayIter<'a> {
@@ -431,8 +432,7 @@ impl<'a> Iterator for ArrayIter<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = usize::try_from(self.left).unwrap_or(usize::MAX);
-        (left, Some(left))
+        (self.left, Some(self.left))
     }
 }
 
@@ -526,7 +526,7 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
             Array {
                 ctx,
                 element_type,
-                len,
+                len: 0,
                 depth,
                 elements,
             },
@@ -551,6 +551,8 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
     if min_bytes > body.len() as u64 {
         return Err(declared(min_bytes - body.len() as u64));
     }
+    // Every element takes at least a byte and the input holds them all: the count fits a usize.
+    let count = usize::try_from(len).map_err(|_| declared(min_bytes))?;
     let elements_len = match element_type.fixed_size() {
         Some(size) => len * size,
         None => {
@@ -564,7 +566,7 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
         Array {
             ctx,
             element_type: element_type.into(),
-            len,
+            len: count,
             depth,
             elements,
         },

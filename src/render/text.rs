@@ -101,8 +101,8 @@ pub(crate) fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
                 }
                 self::value(element, out)?;
             }
-            if array.len() > ARRAY_PREVIEW as u64 {
-                write!(out, ", ... {} more", array.len() - ARRAY_PREVIEW as u64)?;
+            if array.len() > ARRAY_PREVIEW {
+                write!(out, ", ... {} more", array.len() - ARRAY_PREVIEW)?;
             }
             out.write_all(b"]")
         }

@@ -388,7 +388,7 @@ impl<'a> Checker<'_, 'a> {
 
     fn array(&mut self, array: Array<'a>, path: &Path, top: bool) {
         let span = self.span(array.raw_elements());
-        if array.len() > GGML_MAX_ARRAY {
+        if array.len() as u64 > GGML_MAX_ARRAY {
             self.error(
                 "array-too-long",
                 GGML,
@@ -430,7 +430,7 @@ impl<'a> Checker<'_, 'a> {
                 self.strings(
                     first_and_count(invalid.into_iter().flatten()),
                     first_and_count(long.into_iter().flatten()),
-                    array.len(),
+                    array.len() as u64,
                     path,
                 );
             }

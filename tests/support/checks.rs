@@ -35,7 +35,7 @@ pub fn raw(data: &[u8]) {
 /// The bulk element readers (gguf_grammar::elements) see what `Array::iter` sees.
 pub fn fast_paths_agree(array: Array<'_>) {
     let values: Vec<Value<'_>> = array.iter().collect();
-    assert_eq!(values.len() as u64, array.len());
+    assert_eq!(values.len(), array.len());
     let Some(element_type) = array.element_type().known() else {
         assert!(
             array.is_empty(),
