@@ -529,7 +529,7 @@ impl<'a> GgufBuilder<'a> {
     /// Sets `general.alignment` to the u32 `alignment` (replacing the first such key, or
     /// appending one), which the layout then follows.
     pub fn alignment(&mut self, alignment: u32) -> &mut Self {
-        self.set("general.alignment", alignment)
+        self.set(crate::ALIGNMENT_KEY, alignment)
     }
 
     /// The value of the first pair whose key is `key`.
