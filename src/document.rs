@@ -482,6 +482,8 @@ mod tests {
         assert_eq!(gguf.bytes.as_ptr_range(), owned.bytes().as_ptr_range());
         // The parse is kept, not redone on each call.
         assert!(std::ptr::eq(gguf, owned.gguf()));
+        fn can_cross_threads<T: Send + Sync>(_: &T) {}
+        can_cross_threads(&owned);
         assert!(
             format!("{owned:?}").starts_with("OwnedGguf { bytes: 723"),
             "{owned:?}"
