@@ -93,17 +93,17 @@ impl<'a> Gguf<'a> {
 
     /// Parses with a forced byte order (`None` detects it from the version field).
     pub fn parse_with(bytes: &'a [u8], endian: Option<Endian>) -> Result<Self, Error> {
-        let (_, parsed) = file(endian)(bytes)?;
-        Ok(Gguf::lay_out(parsed, bytes))
+        let (rest, parsed) = file(endian)(bytes)?;
+        let tensor_infos_end = (bytes.len() - rest.len()) as u64;
+        Ok(Gguf::lay_out(parsed, tensor_infos_end, bytes))
     }
 
     /// Places what the grammar read: the alignment, the data start and each tensor's data.
-    fn lay_out(parsed: File<'a>, bytes: &'a [u8]) -> Self {
+    fn lay_out(parsed: File<'a>, tensor_infos_end: u64, bytes: &'a [u8]) -> Self {
         let File {
             header,
             kvs,
             tensor_infos,
-            tensor_infos_end,
         } = parsed;
         let first_alignment = kvs
             .iter()
