@@ -3,7 +3,7 @@
 //! but slice bounds. The parser's target is within 2x of the floor.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use gguf_grammar::{stream, Gguf};
+use gguf_grammar::{stream, Gguf, OwnedGguf};
 
 mod floor;
 use floor::floor;
@@ -36,6 +36,10 @@ fn bench(c: &mut Criterion) {
                 .bytes()
                 .len()
         })
+    });
+    let owned = OwnedGguf::from_vec(bytes.clone()).unwrap();
+    group.bench_function("OwnedGguf::gguf", |b| {
+        b.iter(|| std::hint::black_box(&owned).gguf().kvs.len())
     });
     group.finish();
 }

@@ -25,7 +25,7 @@ fn main() -> Result<(), Box<dyn Error>> {
 pub fn run(path: &Path, out: &mut dyn Write) -> Result<(), Box<dyn Error>> {
     // An owned document can be returned from a loading function or kept in a struct.
     let model = OwnedGguf::open(path)?;
-    let gguf = model.gguf()?;
+    let gguf = model.gguf();
 
     // Text from a file is data: escape it before it reaches a terminal.
     let text = |s: &str| Terminal(s.as_bytes()).to_string();

@@ -36,9 +36,8 @@ pub fn run(path: &Path, limit: usize, out: &mut dyn Write) -> Result<(), Box<dyn
     let types = gguf.get_array("tokenizer.ggml.token_type").ok();
     writeln!(out, "id\ttoken\tscore\ttype")?;
     for (id, token) in tokens.iter().enumerate().take(limit) {
-        let id_u64 = id as u64;
-        let score = scores.and_then(|a| a.get(id_u64)?.as_f64());
-        let kind = types.and_then(|a| a.get(id_u64)?.as_i64());
+        let score = scores.and_then(|a| a.get(id)?.as_f64());
+        let kind = types.and_then(|a| a.get(id)?.as_i64());
         writeln!(
             out,
             "{id}\t{}\t{}\t{}",

@@ -407,7 +407,7 @@ impl<'a> Array<'a> {
     pub fn strings(&self) -> Option<Strings<'a>> {
         (self.element_type() == ValueType::String).then(|| Strings {
             rest: self.raw_elements(),
-            left: self.len(),
+            left: self.len() as u64,
             prefix: Prefix::of(self.ctx()),
         })
     }

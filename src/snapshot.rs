@@ -43,7 +43,7 @@ use crate::render::text;
 use crate::{Array, Gguf, Value};
 
 /// Arrays up to this long are shown whole.
-pub const SHOWN: u64 = 8;
+pub const SHOWN: usize = 8;
 /// Longer arrays show this many elements at each end.
 pub const ENDS: usize = 3;
 
@@ -108,7 +108,7 @@ fn describe_array(array: Array<'_>) -> String {
         array.iter().map(value).collect()
     } else {
         let first = array.iter().take(ENDS).map(value);
-        let skip = usize::try_from(array.len()).unwrap_or(usize::MAX) - ENDS;
+        let skip = array.len() - ENDS;
         let last = array.iter().skip(skip).map(value);
         first.chain(["...".to_string()]).chain(last).collect()
     };

@@ -32,7 +32,7 @@ pub const CHUNK: u64 = 64 * 1024;
 ///
 /// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
 /// let header = read_header(file, None)?;
-/// assert_eq!(header.gguf()?.kvs.len(), 25);
+/// assert_eq!(header.gguf().kvs.len(), 25);
 /// # Ok(()) }
 /// ```
 pub fn read_header<R: Read>(mut reader: R, endian: Option<Endian>) -> Result<OwnedGguf, ReadError> {

@@ -72,7 +72,7 @@ macro_rules! hparams {
                     n_tokens: gguf
                         .get("tokenizer.ggml.tokens")
                         .and_then(|v| v.as_array())
-                        .map(|a| a.len()),
+                        .map(|a| a.len() as u64),
                 }
             }
         }

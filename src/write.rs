@@ -63,9 +63,9 @@ use std::io::{Read, Write};
 use crate::document::Gguf;
 use crate::ggml_type::GgmlType;
 use crate::grammar::header::MAGIC;
-use crate::grammar::value::{ElementType, MAX_NESTING};
+use crate::grammar::value::{value_enum, with_fixed_size_variants, ElementType, MAX_NESTING};
 use crate::grammar::{align_up, Ctx, Endian, Version};
-use crate::{Array, Value, ValueType};
+use crate::{Array, Value};
 
 /// The largest alignment the writer pads to: 16 MiB (2^24).
 ///
@@ -152,52 +152,32 @@ pub enum WriteError {
     Io(#[from] std::io::Error),
 }
 
-/// A metadata value you create or edit: owns its strings and array elements.
-///
-/// The parser's [`Value`] borrows from the file; `OwnedValue::from(value)` copies one.
-/// Conversions exist from every scalar Rust type, `bool`, `&str` and `String`.
-///
-/// ```
-/// use gguf_grammar::write::OwnedValue;
-/// use gguf_grammar::ValueType;
-///
-/// assert_eq!(OwnedValue::from(7u32), OwnedValue::U32(7));
-/// assert_eq!(OwnedValue::from(true), OwnedValue::Bool(1));
-/// assert_eq!(OwnedValue::from("hi"), OwnedValue::String(b"hi".to_vec()));
-/// let scores = OwnedValue::array(ValueType::F32, [0.5f32, -1.0]);
-/// assert_eq!(scores.value_type(), ValueType::Array);
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub enum OwnedValue {
-    /// uint8
-    U8(u8),
-    /// int8
-    I8(i8),
-    /// uint16
-    U16(u16),
-    /// int16
-    I16(i16),
-    /// uint32
-    U32(u32),
-    /// int32
-    I32(i32),
-    /// float32 (bits preserved)
-    F32(f32),
-    /// bool: the byte written (0 false, 1 true; other bytes are written as given)
-    Bool(u8),
-    /// string: the bytes written (conventionally UTF-8)
-    String(Vec<u8>),
-    /// array
-    Array(OwnedArray),
-    /// an array kept as a parsed file's element bytes (what [`GgufBuilder::from_gguf`] keeps)
-    RawArray(RawArray),
-    /// uint64
-    U64(u64),
-    /// int64
-    I64(i64),
-    /// float64 (bits preserved)
-    F64(f64),
-}
+with_fixed_size_variants!(value_enum! {
+    /// A metadata value you create or edit: owns its strings and array elements.
+    ///
+    /// The parser's [`Value`] borrows from the file; `OwnedValue::from(value)` copies one.
+    /// Conversions exist from every scalar Rust type, `bool`, `&str` and `String`.
+    ///
+    /// ```
+    /// use gguf_grammar::write::OwnedValue;
+    /// use gguf_grammar::ValueType;
+    ///
+    /// assert_eq!(OwnedValue::from(7u32), OwnedValue::U32(7));
+    /// assert_eq!(OwnedValue::from(true), OwnedValue::Bool(1));
+    /// assert_eq!(OwnedValue::from("hi"), OwnedValue::String(b"hi".to_vec()));
+    /// let scores = OwnedValue::array(ValueType::F32, [0.5f32, -1.0]);
+    /// assert_eq!(scores.value_type(), ValueType::Array);
+    /// ```
+    #[derive(Clone, Debug, PartialEq)]
+    pub enum OwnedValue {
+        /// string: the bytes written (conventionally UTF-8)
+        String(Vec<u8>) => String,
+        /// array
+        Array(OwnedArray) => Array,
+        /// an array kept as a parsed file's element bytes (what [`GgufBuilder::from_gguf`] keeps)
+        RawArray(RawArray) => Array,
+    }
+});
 
 /// An owned array: the element type written in the file and the elements.
 ///
@@ -235,7 +215,7 @@ pub struct OwnedArray {
 pub struct RawArray {
     ctx: Ctx,
     element_type: ElementType,
-    len: u64,
+    len: usize,
     elements: Vec<u8>,
 }
 
@@ -284,48 +264,26 @@ impl OwnedValue {
     pub fn string(bytes: impl Into<Vec<u8>>) -> Self {
         OwnedValue::String(bytes.into())
     }
-
-    /// The value's type tag.
-    pub fn value_type(&self) -> ValueType {
-        match self {
-            OwnedValue::U8(_) => ValueType::U8,
-            OwnedValue::I8(_) => ValueType::I8,
-            OwnedValue::U16(_) => ValueType::U16,
-            OwnedValue::I16(_) => ValueType::I16,
-            OwnedValue::U32(_) => ValueType::U32,
-            OwnedValue::I32(_) => ValueType::I32,
-            OwnedValue::F32(_) => ValueType::F32,
-            OwnedValue::Bool(_) => ValueType::Bool,
-            OwnedValue::String(_) => ValueType::String,
-            OwnedValue::Array(_) | OwnedValue::RawArray(_) => ValueType::Array,
-            OwnedValue::U64(_) => ValueType::U64,
-            OwnedValue::I64(_) => ValueType::I64,
-            OwnedValue::F64(_) => ValueType::F64,
-        }
-    }
 }
 
-impl From<Value<'_>> for OwnedValue {
-    fn from(value: Value<'_>) -> Self {
-        match value {
-            Value::U8(v) => OwnedValue::U8(v),
-            Value::I8(v) => OwnedValue::I8(v),
-            Value::U16(v) => OwnedValue::U16(v),
-            Value::I16(v) => OwnedValue::I16(v),
-            Value::U32(v) => OwnedValue::U32(v),
-            Value::I32(v) => OwnedValue::I32(v),
-            Value::F32(v) => OwnedValue::F32(v),
-            Value::Bool(v) => OwnedValue::Bool(v),
-            Value::String(s) => OwnedValue::String(s.as_bytes().to_vec()),
-            // The parse checked every element is present: the allocation is bounded by the
-            // input's length.
-            Value::Array(a) => OwnedValue::array(a.element_type(), a.iter()),
-            Value::U64(v) => OwnedValue::U64(v),
-            Value::I64(v) => OwnedValue::I64(v),
-            Value::F64(v) => OwnedValue::F64(v),
+/// `From<Value>`: the fixed-size variants copied one to one, from the shared list.
+macro_rules! owned_from_value {
+    ($($(#[$doc:meta])* $fixed:ident($payload:ty),)*) => {
+        impl From<Value<'_>> for OwnedValue {
+            fn from(value: Value<'_>) -> Self {
+                match value {
+                    $(Value::$fixed(v) => OwnedValue::$fixed(v),)*
+                    Value::String(s) => OwnedValue::String(s.as_bytes().to_vec()),
+                    // The parse checked every element is present: the allocation is bounded
+                    // by the input's length.
+                    Value::Array(a) => OwnedValue::array(a.element_type(), a.iter()),
+                }
+            }
         }
-    }
+    };
 }
+
+with_fixed_size_variants!(owned_from_value! {});
 
 macro_rules! owned_from {
     ($($ty:ty => $variant:ident),* $(,)?) => {$(
@@ -571,7 +529,7 @@ impl<'a> GgufBuilder<'a> {
     /// Sets `general.alignment` to the u32 `alignment` (replacing the first such key, or
     /// appending one), which the layout then follows.
     pub fn alignment(&mut self, alignment: u32) -> &mut Self {
-        self.set("general.alignment", alignment)
+        self.set(crate::ALIGNMENT_KEY, alignment)
     }
 
     /// The value of the first pair whose key is `key`.
@@ -1052,7 +1010,7 @@ impl Encoder {
                     return Err(WriteError::NestingTooDeep { limit: MAX_NESTING });
                 }
                 self.u32(raw.element_type.tag());
-                self.count(raw.len, "array length")?;
+                self.count(raw.len as u64, "array length")?;
                 if raw.ctx == self.ctx {
                     self.out.extend_from_slice(&raw.elements);
                 } else {
@@ -1076,6 +1034,7 @@ mod construct_tests {
     use super::*;
     use crate::grammar::test_bytes::all_ctx;
     use crate::grammar::{header, kv, string, tensor_info, value};
+    use crate::ValueType;
 
     fn encoder(ctx: Ctx) -> Encoder {
         Encoder {

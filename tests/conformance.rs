@@ -414,10 +414,11 @@ fn gguf_py_figures(gguf: &Gguf<'_>, bytes: &[u8]) -> Json {
 /// which follows the first element of each array.
 fn py_type(value: Value<'_>) -> String {
     fn short(t: ValueType) -> &'static str {
-        [
-            "u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "str", "arr", "u64", "i64",
-            "f64",
-        ][t.tag() as usize]
+        match t {
+            ValueType::String => "str",
+            ValueType::Array => "arr",
+            t => t.short_name(),
+        }
     }
     fn array(a: Array<'_>) -> String {
         match a.iter().next() {

@@ -168,8 +168,8 @@ fn every_tensor_byte_survives_an_edit_that_moves_the_data() {
 fn a_builder_over_a_streamed_header_refuses_to_write_data_it_lacks() {
     let bytes = model(100_000);
     let owned = gguf_grammar::stream::read_header(&bytes[..], None).unwrap();
-    let gguf = owned.gguf().unwrap();
-    let mut builder = GgufBuilder::from_gguf(&gguf);
+    let gguf = owned.gguf();
+    let mut builder = GgufBuilder::from_gguf(gguf);
     match builder.build() {
         Err(WriteError::MissingTensorData { name, .. }) => assert_eq!(name, "a"),
         other => panic!("{other:?}"),

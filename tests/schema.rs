@@ -64,7 +64,7 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
         for key in ["tokenizer.ggml.scores", "tokenizer.ggml.token_type"] {
             assert!(array_len(key).map_or(true, |len| len == n), "{name}: {key}");
         }
-        assert!(hp.vocab_size.map_or(true, |v| v == n), "{name}");
+        assert!(hp.vocab_size.map_or(true, |v| v == n as u64), "{name}");
         text += &format!("== {name}\n{}", render(&found));
     }
     assert_eq!(

@@ -409,9 +409,9 @@ impl Document {
         };
         let step = step.max(1);
         let items: Vec<Bound<'py, PyAny>> = match a.element_type().fixed_size() {
-            Some(_) => (start..stop.min(a.len() as usize))
+            Some(_) => (start..stop.min(a.len()))
                 .step_by(step)
-                .filter_map(|i| a.get(i as u64))
+                .filter_map(|i| a.get(i))
                 .map(|v| self.native(py, v))
                 .collect::<PyResult<_>>()?,
             None => a

@@ -11,7 +11,8 @@ use super::{locate, Endian, PResult, Parsed};
 use crate::error::Segment;
 
 /// What the grammar reads from the start of a GGUF file: everything before the padding
-/// and the tensor data. [`crate::Gguf`] adds the layout (alignment, data offsets, sizes).
+/// and the tensor data (which ends where the rest [`file()`] returns begins).
+/// [`crate::Gguf`] adds the layout (alignment, data offsets, sizes).
 #[derive(Clone, Debug, PartialEq)]
 pub struct File<'a> {
     /// Version, byte order and counts.
@@ -20,8 +21,6 @@ pub struct File<'a> {
     pub kvs: Vec<Kv<'a>>,
     /// Every tensor descriptor in file order.
     pub tensor_infos: Vec<TensorInfo<'a>>,
-    /// Offset of the first byte after the tensor infos.
-    pub tensor_infos_end: u64,
 }
 
 /// Parses a whole GGUF header (header, key/values, tensor infos) from the start of a file.
@@ -33,7 +32,7 @@ pub struct File<'a> {
 ///
 /// let bytes = b"GGUF\x03\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
 /// let (rest, parsed) = file(None)(bytes).unwrap();
-/// assert_eq!((rest.len(), parsed.kvs.len(), parsed.tensor_infos_end), (0, 0, 24));
+/// assert_eq!((rest.len(), parsed.header.kv_count, parsed.kvs.len()), (0, 0, 0));
 /// ```
 pub fn file(endian: Option<Endian>) -> impl Fn(&[u8]) -> PResult<'_, File<'_>> {
     move |input| locate(input, parse(input, endian))
@@ -72,14 +71,12 @@ fn parse(input: &[u8], endian: Option<Endian>) -> Parsed<'_, File<'_>> {
         rest = next;
     }
 
-    let tensor_infos_end = (input.len() - rest.len()) as u64;
     Ok((
         rest,
         File {
             header,
             kvs,
             tensor_infos,
-            tensor_infos_end,
         },
     ))
 }
@@ -133,7 +130,6 @@ pub(crate) mod tests {
             assert_eq!(parsed.header.ctx, ctx);
             assert_eq!(parsed.kvs.len(), 1);
             assert_eq!(parsed.kvs[0].value.as_str(), Some("t"));
-            assert_eq!(parsed.tensor_infos_end, bytes.len() as u64);
             let a = &parsed.tensor_infos[0];
             assert_eq!(
                 (a.dims.as_slice(), a.ggml_type, a.offset),

@@ -193,57 +193,82 @@ impl std::fmt::Display for ElementType {
     }
 }
 
-/// A decoded metadata value, borrowing strings and array elements from the input.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Value<'a> {
-    /// uint8
-    U8(u8),
-    /// int8
-    I8(i8),
-    /// uint16
-    U16(u16),
-    /// int16
-    I16(i16),
-    /// uint32
-    U32(u32),
-    /// int32
-    I32(i32),
-    /// float32 (bits preserved, NaN payloads included)
-    F32(f32),
-    /// bool: the byte exactly as stored (see [`Value::as_bool`])
-    Bool(u8),
-    /// string
-    String(GgufStr<'a>),
-    /// array
-    Array(Array<'a>),
-    /// uint64
-    U64(u64),
-    /// int64
-    I64(i64),
-    /// float64 (bits preserved)
-    F64(f64),
+/// Passes the variants that every value enum shares (the eleven fixed-size types, each with
+/// its payload) to `$then!`, after `$then`'s own tokens: the one list behind [`Value`] and
+/// [`crate::write::OwnedValue`], so that a new type is one line here.
+macro_rules! with_fixed_size_variants {
+    ($then:ident! { $($args:tt)* }) => {
+        $then! {
+            $($args)*
+            /// uint8
+            U8(u8),
+            /// int8
+            I8(i8),
+            /// uint16
+            U16(u16),
+            /// int16
+            I16(i16),
+            /// uint32
+            U32(u32),
+            /// int32
+            I32(i32),
+            /// float32 (bits preserved, NaN payloads included)
+            F32(f32),
+            /// bool: the byte as stored or written (0 false, 1 true; any other byte is kept)
+            Bool(u8),
+            /// uint64
+            U64(u64),
+            /// int64
+            I64(i64),
+            /// float64 (bits preserved)
+            F64(f64),
+        }
+    };
 }
 
-impl<'a> Value<'a> {
-    /// The value's type tag.
-    pub fn value_type(&self) -> ValueType {
-        match self {
-            Value::U8(_) => ValueType::U8,
-            Value::I8(_) => ValueType::I8,
-            Value::U16(_) => ValueType::U16,
-            Value::I16(_) => ValueType::I16,
-            Value::U32(_) => ValueType::U32,
-            Value::I32(_) => ValueType::I32,
-            Value::F32(_) => ValueType::F32,
-            Value::Bool(_) => ValueType::Bool,
-            Value::String(_) => ValueType::String,
-            Value::Array(_) => ValueType::Array,
-            Value::U64(_) => ValueType::U64,
-            Value::I64(_) => ValueType::I64,
-            Value::F64(_) => ValueType::F64,
+/// Declares a value enum and its `value_type()`: the variants written out (strings and
+/// arrays, each `Variant(Payload) => ValueType`), then the fixed-size ones
+/// [`with_fixed_size_variants`] passes.
+macro_rules! value_enum {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident $(<$lt:lifetime>)? {
+            $($(#[$own_doc:meta])* $own:ident($own_payload:ty) => $own_type:ident,)*
         }
-    }
+        $($(#[$doc:meta])* $fixed:ident($payload:ty),)*
+    ) => {
+        $(#[$meta])*
+        pub enum $name $(<$lt>)? {
+            $($(#[$doc])* $fixed($payload),)*
+            $($(#[$own_doc])* $own($own_payload),)*
+        }
 
+        impl $(<$lt>)? $name $(<$lt>)? {
+            /// The value's type tag.
+            pub fn value_type(&self) -> $crate::grammar::value::ValueType {
+                use $crate::grammar::value::ValueType;
+                match self {
+                    $(Self::$fixed(_) => ValueType::$fixed,)*
+                    $(Self::$own(_) => ValueType::$own_type,)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use {value_enum, with_fixed_size_variants};
+
+with_fixed_size_variants!(value_enum! {
+    /// A decoded metadata value, borrowing strings and array elements from the input.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    pub enum Value<'a> {
+        /// string
+        String(GgufStr<'a>) => String,
+        /// array
+        Array(Array<'a>) => Array,
+    }
+});
+
+impl<'a> Value<'a> {
     /// Any unsigned integer, widened to u64.
     ///
     /// ```
@@ -327,7 +352,7 @@ impl<'a> Value<'a> {
 pub struct Array<'a> {
     ctx: Ctx,
     element_type: ElementType,
-    len: u64,
+    len: usize,
     depth: u32,
     elements: &'a [u8],
 }
@@ -338,8 +363,9 @@ impl<'a> Array<'a> {
         self.element_type
     }
 
-    /// Number of elements.
-    pub fn len(&self) -> u64 {
+    /// Number of elements. The parse checked that the input holds them all, so the count a
+    /// file declares always fits a `usize`.
+    pub fn len(&self) -> usize {
         self.len
     }
 
@@ -363,7 +389,7 @@ impl<'a> Array<'a> {
     pub(crate) fn from_parsed(
         ctx: Ctx,
         element_type: ElementType,
-        len: u64,
+        len: usize,
         elements: &'a [u8],
     ) -> Self {
         Array {
@@ -385,18 +411,18 @@ impl<'a> Array<'a> {
     }
 
     /// The element at `index`: O(1) for fixed-size types, a walk for strings and arrays.
-    pub fn get(&self, index: u64) -> Option<Value<'a>> {
+    pub fn get(&self, index: usize) -> Option<Value<'a>> {
         if index >= self.len {
             return None;
         }
         let ty = self.element_type.known()?;
         match ty.fixed_size() {
             Some(size) => {
-                let start = usize::try_from(index * size).ok()?;
+                let start = index.checked_mul(usize::try_from(size).ok()?)?;
                 let (_, v) = element(self.ctx, ty, self.depth + 1, &self.elements[start..]).ok()?;
                 Some(v)
             }
-            None => self.iter().nth(usize::try_from(index).ok()?),
+            None => self.iter().nth(index),
         }
     }
 }
@@ -406,7 +432,7 @@ impl<'a> Array<'a> {
 pub struct ArrayIter<'a> {
     array: Array<'a>,
     rest: &'a [u8],
-    left: u64,
+    left: usize,
 }
 
 impl<'a> Iterator for ArrayIter<'a> {
@@ -431,8 +457,7 @@ impl<'a> Iterator for ArrayIter<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = usize::try_from(self.left).unwrap_or(usize::MAX);
-        (left, Some(left))
+        (self.left, Some(self.left))
     }
 }
 
@@ -526,7 +551,7 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
             Array {
                 ctx,
                 element_type,
-                len,
+                len: 0,
                 depth,
                 elements,
             },
@@ -551,6 +576,8 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
     if min_bytes > body.len() as u64 {
         return Err(declared(min_bytes - body.len() as u64));
     }
+    // Every element takes at least a byte and the input holds them all: the count fits a usize.
+    let count = usize::try_from(len).map_err(|_| declared(min_bytes))?;
     let elements_len = match element_type.fixed_size() {
         Some(size) => len * size,
         None => {
@@ -564,7 +591,7 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
         Array {
             ctx,
             element_type: element_type.into(),
-            len,
+            len: count,
             depth,
             elements,
         },

@@ -15,6 +15,7 @@ use std::io::{self, Write};
 
 use super::escape::Terminal;
 use super::json;
+use super::text::Scalar;
 use crate::document::Gguf;
 use crate::error::{ConstructPath as Path, Segment};
 use crate::grammar::string::GgufStr;
@@ -476,30 +477,6 @@ impl std::fmt::Display for TypeName<'_> {
         match self.0 {
             Value::Array(a) => write!(f, "array[{}; {}]", a.element_type(), a.len()),
             v => write!(f, "{}", v.value_type()),
-        }
-    }
-}
-
-/// A scalar (never a string or an array) as the text dump shows it.
-struct Scalar<'a>(Value<'a>);
-
-impl std::fmt::Display for Scalar<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.0 {
-            Value::U8(v) => write!(f, "{v}"),
-            Value::I8(v) => write!(f, "{v}"),
-            Value::U16(v) => write!(f, "{v}"),
-            Value::I16(v) => write!(f, "{v}"),
-            Value::U32(v) => write!(f, "{v}"),
-            Value::I32(v) => write!(f, "{v}"),
-            Value::U64(v) => write!(f, "{v}"),
-            Value::I64(v) => write!(f, "{v}"),
-            Value::F32(v) => write!(f, "{v:?}"),
-            Value::F64(v) => write!(f, "{v:?}"),
-            Value::Bool(0) => f.write_str("false"),
-            Value::Bool(1) => f.write_str("true"),
-            Value::Bool(byte) => write!(f, "true (byte {byte})"),
-            Value::String(_) | Value::Array(_) => write!(f, "{}", TypeName(self.0)),
         }
     }
 }

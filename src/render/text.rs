@@ -76,22 +76,34 @@ fn quoted(bytes: &[u8], out: &mut impl Write) -> io::Result<()> {
     out.write_all(b"\"")
 }
 
+/// A number or a bool as the dump shows it (the snapshot format and the byte map share it);
+/// a string or an array shows its type name only.
+pub(crate) struct Scalar<'a>(pub(crate) Value<'a>);
+
+impl std::fmt::Display for Scalar<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Value::U8(v) => write!(f, "{v}"),
+            Value::I8(v) => write!(f, "{v}"),
+            Value::U16(v) => write!(f, "{v}"),
+            Value::I16(v) => write!(f, "{v}"),
+            Value::U32(v) => write!(f, "{v}"),
+            Value::I32(v) => write!(f, "{v}"),
+            Value::U64(v) => write!(f, "{v}"),
+            Value::I64(v) => write!(f, "{v}"),
+            Value::F32(v) => write!(f, "{v:?}"),
+            Value::F64(v) => write!(f, "{v:?}"),
+            Value::Bool(0) => f.write_str("false"),
+            Value::Bool(1) => f.write_str("true"),
+            Value::Bool(byte) => write!(f, "true (byte {byte})"),
+            Value::String(_) | Value::Array(_) => write!(f, "{}", self.0.value_type()),
+        }
+    }
+}
+
 /// Writes one value as the dump shows it (the snapshot format shares it for scalars).
 pub(crate) fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
     match value {
-        Value::U8(v) => write!(out, "{v}"),
-        Value::I8(v) => write!(out, "{v}"),
-        Value::U16(v) => write!(out, "{v}"),
-        Value::I16(v) => write!(out, "{v}"),
-        Value::U32(v) => write!(out, "{v}"),
-        Value::I32(v) => write!(out, "{v}"),
-        Value::U64(v) => write!(out, "{v}"),
-        Value::I64(v) => write!(out, "{v}"),
-        Value::F32(v) => write!(out, "{v:?}"),
-        Value::F64(v) => write!(out, "{v:?}"),
-        Value::Bool(0) => write!(out, "false"),
-        Value::Bool(1) => write!(out, "true"),
-        Value::Bool(byte) => write!(out, "true (byte {byte})"),
         Value::String(s) => quoted(s.as_bytes(), out),
         Value::Array(array) => {
             out.write_all(b"[")?;
@@ -101,10 +113,11 @@ pub(crate) fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
                 }
                 self::value(element, out)?;
             }
-            if array.len() > ARRAY_PREVIEW as u64 {
-                write!(out, ", ... {} more", array.len() - ARRAY_PREVIEW as u64)?;
+            if array.len() > ARRAY_PREVIEW {
+                write!(out, ", ... {} more", array.len() - ARRAY_PREVIEW)?;
             }
             out.write_all(b"]")
         }
+        scalar => write!(out, "{}", Scalar(scalar)),
     }
 }

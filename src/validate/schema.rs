@@ -265,7 +265,7 @@ impl<'a> Checker<'_, 'a> {
     fn tokenizer(&mut self, hp: &Hparams<'_>) {
         let tokens = self
             .array("tokenizer.ggml.tokens", KeyType::Strings)
-            .map(|a| a.len());
+            .map(|a| a.len() as u64);
         if let Some(n) = tokens {
             for (key, ty, what) in [
                 ("tokenizer.ggml.scores", KeyType::Floats, "scores"),
@@ -275,7 +275,11 @@ impl<'a> Checker<'_, 'a> {
                     "token types",
                 ),
             ] {
-                if let Some(len) = self.array(key, ty).map(|a| a.len()).filter(|&l| l != n) {
+                if let Some(len) = self
+                    .array(key, ty)
+                    .map(|a| a.len() as u64)
+                    .filter(|&l| l != n)
+                {
                     self.error_kv(
                         "schema-token-count",
                         key,

@@ -35,7 +35,7 @@ pub fn raw(data: &[u8]) {
 /// The bulk element readers (gguf_grammar::elements) see what `Array::iter` sees.
 pub fn fast_paths_agree(array: Array<'_>) {
     let values: Vec<Value<'_>> = array.iter().collect();
-    assert_eq!(values.len() as u64, array.len());
+    assert_eq!(values.len(), array.len());
     let Some(element_type) = array.element_type().known() else {
         assert!(
             array.is_empty(),
@@ -113,13 +113,13 @@ pub fn chunked(data: &[u8]) {
         seed: u32::from(seed) | 1,
     };
     let streamed = stream::read_header(reader, None);
-    let streamed = streamed.as_ref().map(|owned| owned.gguf().unwrap());
+    let streamed = streamed.as_ref().map(|owned| owned.gguf());
     match (Gguf::parse(file), streamed) {
         (Ok(one), Ok(streamed)) => {
             assert_eq!(one.header, streamed.header);
             // Compared by their bytes: a NaN value is not equal to itself.
             let raw = |g: &Gguf<'_>| g.kvs.iter().map(|kv| kv.raw.to_vec()).collect::<Vec<_>>();
-            assert_eq!(raw(&one), raw(&streamed));
+            assert_eq!(raw(&one), raw(streamed));
             assert_eq!(one.tensors, streamed.tensors);
             assert_eq!(
                 (one.alignment, one.tensor_infos_end, one.tensor_data_offset),

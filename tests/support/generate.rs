@@ -11,21 +11,14 @@ use gguf_grammar::{Ctx, Endian, GgmlType, ValueType, Version};
 /// Arrays nest at most this deep in generated documents.
 const MAX_DEPTH: u32 = 3;
 
-/// Every value type but the array.
-const SCALARS: [ValueType; 12] = [
-    ValueType::U8,
-    ValueType::I8,
-    ValueType::U16,
-    ValueType::I16,
-    ValueType::U32,
-    ValueType::I32,
-    ValueType::F32,
-    ValueType::Bool,
-    ValueType::String,
-    ValueType::U64,
-    ValueType::I64,
-    ValueType::F64,
-];
+/// Any value type but the array.
+fn scalar(u: &mut Unstructured<'_>) -> Result<ValueType> {
+    let scalars: Vec<ValueType> = ValueType::ALL
+        .into_iter()
+        .filter(|&ty| ty != ValueType::Array)
+        .collect();
+    Ok(*u.choose(&scalars)?)
+}
 
 /// A version and byte order.
 pub fn ctx(u: &mut Unstructured<'_>) -> Result<Ctx> {
@@ -120,7 +113,7 @@ fn key(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
 /// A value of any of the 13 types; arrays nest up to [`MAX_DEPTH`].
 pub fn value(u: &mut Unstructured<'_>, depth: u32) -> Result<OwnedValue> {
     let ty = if depth >= MAX_DEPTH {
-        *u.choose(&SCALARS)?
+        scalar(u)?
     } else {
         *u.choose(&ValueType::ALL)?
     };
@@ -148,7 +141,7 @@ fn value_of(u: &mut Unstructured<'_>, ty: ValueType, depth: u32) -> Result<Owned
         }
         ValueType::Array => {
             let element_type = if depth + 1 >= MAX_DEPTH {
-                *u.choose(&SCALARS)?
+                scalar(u)?
             } else {
                 *u.choose(&ValueType::ALL)?
             };

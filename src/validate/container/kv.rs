@@ -128,7 +128,7 @@ impl<'a> Checker<'_, 'a> {
     fn array(&mut self, array: Array<'a>, at: &dyn Fn() -> At, top: bool) {
         let span = self.span(array.raw_elements());
         let here = || at().spanning(span.clone());
-        if array.len() > GGML_MAX_ARRAY {
+        if array.len() as u64 > GGML_MAX_ARRAY {
             self.out.reject(
                 "array-too-long",
                 GGML,
@@ -168,7 +168,7 @@ impl<'a> Checker<'_, 'a> {
                 self.strings(
                     first_and_count(invalid.into_iter().flatten()),
                     first_and_count(long.into_iter().flatten()),
-                    array.len(),
+                    array.len() as u64,
                     top,
                     at,
                 );
