@@ -517,7 +517,7 @@ fn write_model(kvs: &[OwnedKv], parts: &[Part<'_>], dest: &Path) -> Result<u64, 
         }
         for (t, part) in gguf.tensors.iter().zip(parts) {
             let start = t.data_offset.and_then(|o| usize::try_from(o).ok());
-            let copied = start.and_then(|s| file.bytes().get(s..s + part.data.len()));
+            let copied = start.and_then(|s| file.bytes().get(s..s.checked_add(part.data.len())?));
             if t.info.name.as_bytes() != part.name || copied != Some(part.data) {
                 return Err(bad(format!(
                     "tensor \"{}\" does not read back as written",

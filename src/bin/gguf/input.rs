@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use gguf_grammar::source::{Source, SourceError};
-use gguf_grammar::Gguf;
+use gguf_grammar::{Gguf, GgufFile};
 
 use crate::Failure;
 
@@ -33,4 +33,16 @@ pub fn header_or_parse_error<'b>(
         }
         Err(e) => Err(Failure::Unreadable(format!("{shown}: {e}"))),
     }
+}
+
+/// The file at `path` mapped whole, for the commands that read tensor data: an unreadable
+/// file fails with exit 2.
+pub fn mapped(path: &Path) -> Result<GgufFile, Failure> {
+    GgufFile::open(path).map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))
+}
+
+/// `file` (read from `path`) parsed: bytes that are not GGUF fail with exit 1.
+pub fn parsed<'f>(path: &Path, file: &'f GgufFile) -> Result<Gguf<'f>, Failure> {
+    file.parse()
+        .map_err(|e| Failure::Invalid(format!("{}: {e}", crate::shown(path))))
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use gguf_grammar::data::dequant::{dequantize_into, supported};
 use gguf_grammar::render::escape::terminal;
-use gguf_grammar::{GgufFile, Tensor};
+use gguf_grammar::Tensor;
 
 use crate::Failure;
 
@@ -63,10 +63,9 @@ impl Stats {
 fn stats(t: &Tensor<'_>, bytes: &[u8]) -> Option<Stats> {
     let ty = t.info.ggml_type;
     let data = t.data(bytes).ok().filter(|_| supported(ty))?;
-    let row_len = t.info.dims.first().copied().unwrap_or(1) as usize;
     let n_rows = gguf_grammar::data::rows(&t.info.dims, data.len());
     let row_bytes = (data.len() as u64).checked_div(n_rows).unwrap_or(0) as usize;
-    let mut row = vec![0f32; row_len];
+    let mut row = crate::tensor::row_buffer(&t.info.dims, n_rows);
     let mut s = Stats::default();
     if row_bytes > 0 {
         for chunk in data.chunks_exact(row_bytes) {
@@ -79,11 +78,8 @@ fn stats(t: &Tensor<'_>, bytes: &[u8]) -> Option<Stats> {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
-    let file =
-        GgufFile::open(&args.file).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
-    let gguf = file
-        .parse()
-        .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+    let file = crate::input::mapped(&args.file)?;
+    let gguf = crate::input::parsed(&args.file, &file)?;
     let tensors: Vec<&Tensor<'_>> = if args.names.is_empty() {
         gguf.tensors.iter().collect()
     } else {

@@ -11,7 +11,6 @@ use gguf_grammar::data::{
 };
 use gguf_grammar::edit::{replace_atomically, EditError, Replace};
 use gguf_grammar::render::escape::terminal;
-use gguf_grammar::GgufFile;
 
 use crate::Failure;
 
@@ -54,6 +53,17 @@ enum Format {
     Npy,
 }
 
+/// Room for one row of dequantised values: none when the tensor holds no rows, as then its
+/// first dim is bounded by nothing (`[2^62, 0]` holds no data); else the row is part of the
+/// tensor's data, whose size `Tensor::data` checked against the file.
+pub fn row_buffer(dims: &[u64], n_rows: u64) -> Vec<f32> {
+    let row_len = match n_rows {
+        0 => 0,
+        _ => dims.first().copied().unwrap_or(1),
+    };
+    vec![0f32; usize::try_from(row_len).unwrap_or(0)]
+}
+
 fn parse_rows(text: &str) -> Result<Range<u64>, String> {
     let (a, b) = text.split_once("..").ok_or("expected A..B, e.g. 0..10")?;
     let n = |s: &str| s.parse::<u64>().map_err(|e| format!("{s:?}: {e}"));
@@ -66,11 +76,8 @@ fn parse_rows(text: &str) -> Result<Range<u64>, String> {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
-    let file =
-        GgufFile::open(&args.file).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
-    let gguf = file
-        .parse()
-        .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+    let file = crate::input::mapped(&args.file)?;
+    let gguf = crate::input::parsed(&args.file, &file)?;
     let name = terminal(args.name.as_bytes()).into_owned();
     let tensor = gguf
         .tensor(&args.name)
@@ -100,10 +107,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     };
     // The row length is a whole number of blocks (Tensor::data checked the size).
     let row_bytes = (data.len() as u64).checked_div(n_rows).unwrap_or(0) as usize;
-    let row_len = row_len as usize;
 
     let write = |out: &mut dyn Write| -> io::Result<()> {
-        let mut row = vec![0f32; row_len];
+        let mut row = row_buffer(dims, n_rows);
         match args.format {
             Format::Npy => out.write_all(&npy_header(&shape))?,
             Format::Json => {
