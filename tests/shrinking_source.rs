@@ -1,0 +1,136 @@
+//! A source file truncated by another process while its tensor data is being copied: the
+//! copy fails with a located error (exit 1) instead of a SIGBUS, and nothing is replaced.
+
+mod common;
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+use gguf_grammar::edit::{write_atomically, EditError, Replace};
+use gguf_grammar::source::{RangeError, Source};
+use gguf_grammar::write::{GgufBuilder, WriteError};
+use gguf_grammar::{Ctx, GgmlType};
+
+/// A model with `mib` MiB of f32 tensor data.
+fn model(mib: usize) -> Vec<u8> {
+    let data: Vec<u8> = (0..mib << 20).map(|i| (i % 251) as u8).collect();
+    GgufBuilder::new(Ctx::V3_LE)
+        .set("general.architecture", "llama")
+        .tensor("big", &[(mib << 18) as u64], GgmlType::F32, &data)
+        .build()
+        .unwrap()
+}
+
+#[test]
+fn edit_to_a_pipe_of_a_source_truncated_meanwhile_fails_with_a_message_not_sigbus() {
+    let dir = common::scratch("shrinking-pipe");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let src = dir.join("model.gguf");
+    std::fs::write(&src, model(16)).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args([
+            "edit",
+            "--set",
+            "general.name=string:x",
+            "model.gguf",
+            "-o",
+            "-",
+        ])
+        .current_dir(&dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // The pipe holds 64 KiB and the copy's buffer 1 MiB: the edit is blocked early in the
+    // 16 MiB of data when the file is cut.
+    let mut first = vec![0u8; 1 << 20];
+    stdout.read_exact(&mut first).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&src)
+        .unwrap()
+        .set_len(4096)
+        .unwrap();
+    let mut rest = Vec::new();
+    stdout.read_to_end(&mut rest).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{:?}: {stderr}", out.status);
+    assert!(
+        stderr.contains("model.gguf: the source shrank while being read: it ends at byte 4096, inside the 16777216 bytes at offset 128; the output is incomplete"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_source_truncated_before_the_copy_leaves_the_target_untouched() {
+    let dir = common::scratch("shrinking-target");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let (src, target) = (dir.join("model.gguf"), dir.join("target.gguf"));
+    std::fs::write(&src, model(4)).unwrap();
+    std::fs::write(&target, b"the old target").unwrap();
+
+    let mut header = Vec::new();
+    let (gguf, len) = Source::open(&src)
+        .unwrap()
+        .read_header(&mut header)
+        .unwrap();
+    let file = std::fs::File::open(&src).unwrap();
+    let mut builder = GgufBuilder::from_header_and_file(&gguf, &file, len);
+    builder.set("general.name", "edited");
+    let cut = len - 1000;
+    std::fs::File::options()
+        .write(true)
+        .open(&src)
+        .unwrap()
+        .set_len(cut)
+        .unwrap();
+
+    let result = write_atomically(&builder, &target, &Replace::default(), None);
+    match result {
+        Err(EditError::Write(WriteError::Source(RangeError::Shrank { end, .. }))) => {
+            assert_eq!(end, cut)
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(std::fs::read(&target).unwrap(), b"the old target");
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["model.gguf", "target.gguf"]);
+}
+
+#[test]
+fn a_source_changed_after_the_copy_fails_the_check_before_the_rename() {
+    let dir = common::scratch("changed-source");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let (src, target) = (dir.join("model.gguf"), dir.join("target.gguf"));
+    std::fs::write(&src, model(1)).unwrap();
+    std::fs::write(&target, b"the old target").unwrap();
+
+    let mut header = Vec::new();
+    let (gguf, len) = Source::open(&src)
+        .unwrap()
+        .read_header(&mut header)
+        .unwrap();
+    let file = std::fs::File::open(&src).unwrap();
+    let builder = GgufBuilder::from_header_and_file(&gguf, &file, len);
+    let mut written = builder.build().unwrap();
+    builder.verify(&written).unwrap();
+    // The check reads the source again: a byte changed since the copy is found.
+    let last = written.len() - 1;
+    written[last] ^= 1;
+    assert!(builder.verify(&written).is_err());
+    let mut f = std::fs::File::options().write(true).open(&src).unwrap();
+    f.set_len(len - 1).unwrap();
+    f.flush().unwrap();
+    written[last] ^= 1;
+    let err = builder.verify(&written).unwrap_err().to_string();
+    assert!(
+        err.contains("the source changed while being copied"),
+        "{err}"
+    );
+}
