@@ -3,7 +3,8 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use gguf_grammar::edit::{write_atomically, EditError, Replace};
@@ -19,6 +20,31 @@ fn model(mib: usize) -> Vec<u8> {
         .tensor("big", &[(mib << 18) as u64], GgmlType::F32, &data)
         .build()
         .unwrap()
+}
+
+/// A scratch folder (removed when dropped) with `model.gguf` of `mib` MiB of data and
+/// `target.gguf` holding "the old target".
+fn model_and_target(test: &str, mib: usize) -> (common::RemoveOnDrop, PathBuf, PathBuf) {
+    let dir = common::scratch(test);
+    let (src, target) = (dir.join("model.gguf"), dir.join("target.gguf"));
+    std::fs::write(&src, model(mib)).unwrap();
+    std::fs::write(&target, b"the old target").unwrap();
+    (common::RemoveOnDrop(dir), src, target)
+}
+
+/// What another process does to the source meanwhile.
+fn truncate(path: &Path, len: u64) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_len(len).unwrap();
+}
+
+/// Runs `f` with a builder over `src`'s header (read into memory) and its file, and the
+/// file's length.
+fn with_builder<T>(src: &Path, f: impl FnOnce(GgufBuilder<'_>, u64) -> T) -> T {
+    let mut header = Vec::new();
+    let (gguf, len) = Source::open(src).unwrap().read_header(&mut header).unwrap();
+    let file = std::fs::File::open(src).unwrap();
+    f(GgufBuilder::from_header_and_file(&gguf, &file, len), len)
 }
 
 #[test]
@@ -46,12 +72,7 @@ fn edit_to_a_pipe_of_a_source_truncated_meanwhile_fails_with_a_message_not_sigbu
     // 16 MiB of data when the file is cut.
     let mut first = vec![0u8; 1 << 20];
     stdout.read_exact(&mut first).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&src)
-        .unwrap()
-        .set_len(4096)
-        .unwrap();
+    truncate(&src, 4096);
     let mut rest = Vec::new();
     stdout.read_to_end(&mut rest).unwrap();
     let out = child.wait_with_output().unwrap();
@@ -65,29 +86,14 @@ fn edit_to_a_pipe_of_a_source_truncated_meanwhile_fails_with_a_message_not_sigbu
 
 #[test]
 fn a_source_truncated_before_the_copy_leaves_the_target_untouched() {
-    let dir = common::scratch("shrinking-target");
-    let _cleanup = common::RemoveOnDrop(dir.clone());
-    let (src, target) = (dir.join("model.gguf"), dir.join("target.gguf"));
-    std::fs::write(&src, model(4)).unwrap();
-    std::fs::write(&target, b"the old target").unwrap();
+    let (scratch, src, target) = model_and_target("shrinking-target", 4);
 
-    let mut header = Vec::new();
-    let (gguf, len) = Source::open(&src)
-        .unwrap()
-        .read_header(&mut header)
-        .unwrap();
-    let file = std::fs::File::open(&src).unwrap();
-    let mut builder = GgufBuilder::from_header_and_file(&gguf, &file, len);
-    builder.set("general.name", "edited");
-    let cut = len - 1000;
-    std::fs::File::options()
-        .write(true)
-        .open(&src)
-        .unwrap()
-        .set_len(cut)
-        .unwrap();
-
-    let result = write_atomically(&builder, &target, &Replace::default(), None);
+    let (result, cut) = with_builder(&src, |mut builder, len| {
+        builder.set("general.name", "edited");
+        truncate(&src, len - 1000);
+        let result = write_atomically(&builder, &target, &Replace::default(), None);
+        (result, len - 1000)
+    });
     match result {
         Err(EditError::Write(WriteError::Source(RangeError::Shrank { end, .. }))) => {
             assert_eq!(end, cut)
@@ -95,7 +101,7 @@ fn a_source_truncated_before_the_copy_leaves_the_target_untouched() {
         other => panic!("{other:?}"),
     }
     assert_eq!(std::fs::read(&target).unwrap(), b"the old target");
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
+    let mut names: Vec<_> = std::fs::read_dir(&scratch.0)
         .unwrap()
         .map(|e| e.unwrap().file_name())
         .collect();
@@ -105,30 +111,19 @@ fn a_source_truncated_before_the_copy_leaves_the_target_untouched() {
 
 #[test]
 fn a_source_changed_after_the_copy_fails_the_check_before_the_rename() {
-    let dir = common::scratch("changed-source");
-    let _cleanup = common::RemoveOnDrop(dir.clone());
-    let (src, target) = (dir.join("model.gguf"), dir.join("target.gguf"));
-    std::fs::write(&src, model(1)).unwrap();
-    std::fs::write(&target, b"the old target").unwrap();
+    let (_cleanup, src, _) = model_and_target("changed-source", 1);
 
-    let mut header = Vec::new();
-    let (gguf, len) = Source::open(&src)
-        .unwrap()
-        .read_header(&mut header)
-        .unwrap();
-    let file = std::fs::File::open(&src).unwrap();
-    let builder = GgufBuilder::from_header_and_file(&gguf, &file, len);
-    let mut written = builder.build().unwrap();
-    builder.verify(&written).unwrap();
-    // The check reads the source again: a byte changed since the copy is found.
-    let last = written.len() - 1;
-    written[last] ^= 1;
-    assert!(builder.verify(&written).is_err());
-    let mut f = std::fs::File::options().write(true).open(&src).unwrap();
-    f.set_len(len - 1).unwrap();
-    f.flush().unwrap();
-    written[last] ^= 1;
-    let err = builder.verify(&written).unwrap_err().to_string();
+    let err = with_builder(&src, |builder, len| {
+        let mut written = builder.build().unwrap();
+        builder.verify(&written).unwrap();
+        // The check reads the source again: a byte changed since the copy is found.
+        let last = written.len() - 1;
+        written[last] ^= 1;
+        assert!(builder.verify(&written).is_err());
+        truncate(&src, len - 1);
+        written[last] ^= 1;
+        builder.verify(&written).unwrap_err().to_string()
+    });
     assert!(
         err.contains("the source changed while being copied"),
         "{err}"

@@ -59,7 +59,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use super::{shard_path, shard_prefix};
+use super::{shard_path, shard_prefix, SetError};
 use crate::edit::{replace_atomically, EditError, Replace};
 use crate::grammar::align_up;
 use crate::validate::{self, Profile, Severity};
@@ -105,22 +105,9 @@ impl Default for SplitOptions {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SplitError {
-    /// An input could not be opened or mapped.
-    #[error("{}: {source}", path.display())]
-    Open {
-        /// The file.
-        path: PathBuf,
-        /// What failed.
-        source: io::Error,
-    },
-    /// An input is not GGUF.
-    #[error("{}: {source}", path.display())]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// Where and why the parse failed.
-        source: crate::Error,
-    },
+    /// An input could not be opened or mapped, or is not GGUF.
+    #[error(transparent)]
+    Input(#[from] SetError),
     /// An input `llama-gguf-split` refuses, or would turn into a broken file.
     #[error("{}: {reason}", path.display())]
     Refused {
@@ -223,7 +210,7 @@ pub fn merge(first: &Path, output: &Path) -> Result<u64, SplitError> {
     })?;
     // A set that does not hold together (a shard from another split, a count that disagrees)
     // would merge into a wrong model: refuse rather than guess.
-    let shards = super::GgufSet::open(first).map_err(|source| SplitError::Open {
+    let shards = super::GgufSet::open(first).map_err(|source| SetError::Open {
         path: first.to_path_buf(),
         source,
     })?;
@@ -282,14 +269,18 @@ struct Part<'a> {
 
 fn open(path: &Path) -> Result<GgufFile, SplitError> {
     if path.is_dir() {
-        return Err(SplitError::Open {
+        return Err(SetError::Open {
             path: path.to_path_buf(),
             source: io::Error::new(io::ErrorKind::InvalidInput, "is a directory"),
-        });
+        }
+        .into());
     }
-    GgufFile::open(path).map_err(|source| SplitError::Open {
-        path: path.to_path_buf(),
-        source,
+    GgufFile::open(path).map_err(|source| {
+        SetError::Open {
+            path: path.to_path_buf(),
+            source,
+        }
+        .into()
     })
 }
 
@@ -299,7 +290,7 @@ fn parse<'a>(path: &Path, file: &'a GgufFile) -> Result<Gguf<'a>, SplitError> {
         path: path.to_path_buf(),
         reason,
     };
-    let gguf = file.parse().map_err(|source| SplitError::Parse {
+    let gguf = file.parse().map_err(|source| SetError::Parse {
         path: path.to_path_buf(),
         source,
     })?;
@@ -463,12 +454,13 @@ fn set(kvs: &mut Vec<OwnedKv>, key: &str, value: OwnedValue) {
 /// An existing symbolic link's target (writing replaces the target, not the link).
 fn follow_link(dest: &Path) -> Result<PathBuf, SplitError> {
     match fs::symlink_metadata(dest) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            fs::canonicalize(dest).map_err(|source| SplitError::Open {
+        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(dest).map_err(|source| {
+            SetError::Open {
                 path: dest.to_path_buf(),
                 source,
-            })
-        }
+            }
+            .into()
+        }),
         _ => Ok(dest.to_path_buf()),
     }
 }

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use gguf_grammar::render::escape::terminal;
 use gguf_grammar::set::split::{split, SplitError, SplitLimit, SplitOptions};
+use gguf_grammar::set::SetError;
 
 use crate::Failure;
 
@@ -68,7 +69,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
 pub fn failure(e: SplitError) -> Failure {
     let message = terminal(e.to_string().as_bytes()).into_owned();
     match e {
-        SplitError::Parse { .. } | SplitError::Refused { .. } => Failure::Invalid(message),
+        SplitError::Input(SetError::Parse { .. }) | SplitError::Refused { .. } => {
+            Failure::Invalid(message)
+        }
         _ => Failure::Unreadable(message),
     }
 }
