@@ -129,3 +129,34 @@ fn a_source_changed_after_the_copy_fails_the_check_before_the_rename() {
         "{err}"
     );
 }
+
+#[test]
+fn convert_endian_of_a_source_truncated_meanwhile_fails_with_a_message_and_replaces_nothing() {
+    let (scratch, src, target) = model_and_target("shrinking-convert", 32);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(["convert-endian", "model.gguf", "big", "-o", "target.gguf"])
+        .current_dir(&scratch.0)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The temporary output appears once the header is read: the copy (or the check that
+    // reads the source again) is under way when the source is cut.
+    let temp_exists = || {
+        std::fs::read_dir(&scratch.0)
+            .unwrap()
+            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
+    };
+    while !temp_exists() {
+        assert!(child.try_wait().unwrap().is_none(), "ended before writing");
+        std::thread::yield_now();
+    }
+    truncate(&src, 4096);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{:?}: {stderr}", out.status);
+    assert!(
+        stderr.contains("the source shrank while being read: it ends at byte 4096"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), b"the old target");
+}
