@@ -12,12 +12,12 @@ use gguf_grammar::source::{RangeError, Source};
 use gguf_grammar::write::{GgufBuilder, WriteError};
 use gguf_grammar::{Ctx, GgmlType};
 
-/// A model with `mib` MiB of f32 tensor data.
+/// A model with `mib` MiB of f32 tensor data: one tensor of rows of 1024 values.
 fn model(mib: usize) -> Vec<u8> {
     let data: Vec<u8> = (0..mib << 20).map(|i| (i % 251) as u8).collect();
     GgufBuilder::new(Ctx::V3_LE)
         .set("general.architecture", "llama")
-        .tensor("big", &[(mib << 18) as u64], GgmlType::F32, &data)
+        .tensor("big", &[1024, (mib << 8) as u64], GgmlType::F32, &data)
         .build()
         .unwrap()
 }
@@ -47,39 +47,56 @@ fn with_builder<T>(src: &Path, f: impl FnOnce(GgufBuilder<'_>, u64) -> T) -> T {
     f(GgufBuilder::from_header_and_file(&gguf, &file, len), len)
 }
 
-#[test]
-fn edit_to_a_pipe_of_a_source_truncated_meanwhile_fails_with_a_message_not_sigbus() {
-    let dir = common::scratch("shrinking-pipe");
-    let _cleanup = common::RemoveOnDrop(dir.clone());
-    let src = dir.join("model.gguf");
-    std::fs::write(&src, model(16)).unwrap();
+/// Runs `gguf ARGS` in a folder with a 16 MiB `model.gguf`, writing to a pipe; cuts the
+/// model to 4096 bytes once 1 MiB has been read from the pipe (the pipe holds 64 KiB and a
+/// copy's buffer 1 MiB, so the command is blocked early in the data then). Returns the exit
+/// code and standard error.
+fn cut_while_piping(test: &str, args: &[&str]) -> (Option<i32>, String) {
+    let (scratch, src, _) = model_and_target(test, 16);
     let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args([
-            "edit",
-            "--set",
-            "general.name=string:x",
-            "model.gguf",
-            "-o",
-            "-",
-        ])
-        .current_dir(&dir)
+        .args(args)
+        .current_dir(&scratch.0)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut stdout = child.stdout.take().unwrap();
-    // The pipe holds 64 KiB and the copy's buffer 1 MiB: the edit is blocked early in the
-    // 16 MiB of data when the file is cut.
     let mut first = vec![0u8; 1 << 20];
     stdout.read_exact(&mut first).unwrap();
     truncate(&src, 4096);
-    let mut rest = Vec::new();
-    stdout.read_to_end(&mut rest).unwrap();
+    std::io::copy(&mut stdout, &mut std::io::sink()).unwrap();
     let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{:?}: {stderr}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr)
+}
+
+#[test]
+fn edit_to_a_pipe_of_a_source_truncated_meanwhile_fails_with_a_message_not_sigbus() {
+    let args = [
+        "edit",
+        "--set",
+        "general.name=string:x",
+        "model.gguf",
+        "-o",
+        "-",
+    ];
+    let (code, stderr) = cut_while_piping("shrinking-edit", &args);
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
         stderr.contains("model.gguf: the source shrank while being read: it ends at byte 4096, inside the 16777216 bytes at offset 128; the output is incomplete"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn tensor_values_of_a_source_truncated_meanwhile_fail_with_a_message_not_sigbus() {
+    let args = ["tensor", "model.gguf", "big", "--format", "raw"];
+    let (code, stderr) = cut_while_piping("shrinking-tensor", &args);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "model.gguf: the source shrank while being read: it ends at byte 4096, inside the"
+        ),
         "{stderr}"
     );
 }

@@ -1,7 +1,6 @@
 //! `gguf convert-endian`: the whole file (header and tensor data) in the other byte order,
 //! byte for byte as gguf-py 0.19.0's `gguf-convert-endian` makes it.
 
-use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -58,9 +57,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
     // The header is read into memory and the tensor data with positioned reads: a file
     // truncated by another process meanwhile is an error, not a SIGBUS.
-    let file = File::open(&args.file).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
     let mut header = Vec::new();
-    let (gguf, file_len) = crate::input::header(&args.file, &mut header)?;
+    let (file, gguf, file_len) = crate::input::with_data(&args.file, &mut header)?;
     let swap = gguf.endian() != target;
 
     // Every tensor's region, sorted; refused: types gguf-py cannot convert, data past the

@@ -168,19 +168,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
         )));
     }
     let data_file: File;
-    let (mut bytes, opened) = (Vec::new(), File::open(source));
-    let invalid = |e: &dyn std::fmt::Display| Failure::Invalid(format!("{shown}: {e}"));
+    let mut bytes = Vec::new();
     let mut builder = if is_stream {
-        let reading = match opened {
-            _ if source == Path::new("-") => io::stdin().lock().read_to_end(&mut bytes),
-            Ok(mut file) => file.read_to_end(&mut bytes),
-            Err(e) => Err(e),
+        let reading = match source == Path::new("-") {
+            true => io::stdin().lock().read_to_end(&mut bytes),
+            false => File::open(source).and_then(|mut file| file.read_to_end(&mut bytes)),
         };
         reading.map_err(|e| unreadable(&e))?;
-        GgufBuilder::from_gguf(&Gguf::parse(&bytes).map_err(|e| invalid(&e))?)
+        let gguf = Gguf::parse(&bytes).map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+        GgufBuilder::from_gguf(&gguf)
     } else {
-        let file = opened.map_err(|e| unreadable(&e))?;
-        let (gguf, len) = crate::input::header(source, &mut bytes)?;
+        let (file, gguf, len) = crate::input::with_data(source, &mut bytes)?;
         data_file = file;
         GgufBuilder::from_header_and_file(&gguf, &data_file, len)
     };

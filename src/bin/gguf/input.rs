@@ -1,10 +1,11 @@
 //! Reading a command's input: a file, `-` for standard input, or any other readable path
 //! (a pipe, `/dev/stdin`), through [`gguf_grammar::source`].
 
+use std::fs::File;
 use std::path::Path;
 
 use gguf_grammar::source::{Source, SourceError};
-use gguf_grammar::{Gguf, GgufFile};
+use gguf_grammar::Gguf;
 
 use crate::Failure;
 
@@ -35,14 +36,12 @@ pub fn header_or_parse_error<'b>(
     }
 }
 
-/// The file at `path` mapped whole, for the commands that read tensor data: an unreadable
-/// file fails with exit 2.
-pub fn mapped(path: &Path) -> Result<GgufFile, Failure> {
-    GgufFile::open(path).map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))
-}
-
-/// `file` (read from `path`) parsed: bytes that are not GGUF fail with exit 1.
-pub fn parsed<'f>(path: &Path, file: &'f GgufFile) -> Result<Gguf<'f>, Failure> {
-    file.parse()
-        .map_err(|e| Failure::Invalid(format!("{}: {e}", crate::shown(path))))
+/// The regular file at `path` opened for positioned reads of its tensor data (see
+/// [`gguf_grammar::source::read_exact_at`]: no memory map, so no SIGBUS when another process
+/// truncates it), with its header read into `buf` and its length.
+pub fn with_data<'b>(path: &Path, buf: &'b mut Vec<u8>) -> Result<(File, Gguf<'b>, u64), Failure> {
+    let file = File::open(path)
+        .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?;
+    let (gguf, len) = header(path, buf)?;
+    Ok((file, gguf, len))
 }
