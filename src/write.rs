@@ -440,22 +440,14 @@ impl Kept<'_> {
 
     /// Whether `written` holds the region byte for byte; a file is read again to compare.
     fn matches(&self, written: &[u8]) -> Result<bool, VerifyError> {
-        let (file, start) = match *self {
-            Kept::Bytes(bytes) => return Ok(written == bytes),
-            Kept::File { file, start, len } if written.len() as u64 == len => (file, start),
-            Kept::File { .. } => return Ok(false),
-        };
-        let mut buf = vec![0u8; written.len().min(crate::source::COPY_BUFFER)];
-        for (i, part) in written.chunks(buf.len().max(1)).enumerate() {
-            // Within the region's length, which the file held when it was opened.
-            let at = start + (i * buf.len()) as u64;
-            crate::source::read_exact_at(file, at, &mut buf[..part.len()])
-                .map_err(|e| VerifyError(format!("the source changed while being copied: {e}")))?;
-            if buf[..part.len()] != *part {
-                return Ok(false);
+        match *self {
+            Kept::Bytes(bytes) => Ok(written == bytes),
+            Kept::File { file, start, len } if written.len() as u64 == len => {
+                crate::source::range_is(file, start, written)
+                    .map_err(|e| VerifyError(format!("the source changed while being copied: {e}")))
             }
+            Kept::File { .. } => Ok(false),
         }
-        Ok(true)
     }
 }
 

@@ -147,33 +147,57 @@ fn a_source_changed_after_the_copy_fails_the_check_before_the_rename() {
     );
 }
 
-#[test]
-fn convert_endian_of_a_source_truncated_meanwhile_fails_with_a_message_and_replaces_nothing() {
-    let (scratch, src, target) = model_and_target("shrinking-convert", 32);
+/// Runs `gguf ARGS` in a folder with a 32 MiB `model.gguf` and `target.gguf`, and cuts the
+/// model to 4096 bytes once a temporary output appears (the header was read: the copy, or
+/// the check that reads the source again, is under way). Returns the exit code, standard
+/// error and the folder's files after the run.
+fn cut_while_writing(test: &str, args: &[&str]) -> (Option<i32>, String, Vec<String>) {
+    let (scratch, src, target) = model_and_target(test, 32);
+    let files = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&scratch.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(["convert-endian", "model.gguf", "big", "-o", "target.gguf"])
+        .args(args)
         .current_dir(&scratch.0)
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // The temporary output appears once the header is read: the copy (or the check that
-    // reads the source again) is under way when the source is cut.
-    let temp_exists = || {
-        std::fs::read_dir(&scratch.0)
-            .unwrap()
-            .any(|e| e.unwrap().file_name().to_string_lossy().ends_with(".tmp"))
-    };
-    while !temp_exists() {
+    while !files().iter().any(|name| name.ends_with(".tmp")) {
         assert!(child.try_wait().unwrap().is_none(), "ended before writing");
         std::thread::yield_now();
     }
     truncate(&src, 4096);
     let out = child.wait_with_output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{:?}: {stderr}", out.status);
+    assert_eq!(std::fs::read(&target).unwrap(), b"the old target");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr, files())
+}
+
+#[test]
+fn convert_endian_of_a_source_truncated_meanwhile_fails_with_a_message_and_replaces_nothing() {
+    let args = ["convert-endian", "model.gguf", "big", "-o", "target.gguf"];
+    let (code, stderr, files) = cut_while_writing("shrinking-convert", &args);
+    assert_eq!(code, Some(1), "{stderr}");
     assert!(
-        stderr.contains("the source shrank while being read: it ends at byte 4096"),
+        stderr.contains("model.gguf: the source shrank while being read: it ends at byte 4096"),
         "{stderr}"
     );
-    assert_eq!(std::fs::read(&target).unwrap(), b"the old target");
+    assert_eq!(files, ["model.gguf", "target.gguf"]);
+}
+
+#[test]
+fn split_of_a_source_truncated_meanwhile_fails_with_a_message_and_writes_no_shard() {
+    let args = ["split", "model.gguf", "shard"];
+    let (code, stderr, files) = cut_while_writing("shrinking-split", &args);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("model.gguf: the source shrank while being read: it ends at byte 4096"),
+        "{stderr}"
+    );
+    assert_eq!(files, ["model.gguf", "target.gguf"]);
 }

@@ -255,3 +255,27 @@ pub fn copy_range(
     }
     Ok(())
 }
+
+/// Whether the `expected.len()` bytes of `file` at `offset` are `expected`, read with
+/// positioned reads through a buffer of at most [`COPY_BUFFER`] bytes: how a written copy
+/// is checked against its source without a memory map.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// assert!(gguf_grammar::source::range_is(&file, 0, b"GGUF")?);
+/// assert!(!gguf_grammar::source::range_is(&file, 0, b"GGUG")?);
+/// # Ok(()) }
+/// ```
+pub fn range_is(file: &File, offset: u64, expected: &[u8]) -> Result<bool, RangeError> {
+    let mut buf = vec![0u8; expected.len().min(COPY_BUFFER)];
+    for (i, part) in expected.chunks(COPY_BUFFER).enumerate() {
+        // Within the range, which starts at `offset` and is `expected.len()` long.
+        let at = offset.saturating_add((i * COPY_BUFFER) as u64);
+        read_exact_at(file, at, &mut buf[..part.len()])?;
+        if buf[..part.len()] != *part {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
