@@ -22,7 +22,8 @@
 //! write a broken file (ggml's reader rejects it, big-endian, `general.alignment` other than 32,
 //! nested arrays, unknown tensor types, zero dims). Every output is written beside its
 //! destination, checked (header and every tensor's bytes) and renamed into place; tensor data
-//! is streamed from memory-mapped inputs, never held in memory.
+//! is copied with positioned reads through a 1 MiB buffer, never held in memory or mapped (an
+//! input truncated meanwhile is an error, not a SIGBUS).
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
