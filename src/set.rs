@@ -298,7 +298,7 @@ fn set_diagnostic(
 ) -> Diagnostic {
     let pair = gguf
         .zip(kv)
-        .and_then(|(g, at)| Some((g, g.kvs.get(at as usize)?)));
+        .and_then(|(g, at)| Some((g, g.kvs.get(usize::try_from(at).ok()?)?)));
     Diagnostic {
         code,
         severity,

@@ -150,6 +150,10 @@ pub enum WriteError {
     /// The output could not be written.
     #[error("write error: {0}")]
     Io(#[from] std::io::Error),
+    /// The source file's data region could not be copied (see
+    /// [`GgufBuilder::from_header_and_file`]): it shrank, or reading it failed.
+    #[error("tensor data: {0}")]
+    Source(crate::source::RangeError),
 }
 
 with_fixed_size_variants!(value_enum! {
@@ -351,9 +355,74 @@ struct Source<'a> {
     /// The bytes between the tensor infos and the data start (shorter if the file ends).
     padding: &'a [u8],
     /// The bytes from the data start to the end of the file.
-    data: &'a [u8],
+    data: Kept<'a>,
     /// The first tensor whose bytes the data region does not wholly hold.
     missing: Option<Missing>,
+}
+
+/// Where the source's data region is: in memory, or in a file read with positioned reads.
+#[derive(Clone, Copy, Debug)]
+enum Kept<'a> {
+    Bytes(&'a [u8]),
+    File {
+        file: &'a std::fs::File,
+        start: u64,
+        len: u64,
+    },
+}
+
+impl Default for Kept<'_> {
+    fn default() -> Self {
+        Kept::Bytes(&[])
+    }
+}
+
+impl Kept<'_> {
+    fn len(&self) -> u64 {
+        match *self {
+            Kept::Bytes(bytes) => bytes.len() as u64,
+            Kept::File { len, .. } => len,
+        }
+    }
+
+    fn write_to(&self, out: &mut (impl Write + ?Sized)) -> Result<(), WriteError> {
+        match *self {
+            Kept::Bytes(bytes) => Ok(out.write_all(bytes)?),
+            Kept::File { file, start, len } => crate::source::copy_range(file, start, len, out)
+                .map_err(|e| match e {
+                    crate::source::RangeError::Write(e) => WriteError::Io(e),
+                    e => WriteError::Source(e),
+                }),
+        }
+    }
+
+    /// Whether `written` holds the region byte for byte; a file is read again to compare.
+    fn matches(&self, written: &[u8]) -> Result<bool, VerifyError> {
+        match *self {
+            Kept::Bytes(bytes) => Ok(written == bytes),
+            Kept::File { file, start, len } if written.len() as u64 == len => {
+                crate::source::range_is(file, start, written)
+                    .map_err(|e| VerifyError(format!("the source changed while being copied: {e}")))
+            }
+            Kept::File { .. } => Ok(false),
+        }
+    }
+}
+
+/// The first tensor of `gguf` whose bytes a data region of `data_len` bytes does not hold.
+fn first_missing(gguf: &Gguf<'_>, data_len: u64) -> Option<Missing> {
+    gguf.tensors.iter().find_map(|t| {
+        let needed = t.n_bytes.unwrap_or(0);
+        // A tensor of unknown size is present when at least its start is.
+        let end = t.info.offset.checked_add(needed.max(1));
+        let present = end.is_some_and(|end| end <= data_len)
+            || (needed == 0 && t.info.offset <= data_len && t.n_bytes.is_some());
+        (!present).then(|| Missing {
+            name: String::from_utf8_lossy(t.info.name.as_bytes()).into_owned(),
+            offset: t.info.offset,
+            needed,
+        })
+    })
 }
 
 /// A source tensor whose bytes are not in the source's data region.
@@ -444,18 +513,7 @@ impl<'a> GgufBuilder<'a> {
             &bytes[from..to]
         };
         let data = slice(gguf.tensor_data_offset, len);
-        let missing = gguf.tensors.iter().find_map(|t| {
-            let needed = t.n_bytes.unwrap_or(0);
-            // A tensor of unknown size is present when at least its start is.
-            let end = t.info.offset.checked_add(needed.max(1));
-            let present = end.is_some_and(|end| end <= data.len() as u64)
-                || (needed == 0 && t.info.offset <= data.len() as u64 && t.n_bytes.is_some());
-            (!present).then(|| Missing {
-                name: String::from_utf8_lossy(t.info.name.as_bytes()).into_owned(),
-                offset: t.info.offset,
-                needed,
-            })
-        });
+        let missing = first_missing(gguf, data.len() as u64);
         GgufBuilder {
             allow_missing_data: false,
             ctx: gguf.header.ctx,
@@ -485,10 +543,41 @@ impl<'a> GgufBuilder<'a> {
                 infos_end: gguf.tensor_infos_end,
                 alignment: gguf.alignment,
                 padding: slice(gguf.tensor_infos_end, gguf.tensor_data_offset),
-                data,
+                data: Kept::Bytes(data),
                 missing,
             },
         }
+    }
+
+    /// Like [`from_gguf`](GgufBuilder::from_gguf) over a header held in memory (such as
+    /// [`crate::source::Source::read_header`] or [`crate::stream::read_header`] give),
+    /// with the data region read from `file`, `file_len` bytes long, when writing: with
+    /// positioned reads through a bounded buffer, never a memory map, so a file truncated by
+    /// another process meanwhile makes writing fail with [`WriteError::Source`] instead of
+    /// ending the process (SIGBUS). [`verify`](GgufBuilder::verify) reads the region again.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use gguf_grammar::source::Source;
+    /// use gguf_grammar::write::GgufBuilder;
+    ///
+    /// let path = std::path::Path::new("tests/conformance/cases/minimal-llama.gguf");
+    /// let (mut header, file) = (Vec::new(), std::fs::File::open(path)?);
+    /// let (gguf, len) = Source::open(path)?.read_header(&mut header)?;
+    /// let mut builder = GgufBuilder::from_header_and_file(&gguf, &file, len);
+    /// builder.set("general.architecture", "llama");
+    /// let out = builder.build()?;
+    /// builder.verify(&out)?;
+    /// assert_eq!(out, std::fs::read(path)?);
+    /// # Ok(()) }
+    /// ```
+    pub fn from_header_and_file(gguf: &Gguf<'a>, file: &'a std::fs::File, file_len: u64) -> Self {
+        let mut builder = GgufBuilder::from_gguf(gguf);
+        let start = gguf.tensor_data_offset.min(file_len);
+        let len = file_len - start;
+        builder.source.data = Kept::File { file, start, len };
+        builder.source.missing = first_missing(gguf, len);
+        builder
     }
 
     /// Writes the file even though the source does not hold every tensor's bytes (see
@@ -647,12 +736,12 @@ impl<'a> GgufBuilder<'a> {
         let layout = self.layout()?;
         out.write_all(&layout.head)?;
         std::io::copy(&mut std::io::repeat(0).take(layout.zeros), out)?;
-        out.write_all(self.source.data)?;
+        self.source.data.write_to(out)?;
         out.write_all(&layout.added)?;
         std::io::copy(&mut std::io::repeat(0).take(layout.tail), out)?;
         Ok(layout.head.len() as u64
             + layout.zeros
-            + self.source.data.len() as u64
+            + self.source.data.len()
             + layout.added.len() as u64
             + layout.tail)
     }
@@ -682,7 +771,7 @@ impl<'a> GgufBuilder<'a> {
         let layout = self.layout().map_err(|e| VerifyError(e.to_string()))?;
         let start = layout.head.len() as u64 + layout.zeros;
         let kept = self.source.data;
-        if (!kept.is_empty() || layout.added.len() as u64 + layout.tail > 0)
+        if (kept.len() > 0 || layout.added.len() as u64 + layout.tail > 0)
             && gguf.tensor_data_offset != start
         {
             return Err(VerifyError(format!(
@@ -695,12 +784,15 @@ impl<'a> GgufBuilder<'a> {
                 .ok()
                 .and_then(|from| written.get(from..from.checked_add(len)?))
         };
-        if region(start, kept.len()) != Some(kept) {
+        let kept_written = usize::try_from(kept.len())
+            .ok()
+            .and_then(|len| region(start, len));
+        if !kept_written.map_or(Ok(false), |written| kept.matches(written))? {
             return Err(VerifyError(
                 "the source's tensor data is not there byte for byte".into(),
             ));
         }
-        let added_at = start + kept.len() as u64;
+        let added_at = start + kept.len();
         if region(added_at, layout.added.len()) != Some(&layout.added[..]) {
             return Err(VerifyError("the added tensor data differs".into()));
         }
@@ -744,11 +836,11 @@ impl<'a> GgufBuilder<'a> {
                 name: missing.name.clone(),
                 offset: missing.offset,
                 needed: missing.needed,
-                have: self.source.data.len() as u64,
+                have: self.source.data.len(),
             });
         }
         let alignment = self.layout_alignment();
-        let kept = self.source.data.len() as u64;
+        let kept = self.source.data.len();
         let points_into_kept = |t: &TensorSpec<'_>| t.data.is_empty() && t.offset.is_some();
         if kept > 0
             && alignment != self.source.alignment

@@ -4,23 +4,14 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use gguf_grammar::fixtures::{self, Verdict};
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::Gguf;
 
-fn gguf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
+mod common;
 
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{gguf_in_root as gguf, text};
 
 /// A fresh empty folder under the target directory.
 fn scratch(name: &str) -> PathBuf {

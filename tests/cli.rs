@@ -1,19 +1,9 @@
 //! The `gguf` binary behaves like a Unix tool: data on stdout, messages on stderr, exit 0 on
 //! success, 1 for invalid GGUF, 2 for usage errors and unreadable files.
 
-use std::process::{Command, Output};
+mod common;
 
-fn gguf(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{gguf_in_root as gguf, text};
 
 #[test]
 fn dump_prints_header_kvs_and_tensors() {

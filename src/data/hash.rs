@@ -52,38 +52,84 @@ fn hex(bytes: &[u8]) -> String {
 
 /// The hash of `parts` concatenated, as `llama-gguf-hash` prints it.
 pub fn digest<'a>(algorithm: Algorithm, parts: impl IntoIterator<Item = &'a [u8]>) -> String {
-    match algorithm {
-        Algorithm::Xxh64 => {
-            let mut h = Xxh64::new(0);
-            parts.into_iter().for_each(|p| h.update(p));
-            format!("{:016x}", h.digest())
+    let mut hasher = Hasher::new(algorithm);
+    parts.into_iter().for_each(|p| hasher.update(p));
+    hasher.finish()
+}
+
+/// A hash fed piece by piece, for data read a buffer at a time: [`digest`] of the pieces
+/// concatenated.
+///
+/// ```
+/// use gguf_grammar::data::hash::{digest, Algorithm, Hasher};
+///
+/// let mut h = Hasher::new(Algorithm::Uuid);
+/// h.update(b"ab");
+/// h.update(b"c");
+/// assert_eq!(h.finish(), digest(Algorithm::Uuid, [&b"abc"[..]]));
+/// ```
+#[derive(Clone)]
+pub struct Hasher {
+    algorithm: Algorithm,
+    state: State,
+}
+
+#[derive(Clone)]
+enum State {
+    Xxh64(Xxh64),
+    Sha1(Sha1),
+    Sha256(Sha256),
+}
+
+impl std::fmt::Debug for Hasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hasher")
+            .field("algorithm", &self.algorithm)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Hasher {
+    /// An empty hash of `algorithm` (a UUID starts from llama.cpp's namespace).
+    pub fn new(algorithm: Algorithm) -> Self {
+        let state = match algorithm {
+            Algorithm::Xxh64 => State::Xxh64(Xxh64::new(0)),
+            Algorithm::Sha1 => State::Sha1(Sha1::new()),
+            Algorithm::Sha256 => State::Sha256(Sha256::new()),
+            Algorithm::Uuid => State::Sha1(Sha1::new_with_prefix(LLAMA_CPP_NAMESPACE)),
+        };
+        Hasher { algorithm, state }
+    }
+
+    /// Adds `part` to the data hashed.
+    pub fn update(&mut self, part: &[u8]) {
+        match &mut self.state {
+            State::Xxh64(h) => h.update(part),
+            State::Sha1(h) => h.update(part),
+            State::Sha256(h) => h.update(part),
         }
-        Algorithm::Sha1 => {
-            let mut h = Sha1::new();
-            parts.into_iter().for_each(|p| h.update(p));
-            hex(&h.finalize())
-        }
-        Algorithm::Sha256 => {
-            let mut h = Sha256::new();
-            parts.into_iter().for_each(|p| h.update(p));
-            hex(&h.finalize())
-        }
-        Algorithm::Uuid => {
-            let mut h = Sha1::new();
-            h.update(LLAMA_CPP_NAMESPACE);
-            parts.into_iter().for_each(|p| h.update(p));
-            let mut u: [u8; 16] = h.finalize()[..16].try_into().unwrap_or_default();
-            u[6] = (u[6] & 0x0f) | 0x50; // version 5
-            u[8] = (u[8] & 0x3f) | 0x80; // variant 0b10
-            let h = hex(&u);
-            format!(
-                "{}-{}-{}-{}-{}",
-                &h[..8],
-                &h[8..12],
-                &h[12..16],
-                &h[16..20],
-                &h[20..]
-            )
+    }
+
+    /// The hash, as `llama-gguf-hash` prints it.
+    pub fn finish(self) -> String {
+        match (self.algorithm, self.state) {
+            (_, State::Xxh64(h)) => format!("{:016x}", h.digest()),
+            (_, State::Sha256(h)) => hex(&h.finalize()),
+            (Algorithm::Uuid, State::Sha1(h)) => {
+                let mut u: [u8; 16] = h.finalize()[..16].try_into().unwrap_or_default();
+                u[6] = (u[6] & 0x0f) | 0x50; // version 5
+                u[8] = (u[8] & 0x3f) | 0x80; // variant 0b10
+                let h = hex(&u);
+                format!(
+                    "{}-{}-{}-{}-{}",
+                    &h[..8],
+                    &h[8..12],
+                    &h[12..16],
+                    &h[16..20],
+                    &h[20..]
+                )
+            }
+            (_, State::Sha1(h)) => hex(&h.finalize()),
         }
     }
 }

@@ -106,6 +106,26 @@ impl<'a> Tensor<'a> {
     /// # Ok(()) }
     /// ```
     pub fn data<'f>(&self, file: &'f [u8]) -> Result<&'f [u8], DataError> {
+        let range = self.data_range(file.len() as u64)?;
+        // The range lies within the file's length, so in usize.
+        Ok(&file[range.start as usize..range.end as usize])
+    }
+
+    /// Where the tensor's bytes lie in a file of `file_len` bytes, checked as
+    /// [`data`](Tensor::data) checks them: for reading them from a file with
+    /// [`crate::source::read_exact_at`] rather than a memory map.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use gguf_grammar::{write::GgufBuilder, Ctx, GgmlType, Gguf};
+    ///
+    /// let bytes = GgufBuilder::new(Ctx::V3_LE).tensor("w", &[2], GgmlType::F32, &[0; 8]).build()?;
+    /// let t = &Gguf::parse(&bytes)?.tensors[0];
+    /// assert_eq!(t.data_range(bytes.len() as u64)?, 64..72);
+    /// assert!(t.data_range(71).is_err());
+    /// # Ok(()) }
+    /// ```
+    pub fn data_range(&self, file_len: u64) -> Result<std::ops::Range<u64>, DataError> {
         let name = || Name(self.info.name.as_bytes()).to_string();
         let needed = self.n_bytes.ok_or_else(|| DataError::NoSize {
             name: name(),
@@ -113,7 +133,6 @@ impl<'a> Tensor<'a> {
             dims: self.info.dims.clone(),
         })?;
         let offset = self.data_offset.unwrap_or(u64::MAX);
-        let file_len = file.len() as u64;
         // A start past the end is an error even for an empty tensor.
         if offset > file_len || file_len - offset < needed {
             return Err(DataError::PastEnd {
@@ -123,8 +142,7 @@ impl<'a> Tensor<'a> {
                 file_len,
             });
         }
-        // Both fit in the file's length, so in usize.
-        Ok(&file[offset as usize..(offset + needed) as usize])
+        Ok(offset..offset + needed)
     }
 }
 

@@ -269,8 +269,7 @@ pub(crate) fn take_declared<'a>(
     }
 }
 
-/// Rounds `offset` up to a multiple of `alignment` (which must be non-zero);
-/// `None` on overflow.
+/// Rounds `offset` up to a multiple of `alignment`; `None` on overflow or a zero alignment.
 ///
 /// ```
 /// use gguf_grammar::grammar::align_up;
@@ -278,9 +277,10 @@ pub(crate) fn take_declared<'a>(
 /// assert_eq!(align_up(65, 32), Some(96));
 /// assert_eq!(align_up(49, 48), Some(96));
 /// assert_eq!(align_up(u64::MAX, 32), None);
+/// assert_eq!(align_up(64, 0), None);
 /// ```
 pub fn align_up(offset: u64, alignment: u64) -> Option<u64> {
-    match offset % alignment {
+    match offset.checked_rem(alignment)? {
         0 => Some(offset),
         rem => offset.checked_add(alignment - rem),
     }

@@ -743,7 +743,8 @@ fn html_data(gguf: &Gguf<'_>, file_size: u64, title: &str, out: &mut Vec<u8>) ->
         gguf.header.ctx.count_width(),
         gguf.endian() == crate::Endian::Little
     )?;
-    let held = (gguf.tensor_data_offset as usize).min(gguf.bytes.len());
+    let held = usize::try_from(gguf.tensor_data_offset)
+        .map_or(gguf.bytes.len(), |start| start.min(gguf.bytes.len()));
     base64(&gguf.bytes[..held], out);
     out.extend_from_slice(b"\", \"rows\": [");
     let mut first = true;

@@ -22,7 +22,8 @@
 //! write a broken file (ggml's reader rejects it, big-endian, `general.alignment` other than 32,
 //! nested arrays, unknown tensor types, zero dims). Every output is written beside its
 //! destination, checked (header and every tensor's bytes) and renamed into place; tensor data
-//! is streamed from memory-mapped inputs, never held in memory.
+//! is copied with positioned reads through a 1 MiB buffer, never held in memory or mapped (an
+//! input truncated meanwhile is an error, not a SIGBUS).
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -55,13 +56,15 @@
 //! ```
 
 use std::collections::HashSet;
-use std::fs;
+use std::fs::{self, File};
 use std::io;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use super::{shard_path, shard_prefix};
+use super::{shard_path, shard_prefix, SetError};
 use crate::edit::{replace_atomically, EditError, Replace};
 use crate::grammar::align_up;
+use crate::source::{copy_range, range_is, RangeError, Source, SourceError};
 use crate::validate::{self, Profile, Severity};
 use crate::write::{GgufBuilder, OwnedKv, OwnedValue};
 use crate::{Ctx, Endian, GgmlType, Gguf, GgufFile, Value, ValueType};
@@ -105,22 +108,9 @@ impl Default for SplitOptions {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum SplitError {
-    /// An input could not be opened or mapped.
-    #[error("{}: {source}", path.display())]
-    Open {
-        /// The file.
-        path: PathBuf,
-        /// What failed.
-        source: io::Error,
-    },
-    /// An input is not GGUF.
-    #[error("{}: {source}", path.display())]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// Where and why the parse failed.
-        source: crate::Error,
-    },
+    /// An input could not be opened or mapped, or is not GGUF.
+    #[error(transparent)]
+    Input(#[from] SetError),
     /// An input `llama-gguf-split` refuses, or would turn into a broken file.
     #[error("{}: {reason}", path.display())]
     Refused {
@@ -163,7 +153,7 @@ pub fn split(
     let file = open(input)?;
     let gguf = parse(input, &file)?;
     let kvs = llama_kvs(input, &gguf)?;
-    let parts = llama_tensors(input, &gguf, file.bytes())?;
+    let parts = llama_tensors(input, &gguf, &file)?;
     let plan = plan(&parts, options)?;
     let count = plan.len();
     let count_u16 = u16::try_from(count).map_err(|_| SplitError::TooManyShards { count })?;
@@ -223,7 +213,7 @@ pub fn merge(first: &Path, output: &Path) -> Result<u64, SplitError> {
     })?;
     // A set that does not hold together (a shard from another split, a count that disagrees)
     // would merge into a wrong model: refuse rather than guess.
-    let shards = super::GgufSet::open(first).map_err(|source| SplitError::Open {
+    let shards = super::GgufSet::open(first).map_err(|source| SetError::Open {
         path: first.to_path_buf(),
         source,
     })?;
@@ -254,7 +244,7 @@ pub fn merge(first: &Path, output: &Path) -> Result<u64, SplitError> {
             kvs = llama_kvs(path, &gguf)?;
             set(&mut kvs, "split.count", OwnedValue::U16(0));
         }
-        parts.extend(llama_tensors(path, &gguf, file.bytes())?);
+        parts.extend(llama_tensors(path, &gguf, file)?);
     }
     let mut seen = HashSet::new();
     if let Some(dup) = parts.iter().find(|p| !seen.insert(p.name)) {
@@ -277,29 +267,57 @@ struct Part<'a> {
     /// Dims as ggml writes them: trailing 1s dropped, at least one.
     dims: Vec<u64>,
     ggml_type: GgmlType,
-    data: &'a [u8],
+    /// Where its bytes are, read with positioned reads (no memory map: a file truncated by
+    /// another process meanwhile is an error, not a SIGBUS).
+    file: &'a File,
+    data: Range<u64>,
 }
 
-fn open(path: &Path) -> Result<GgufFile, SplitError> {
-    if path.is_dir() {
-        return Err(SplitError::Open {
-            path: path.to_path_buf(),
-            source: io::Error::new(io::ErrorKind::InvalidInput, "is a directory"),
-        });
+impl Part<'_> {
+    fn len(&self) -> u64 {
+        self.data.end - self.data.start
     }
-    GgufFile::open(path).map_err(|source| SplitError::Open {
+}
+
+/// An input: its header in memory, its file open for the tensor data, and its length.
+struct Input {
+    file: File,
+    header: Vec<u8>,
+    len: u64,
+}
+
+fn open(path: &Path) -> Result<Input, SplitError> {
+    let open_error = |source| SetError::Open {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    if path.is_dir() {
+        let is_a_dir = io::Error::new(io::ErrorKind::InvalidInput, "is a directory");
+        return Err(open_error(is_a_dir).into());
+    }
+    let file = File::open(path).map_err(open_error)?;
+    let mut header = Vec::new();
+    let len = match Source::open(path).and_then(|mut s| Ok(s.read_header(&mut header)?.1)) {
+        Ok(len) => len,
+        Err(SourceError::Invalid(source)) => {
+            return Err(SetError::Parse {
+                path: path.to_path_buf(),
+                source,
+            }
+            .into())
+        }
+        Err(e) => return Err(open_error(io::Error::other(e.to_string())).into()),
+    };
+    Ok(Input { file, header, len })
 }
 
-/// Parses `file` and refuses what `llama-gguf-split` cannot copy faithfully.
-fn parse<'a>(path: &Path, file: &'a GgufFile) -> Result<Gguf<'a>, SplitError> {
+/// Parses `input`'s header and refuses what `llama-gguf-split` cannot copy faithfully.
+fn parse<'a>(path: &Path, input: &'a Input) -> Result<Gguf<'a>, SplitError> {
     let refused = |reason: String| SplitError::Refused {
         path: path.to_path_buf(),
         reason,
     };
-    let gguf = file.parse().map_err(|source| SplitError::Parse {
+    let gguf = Gguf::parse(&input.header).map_err(|source| SetError::Parse {
         path: path.to_path_buf(),
         source,
     })?;
@@ -308,7 +326,7 @@ fn parse<'a>(path: &Path, file: &'a GgufFile) -> Result<Gguf<'a>, SplitError> {
             "big-endian: llama-gguf-split reads little-endian files only".into(),
         ));
     }
-    let diagnostics = validate::check(&gguf, file.bytes().len() as u64, Profile::GgmlData);
+    let diagnostics = validate::check(&gguf, input.len, Profile::GgmlData);
     if let Some(d) = diagnostics
         .iter()
         .find(|d| d.severity == Severity::Error && Profile::GgmlData.rejects(d.rejected_by))
@@ -370,7 +388,7 @@ fn llama_value(value: Value<'_>) -> Option<OwnedValue> {
 fn llama_tensors<'a>(
     path: &Path,
     gguf: &Gguf<'a>,
-    bytes: &'a [u8],
+    input: &'a Input,
 ) -> Result<Vec<Part<'a>>, SplitError> {
     gguf.tensors
         .iter()
@@ -389,13 +407,7 @@ fn llama_tensors<'a>(
             if t.info.dims.contains(&0) {
                 return Err(refused("a zero dim, which ggml would drop from the shape"));
             }
-            let data = match (t.data_offset, t.n_bytes) {
-                (Some(start), Some(len)) => start.checked_add(len).and_then(|end| {
-                    bytes.get(usize::try_from(start).ok()?..usize::try_from(end).ok()?)
-                }),
-                _ => None,
-            }
-            .ok_or_else(|| {
+            let data = t.data_range(input.len).map_err(|_| {
                 refused("its data has no known size or lies past the end of the file")
             })?;
             let mut dims = t.info.dims.clone();
@@ -407,6 +419,7 @@ fn llama_tensors<'a>(
                 name,
                 dims,
                 ggml_type: t.info.ggml_type,
+                file: &input.file,
                 data,
             })
         })
@@ -426,7 +439,7 @@ fn plan(
     let mut shards: Vec<std::ops::Range<usize>> = (0..first_shards).map(|_| 0..0).collect();
     let mut size = 0u64;
     for (i, part) in parts.iter().enumerate() {
-        let padded = padded(part.data.len() as u64);
+        let padded = padded(part.len());
         let next = size.saturating_add(padded);
         let cut = match options.limit {
             SplitLimit::Bytes(max) => next > max,
@@ -463,12 +476,13 @@ fn set(kvs: &mut Vec<OwnedKv>, key: &str, value: OwnedValue) {
 /// An existing symbolic link's target (writing replaces the target, not the link).
 fn follow_link(dest: &Path) -> Result<PathBuf, SplitError> {
     match fs::symlink_metadata(dest) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            fs::canonicalize(dest).map_err(|source| SplitError::Open {
+        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(dest).map_err(|source| {
+            SetError::Open {
                 path: dest.to_path_buf(),
                 source,
-            })
-        }
+            }
+            .into()
+        }),
         _ => Ok(dest.to_path_buf()),
     }
 }
@@ -481,7 +495,7 @@ fn write_model(kvs: &[OwnedKv], parts: &[Part<'_>], dest: &Path) -> Result<u64, 
     let mut offset = 0u64;
     for part in parts {
         builder.tensor_at(part.name, &part.dims, part.ggml_type, offset, &[]);
-        offset = offset.saturating_add(padded(part.data.len() as u64));
+        offset = offset.saturating_add(padded(part.len()));
     }
     let mut head = builder.build().map_err(EditError::from)?;
     head.resize(padded(head.len() as u64) as usize, 0);
@@ -495,8 +509,12 @@ fn write_model(kvs: &[OwnedKv], parts: &[Part<'_>], dest: &Path) -> Result<u64, 
         out.write_all(&head).map_err(io_err)?;
         let mut written = head.len() as u64;
         for part in parts {
-            let len = part.data.len() as u64;
-            out.write_all(part.data).map_err(io_err)?;
+            let len = part.len();
+            copy_range(part.file, part.data.start, len, out).map_err(|e| match e {
+                RangeError::Write(e) => io_err(e),
+                e => EditError::Check(format!("{}: {e}", part.path.display())),
+            })?;
+            // Below the alignment: a tensor's length padded differs by less than it.
             out.write_all(&zeros[..(padded(len) - len) as usize])
                 .map_err(io_err)?;
             written += padded(len);
@@ -516,9 +534,21 @@ fn write_model(kvs: &[OwnedKv], parts: &[Part<'_>], dest: &Path) -> Result<u64, 
             ));
         }
         for (t, part) in gguf.tensors.iter().zip(parts) {
-            let start = t.data_offset.and_then(|o| usize::try_from(o).ok());
-            let copied = start.and_then(|s| file.bytes().get(s..s + part.data.len()));
-            if t.info.name.as_bytes() != part.name || copied != Some(part.data) {
+            let copied = t
+                .data_range(file.bytes().len() as u64)
+                .ok()
+                .and_then(|range| {
+                    file.bytes()
+                        .get(usize::try_from(range.start).ok()?..usize::try_from(range.end).ok()?)
+                });
+            let same = match copied {
+                Some(copied) if copied.len() as u64 == part.len() => {
+                    range_is(part.file, part.data.start, copied)
+                        .map_err(|e| EditError::Check(format!("{}: {e}", part.path.display())))?
+                }
+                _ => false,
+            };
+            if t.info.name.as_bytes() != part.name || !same {
                 return Err(bad(format!(
                     "tensor \"{}\" does not read back as written",
                     crate::render::escape::terminal(part.name)

@@ -11,6 +11,10 @@
 //! A FIFO with no writer blocks until one opens it, as `cat` does; `/dev/zero` and
 //! `/dev/urandom` end with an error once the bytes fail to be a header.
 //!
+//! Tensor data is read with positioned reads ([`read_exact_at`], [`copy_range`]) rather than
+//! through a map: a file that another process truncates meanwhile gives a located error
+//! ([`RangeError::Shrank`]), where a memory map would end the process with SIGBUS.
+//!
 //! Behind the `remote` feature, [`http`] reads a header over HTTP(S) range requests.
 //!
 //! ```
@@ -26,7 +30,8 @@
 //! ```
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use crate::document::Gguf;
@@ -155,4 +160,122 @@ impl<R: Read> Read for Counting<R> {
         self.read += n as u64;
         Ok(n)
     }
+}
+
+/// Why a range of a file could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RangeError {
+    /// The file ended before the range did: it was cut short after its length was taken
+    /// (another process truncated it while it was being read).
+    #[error("the source shrank while being read: it ends at byte {end}, inside the {len} bytes at offset {offset}")]
+    Shrank {
+        /// Where the range starts.
+        offset: u64,
+        /// Its length.
+        len: u64,
+        /// Where the file now ends.
+        end: u64,
+    },
+    /// Reading failed.
+    #[error("reading the source: {0}")]
+    Read(io::Error),
+    /// Writing the copy failed.
+    #[error("writing: {0}")]
+    Write(io::Error),
+}
+
+/// The largest buffer [`copy_range`] uses, whatever the length copied.
+pub const COPY_BUFFER: usize = 1 << 20;
+
+/// Fills `buf` from `file` at `offset` with positioned reads (the file's cursor is not
+/// used, so a file can be read from several places at once).
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use gguf_grammar::source::{read_exact_at, RangeError};
+///
+/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// let mut magic = [0u8; 4];
+/// read_exact_at(&file, 0, &mut magic)?;
+/// assert_eq!(&magic, b"GGUF");
+/// let past_the_end = read_exact_at(&file, 21790, &mut magic).unwrap_err();
+/// assert!(matches!(past_the_end, RangeError::Shrank { end: 21792, .. }));
+/// # Ok(()) }
+/// ```
+pub fn read_exact_at(file: &File, offset: u64, buf: &mut [u8]) -> Result<(), RangeError> {
+    let mut done = 0;
+    while done < buf.len() {
+        // `done` is within the buffer, so the sum is at most the range's end.
+        let at = offset.saturating_add(done as u64);
+        match file.read_at(&mut buf[done..], at) {
+            Ok(0) => {
+                return Err(RangeError::Shrank {
+                    offset,
+                    len: buf.len() as u64,
+                    end: file.metadata().map_or(at, |m| m.len().min(at)),
+                })
+            }
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(RangeError::Read(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Copies the `len` bytes of `file` at `offset` to `out` through a buffer of at most
+/// [`COPY_BUFFER`] bytes, with positioned reads.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// let mut out = Vec::new();
+/// gguf_grammar::source::copy_range(&file, 4, 4, &mut out)?;
+/// assert_eq!(out, 3u32.to_le_bytes());
+/// # Ok(()) }
+/// ```
+pub fn copy_range(
+    file: &File,
+    offset: u64,
+    len: u64,
+    out: &mut (impl Write + ?Sized),
+) -> Result<(), RangeError> {
+    let mut buf = vec![0u8; usize::try_from(len).map_or(COPY_BUFFER, |n| n.min(COPY_BUFFER))];
+    let mut done = 0;
+    while done < len {
+        let n = usize::try_from(len - done).map_or(buf.len(), |left| left.min(buf.len()));
+        let at = offset.saturating_add(done);
+        read_exact_at(file, at, &mut buf[..n]).map_err(|e| match e {
+            RangeError::Shrank { end, .. } => RangeError::Shrank { offset, len, end },
+            e => e,
+        })?;
+        out.write_all(&buf[..n]).map_err(RangeError::Write)?;
+        done += n as u64;
+    }
+    Ok(())
+}
+
+/// Whether the `expected.len()` bytes of `file` at `offset` are `expected`, read with
+/// positioned reads through a buffer of at most [`COPY_BUFFER`] bytes: how a written copy
+/// is checked against its source without a memory map.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// assert!(gguf_grammar::source::range_is(&file, 0, b"GGUF")?);
+/// assert!(!gguf_grammar::source::range_is(&file, 0, b"GGUG")?);
+/// # Ok(()) }
+/// ```
+pub fn range_is(file: &File, offset: u64, expected: &[u8]) -> Result<bool, RangeError> {
+    let mut buf = vec![0u8; expected.len().min(COPY_BUFFER)];
+    for (i, part) in expected.chunks(COPY_BUFFER).enumerate() {
+        // Within the range, which starts at `offset` and is `expected.len()` long.
+        let at = offset.saturating_add((i * COPY_BUFFER) as u64);
+        read_exact_at(file, at, &mut buf[..part.len()])?;
+        if buf[..part.len()] != *part {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }

@@ -66,6 +66,16 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// Runs the `gguf` binary with `args` in the repository root (paths in `args` relative to it).
+pub fn gguf_in_root(args: &[&str]) -> std::process::Output {
+    gguf(args, &root())
+}
+
+/// Output bytes as text, invalid UTF-8 replaced.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
 /// Runs the `gguf` binary with `args` in `cwd`.
 pub fn gguf(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_gguf"))

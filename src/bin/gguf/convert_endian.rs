@@ -8,6 +8,7 @@ use clap::ValueEnum;
 use gguf_grammar::data::swap::{convertible, swap_blocks};
 use gguf_grammar::edit::{replace_atomically, EditError, Replace};
 use gguf_grammar::render::escape::terminal;
+use gguf_grammar::source::read_exact_at;
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Endian, GgmlType, GgufFile};
 
@@ -54,20 +55,18 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Order::Big => Endian::Big,
     };
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
-    let file =
-        GgufFile::open(&args.file).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
-    let bytes = file.bytes();
-    let gguf = file
-        .parse()
-        .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+    // The header is read into memory and the tensor data with positioned reads: a file
+    // truncated by another process meanwhile is an error, not a SIGBUS.
+    let mut header = Vec::new();
+    let (file, gguf, file_len) = crate::input::with_data(&args.file, &mut header)?;
     let swap = gguf.endian() != target;
 
     // Every tensor's region, sorted; refused: types gguf-py cannot convert, data past the
     // end, regions that overlap (swapping shared bytes twice would undo the swap).
-    let mut regions: Vec<(usize, usize, GgmlType)> = Vec::new();
+    let mut regions: Vec<(u64, u64, GgmlType)> = Vec::new();
     for t in &gguf.tensors {
         let data = t
-            .data(bytes)
+            .data_range(file_len)
             .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
         let ty = t.info.ggml_type;
         if swap && !convertible(ty) {
@@ -76,8 +75,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 terminal(t.info.name.as_bytes())
             )));
         }
-        let start = data.as_ptr() as usize - bytes.as_ptr() as usize;
-        regions.push((start, start + data.len(), ty));
+        regions.push((data.start, data.end, ty));
     }
     regions.sort();
     if let Some(w) = regions.windows(2).find(|w| w[1].0 < w[0].1) {
@@ -86,12 +84,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
             w[0].0, w[1].0
         )));
     }
-    let mut builder = GgufBuilder::from_gguf(&gguf);
+    let mut builder = GgufBuilder::from_header_and_file(&gguf, &file, file_len);
     builder.endian(target);
     let head = match builder.in_place_patch() {
-        Ok(Some(head)) if head.len() as u64 == gguf.tensor_data_offset.min(bytes.len() as u64) => {
-            head
-        }
+        Ok(Some(head)) if head.len() as u64 == gguf.tensor_data_offset.min(file_len) => head,
         Ok(_) => {
             return Err(Failure::Invalid(format!(
                 "{shown}: the header changes size in the other byte order; refusing"
@@ -104,38 +100,44 @@ pub fn run(args: Args) -> Result<(), Failure> {
         (Some(out), _) => resolve(out),
         (None, _) => resolve(&args.file),
     };
+    let dest_shown = terminal(dest.to_string_lossy().as_bytes()).into_owned();
     let convert = |out: &mut dyn Write, check: Option<&[u8]>| -> Result<u64, String> {
-        let mut at = head.len();
-        let put = |out: &mut dyn Write, chunk: &[u8], at: usize| -> Result<(), String> {
+        let put = |out: &mut dyn Write, chunk: &[u8], at: u64| -> Result<(), String> {
+            let written = usize::try_from(at)
+                .ok()
+                .and_then(|at| check?.get(at..at.checked_add(chunk.len())?));
             match check {
                 None => out.write_all(chunk).map_err(|e| e.to_string()),
-                Some(written) if written.get(at..at + chunk.len()) == Some(chunk) => Ok(()),
+                Some(_) if written == Some(chunk) => Ok(()),
                 Some(_) => Err(format!(
-                    "the converted file differs from the expected bytes at offset {at:#x}"
+                    "{dest_shown}: the converted file differs from the expected bytes at offset {at:#x}"
                 )),
             }
         };
         put(out, &head, 0)?;
+        // Bytes between and after the tensors are copied as they are (a block of 1 byte).
+        let mut at = head.len() as u64;
+        let gaps_and_tensors = regions
+            .iter()
+            .flat_map(|&(start, end, ty)| [(start, None), (end, Some(ty))])
+            .chain([(file_len, None)]);
         let mut buf = Vec::with_capacity(CHUNK);
-        for &(start, end, ty) in &regions {
-            put(out, &bytes[at..start], at)?;
-            let block = ty.type_size().unwrap_or(1) as usize;
-            let step = (CHUNK / block).max(1) * block;
-            let mut from = start;
-            while from < end {
-                let to = (from + step).min(end);
-                buf.clear();
-                buf.extend_from_slice(&bytes[from..to]);
-                if swap {
+        for (end, ty) in gaps_and_tensors {
+            let block = ty.and_then(GgmlType::type_size).unwrap_or(1);
+            // A type size is at most a few hundred bytes: the step is a whole number of blocks.
+            let step = (CHUNK as u64 / block).max(1) * block;
+            while at < end {
+                let to = at.saturating_add(step).min(end);
+                buf.resize((to - at) as usize, 0);
+                read_exact_at(&file, at, &mut buf).map_err(|e| format!("{shown}: {e}"))?;
+                if let (true, Some(ty)) = (swap, ty) {
                     swap_blocks(ty, &mut buf).map_err(|e| e.to_string())?;
                 }
-                put(out, &buf, from)?;
-                from = to;
+                put(out, &buf, at)?;
+                at = to;
             }
-            at = end;
         }
-        put(out, &bytes[at..], at)?;
-        Ok(bytes.len() as u64)
+        Ok(file_len)
     };
     let failed = EditError::Check;
     replace_atomically(
@@ -145,21 +147,25 @@ pub fn run(args: Args) -> Result<(), Failure> {
         |out| convert(out, None).map_err(failed),
         |temp: &Path| {
             // Read back: parses in the new byte order, and every byte is what was meant.
-            let written = GgufFile::open(temp).map_err(|e| failed(e.to_string()))?;
-            let again = written.parse().map_err(|e| failed(e.to_string()))?;
-            if again.endian() != target || written.bytes().len() != bytes.len() {
-                return Err(failed("the converted file does not read back".into()));
+            let written = GgufFile::open(temp).map_err(|e| failed(format!("{dest_shown}: {e}")))?;
+            let again = written
+                .parse()
+                .map_err(|e| failed(format!("{dest_shown}: {e}")))?;
+            if again.endian() != target || written.bytes().len() as u64 != file_len {
+                return Err(failed(format!(
+                    "{dest_shown}: the converted file does not read back"
+                )));
             }
             convert(&mut std::io::sink(), Some(written.bytes()))
                 .map(|_| ())
                 .map_err(failed)
         },
     )
-    .map_err(|e| {
-        Failure::Unreadable(format!(
-            "{}: {e}",
-            terminal(dest.to_string_lossy().as_bytes())
-        ))
+    .map_err(|e| match e {
+        // The conversion's own errors name their file: a source that shrank or is unreadable,
+        // output that does not read back.
+        EditError::Check(why) => Failure::Invalid(format!("{why}; nothing written")),
+        e => Failure::Unreadable(format!("{dest_shown}: {e}")),
     })?;
     Ok(())
 }

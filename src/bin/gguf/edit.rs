@@ -1,5 +1,6 @@
 //! `gguf edit`: set, remove or rename metadata keys, keeping every tensor's bytes.
 
+use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -9,7 +10,7 @@ use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
 use gguf_grammar::edit::{write_atomically, Edit, EditError, Locked, Replace};
 use gguf_grammar::render::escape::Terminal;
 use gguf_grammar::write::{GgufBuilder, WriteError};
-use gguf_grammar::GgufFile;
+use gguf_grammar::Gguf;
 
 use crate::Failure;
 
@@ -155,10 +156,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
         None
     };
     let source = locked.as_ref().map_or(args.file.as_path(), |l| &l.path);
-    // A regular file is mapped; standard input (`-`) and other streams are read whole, as
-    // the output holds them whole too. (A mapped file truncated by another process during
-    // the edit can end the process with SIGBUS; an in-place edit's lock only keeps other
-    // `gguf edit`s out.)
+    // A regular file's header is read into memory and its tensor data copied with
+    // positioned reads (a file truncated by another process meanwhile is an error, not a
+    // SIGBUS); standard input (`-`) and other streams are read whole, as the output holds
+    // them whole too.
     let is_stream = source == Path::new("-")
         || std::fs::metadata(source).is_ok_and(|m| !m.is_file() && !m.is_dir());
     if is_stream && args.in_place {
@@ -166,27 +167,21 @@ pub fn run(args: Args) -> Result<(), Failure> {
             "{shown}: --in-place needs a regular file"
         )));
     }
-    let (mapped, read);
-    let bytes: &[u8] = if is_stream {
-        let mut all = Vec::new();
-        let reading = if source == Path::new("-") {
-            io::stdin().lock().read_to_end(&mut all)
-        } else {
-            std::fs::File::open(source).and_then(|mut f| f.read_to_end(&mut all))
+    let data_file: File;
+    let mut bytes = Vec::new();
+    let mut builder = if is_stream {
+        let reading = match source == Path::new("-") {
+            true => io::stdin().lock().read_to_end(&mut bytes),
+            false => File::open(source).and_then(|mut file| file.read_to_end(&mut bytes)),
         };
         reading.map_err(|e| unreadable(&e))?;
-        read = all;
-        &read
+        let gguf = Gguf::parse(&bytes).map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+        GgufBuilder::from_gguf(&gguf)
     } else {
-        if source.is_dir() {
-            return Err(Failure::Unreadable(format!("{shown}: is a directory")));
-        }
-        mapped = GgufFile::open(source).map_err(|e| unreadable(&e))?;
-        mapped.bytes()
+        let (file, gguf, len) = crate::input::with_data(source, &mut bytes)?;
+        data_file = file;
+        GgufBuilder::from_header_and_file(&gguf, &data_file, len)
     };
-    let gguf =
-        gguf_grammar::Gguf::parse(bytes).map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
-    let mut builder = GgufBuilder::from_gguf(&gguf);
     for edit in &args.edits.0 {
         let applied = if args.force_type {
             edit.apply_changing_type(&mut builder)
@@ -204,7 +199,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
     };
     if args.output.as_deref() == Some(Path::new("-")) {
         let mut out = io::stdout().lock();
-        builder.write_to(&mut out).map_err(refused)?;
+        builder.write_to(&mut out).map_err(|e| match e {
+            WriteError::Source(e) => {
+                Failure::Invalid(format!("{shown}: {e}; the output is incomplete"))
+            }
+            e => refused(e),
+        })?;
         return out
             .flush()
             .map_err(|e| Failure::Unreadable(format!("output: {e}")));

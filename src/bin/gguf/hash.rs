@@ -2,13 +2,14 @@
 //! llama.cpp's `llama-gguf-hash` prints it, and `--check` against a manifest of such lines.
 
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use gguf_grammar::data::hash::{digest, Algorithm};
+use gguf_grammar::data::hash::{Algorithm, Hasher};
 use gguf_grammar::render::escape::terminal;
-use gguf_grammar::GgufFile;
+use gguf_grammar::source::{read_exact_at, COPY_BUFFER};
 
 /// Exit statuses, as `llama-gguf-hash` defines them.
 const MISMATCH_OR_FAILURE: u8 = 1;
@@ -188,16 +189,36 @@ fn hash(
     out: &mut impl Write,
 ) -> Result<u8, String> {
     let fname = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
-    let file = GgufFile::open(&args.file).map_err(|e| format!("{fname}: {e}"))?;
-    let gguf = file.parse().map_err(|e| format!("{fname}: {e}"))?;
+    // The header in memory, the tensor data read with positioned reads: a file truncated by
+    // another process meanwhile is an error, not a SIGBUS.
+    let mut header = Vec::new();
+    let (file, gguf, file_len) =
+        crate::input::with_data(&args.file, &mut header).map_err(|e| e.message().to_string())?;
     let mut tensors = Vec::with_capacity(gguf.tensors.len());
     for t in &gguf.tensors {
-        let data = t.data(file.bytes()).map_err(|e| format!("{fname}: {e}"))?;
+        let data = t
+            .data_range(file_len)
+            .map_err(|e| format!("{fname}: {e}"))?;
         tensors.push((
             format!("{fname}:{}", terminal(t.info.name.as_bytes())),
             data,
         ));
     }
+    let hash_ranges = |algorithm, ranges: &mut dyn Iterator<Item = &Range<u64>>| {
+        let mut hasher = Hasher::new(algorithm);
+        let mut buf = Vec::new();
+        for range in ranges {
+            let mut at = range.start;
+            while at < range.end {
+                let n = (range.end - at).min(COPY_BUFFER as u64);
+                buf.resize(n as usize, 0);
+                read_exact_at(&file, at, &mut buf).map_err(|e| format!("{fname}: {e}"))?;
+                hasher.update(&buf);
+                at += n;
+            }
+        }
+        Ok::<_, String>(hasher.finish())
+    };
 
     // Jobs: each selected whole-model hash (the longest, so first), then per tensor each
     // selected hash except the UUID, which exists only for the whole model.
@@ -213,9 +234,11 @@ fn hash(
         }
     }
     let digests = run_parallel(&jobs, |&(algorithm, tensor)| match tensor {
-        Some(i) => digest(algorithm, [tensors[i].1]),
-        None => digest(algorithm, tensors.iter().map(|t| t.1)),
-    });
+        Some(i) => hash_ranges(algorithm, &mut std::iter::once(&tensors[i].1)),
+        None => hash_ranges(algorithm, &mut tensors.iter().map(|t| &t.1)),
+    })
+    .into_iter()
+    .collect::<Result<Vec<_>, _>>()?;
     let find = |a: Algorithm, t: Option<usize>| {
         &digests[jobs.iter().position(|&j| j == (a, t)).unwrap_or(0)]
     };

@@ -1,6 +1,7 @@
 //! Reading a command's input: a file, `-` for standard input, or any other readable path
 //! (a pipe, `/dev/stdin`), through [`gguf_grammar::source`].
 
+use std::fs::File;
 use std::path::Path;
 
 use gguf_grammar::source::{Source, SourceError};
@@ -33,4 +34,14 @@ pub fn header_or_parse_error<'b>(
         }
         Err(e) => Err(Failure::Unreadable(format!("{shown}: {e}"))),
     }
+}
+
+/// The regular file at `path` opened for positioned reads of its tensor data (see
+/// [`gguf_grammar::source::read_exact_at`]: no memory map, so no SIGBUS when another process
+/// truncates it), with its header read into `buf` and its length.
+pub fn with_data<'b>(path: &Path, buf: &'b mut Vec<u8>) -> Result<(File, Gguf<'b>, u64), Failure> {
+    let file = File::open(path)
+        .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?;
+    let (gguf, len) = header(path, buf)?;
+    Ok((file, gguf, len))
 }

@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 
+use gguf_grammar::edit::EditError;
 use gguf_grammar::render::escape::terminal;
 use gguf_grammar::set::split::{split, SplitError, SplitLimit, SplitOptions};
+use gguf_grammar::set::SetError;
 
 use crate::Failure;
 
@@ -68,7 +70,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
 pub fn failure(e: SplitError) -> Failure {
     let message = terminal(e.to_string().as_bytes()).into_owned();
     match e {
-        SplitError::Parse { .. } | SplitError::Refused { .. } => Failure::Invalid(message),
+        // A check failure includes a source that shrank while being copied.
+        SplitError::Input(SetError::Parse { .. })
+        | SplitError::Refused { .. }
+        | SplitError::Write(EditError::Check(_)) => Failure::Invalid(message),
         _ => Failure::Unreadable(message),
     }
 }

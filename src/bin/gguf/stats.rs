@@ -3,10 +3,13 @@
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 
-use gguf_grammar::data::dequant::{dequantize_into, supported};
-use gguf_grammar::render::escape::terminal;
-use gguf_grammar::{GgufFile, Tensor};
+use std::fs::File;
 
+use gguf_grammar::data::dequant::supported;
+use gguf_grammar::render::escape::terminal;
+use gguf_grammar::Tensor;
+
+use crate::tensor::Rows;
 use crate::Failure;
 
 #[derive(clap::Args)]
@@ -60,30 +63,24 @@ impl Stats {
     }
 }
 
-fn stats(t: &Tensor<'_>, bytes: &[u8]) -> Option<Stats> {
-    let ty = t.info.ggml_type;
-    let data = t.data(bytes).ok().filter(|_| supported(ty))?;
-    let row_len = t.info.dims.first().copied().unwrap_or(1) as usize;
-    let n_rows = gguf_grammar::data::rows(&t.info.dims, data.len());
-    let row_bytes = (data.len() as u64).checked_div(n_rows).unwrap_or(0) as usize;
-    let mut row = vec![0f32; row_len];
-    let mut s = Stats::default();
-    if row_bytes > 0 {
-        for chunk in data.chunks_exact(row_bytes) {
-            dequantize_into(ty, chunk, &mut row).ok()?;
-            s.add(&row);
-        }
+/// The statistics of `t`'s values (`None` for a type that cannot be dequantised), or why
+/// its data could not be read.
+fn stats(t: &Tensor<'_>, file: &File, file_len: u64) -> Result<Option<Stats>, String> {
+    if !supported(t.info.ggml_type) {
+        return Ok(None);
     }
-    Some(s)
+    let mut rows = Rows::new(file, file_len, t).map_err(|e| e.to_string())?;
+    let mut s = Stats::default();
+    for r in 0..rows.count {
+        s.add(rows.read(r)?);
+    }
+    Ok(Some(s))
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
-    let file =
-        GgufFile::open(&args.file).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
-    let gguf = file
-        .parse()
-        .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+    let mut header = Vec::new();
+    let (file, gguf, file_len) = crate::input::with_data(&args.file, &mut header)?;
     let tensors: Vec<&Tensor<'_>> = if args.names.is_empty() {
         gguf.tensors.iter().collect()
     } else {
@@ -102,11 +99,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     // Data past the end of the file is an invalid file, not a statistic.
     for t in &tensors {
         if t.info.ggml_type.type_size().is_some() {
-            t.data(file.bytes())
+            t.data_range(file_len)
                 .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
         }
     }
-    let results = crate::hash::run_parallel(&tensors, |t| stats(t, file.bytes()));
+    let results = crate::hash::run_parallel(&tensors, |t| stats(t, &file, file_len));
+    let results = results
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
     let mut out = BufWriter::new(io::stdout().lock());
     let write = |out: &mut dyn Write| -> io::Result<()> {
         writeln!(out, "name\ttype\tn\tmin\tmax\tmean\tstd\tnan\tinf")?;

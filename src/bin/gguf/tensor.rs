@@ -1,5 +1,6 @@
 //! `gguf tensor`: one tensor's values, dequantised to f32, as text, JSON, raw f32 or `.npy`.
 
+use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::ops::Range;
 use std::path::PathBuf;
@@ -8,10 +9,12 @@ use clap::ValueEnum;
 use gguf_grammar::data::{
     self,
     dequant::{dequantize_into, supported},
+    DataError,
 };
 use gguf_grammar::edit::{replace_atomically, EditError, Replace};
 use gguf_grammar::render::escape::terminal;
-use gguf_grammar::GgufFile;
+use gguf_grammar::source::{read_exact_at, COPY_BUFFER};
+use gguf_grammar::{GgmlType, Tensor};
 
 use crate::Failure;
 
@@ -54,6 +57,70 @@ enum Format {
     Npy,
 }
 
+/// A tensor's rows (its first dim, ne0), read from the file with positioned reads of up to
+/// [`COPY_BUFFER`] bytes (a file truncated by another process meanwhile is an error, not a
+/// SIGBUS) and dequantised one at a time.
+pub struct Rows<'f> {
+    file: &'f File,
+    ty: GgmlType,
+    start: u64,
+    /// Rows in the tensor.
+    pub count: u64,
+    row_bytes: usize,
+    /// The rows held in `raw`: from `first`, as many as `raw` holds.
+    first: u64,
+    raw: Vec<u8>,
+    values: Vec<f32>,
+}
+
+impl<'f> Rows<'f> {
+    /// The rows of `tensor` in `file`, `file_len` bytes long; an error when its data is not
+    /// wholly in the file.
+    pub fn new(file: &'f File, file_len: u64, tensor: &Tensor<'_>) -> Result<Self, DataError> {
+        let range = tensor.data_range(file_len)?;
+        let dims = &tensor.info.dims;
+        let count = data::rows(dims, usize::try_from(range.end - range.start).unwrap_or(1));
+        // A row is a whole number of blocks of data in the file (data_range checked the size),
+        // so both buffers are bounded by the file. A tensor without rows needs none: its
+        // first dim is then bounded by nothing (`[2^62, 0]` holds no data).
+        let (row_bytes, row_len) = match count {
+            0 => (0, 0),
+            _ => (
+                (range.end - range.start) / count,
+                dims.first().copied().unwrap_or(1),
+            ),
+        };
+        Ok(Rows {
+            file,
+            ty: tensor.info.ggml_type,
+            start: range.start,
+            count,
+            row_bytes: usize::try_from(row_bytes).unwrap_or(0),
+            first: 0,
+            raw: Vec::new(),
+            values: vec![0.0; usize::try_from(row_len).unwrap_or(0)],
+        })
+    }
+
+    /// Row `r` (below [`Rows::count`]), dequantised.
+    pub fn read(&mut self, r: u64) -> Result<&[f32], String> {
+        let held = (self.raw.len() / self.row_bytes.max(1)) as u64;
+        if !(self.first..self.first + held).contains(&r) {
+            // As many rows as the buffer takes, at least one; `r` is below `count`.
+            let rows = (COPY_BUFFER / self.row_bytes.max(1)).max(1) as u64;
+            let n = rows.min(self.count - r) as usize;
+            self.raw.resize(n * self.row_bytes, 0);
+            let at = self.start + r * self.row_bytes as u64;
+            read_exact_at(self.file, at, &mut self.raw).map_err(|e| e.to_string())?;
+            self.first = r;
+        }
+        let from = (r - self.first) as usize * self.row_bytes;
+        let row = &self.raw[from..from + self.row_bytes];
+        dequantize_into(self.ty, row, &mut self.values).map_err(|e| e.to_string())?;
+        Ok(&self.values)
+    }
+}
+
 fn parse_rows(text: &str) -> Result<Range<u64>, String> {
     let (a, b) = text.split_once("..").ok_or("expected A..B, e.g. 0..10")?;
     let n = |s: &str| s.parse::<u64>().map_err(|e| format!("{s:?}: {e}"));
@@ -66,11 +133,8 @@ fn parse_rows(text: &str) -> Result<Range<u64>, String> {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
-    let file =
-        GgufFile::open(&args.file).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))?;
-    let gguf = file
-        .parse()
-        .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+    let mut header = Vec::new();
+    let (file, gguf, file_len) = crate::input::with_data(&args.file, &mut header)?;
     let name = terminal(args.name.as_bytes()).into_owned();
     let tensor = gguf
         .tensor(&args.name)
@@ -81,12 +145,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
             "{shown}: tensor \"{name}\" has type {ty}, which cannot be dequantised (gguf-py 0.19.0 cannot either)"
         )));
     }
-    let data = tensor
-        .data(file.bytes())
+    let mut reader = Rows::new(&file, file_len, tensor)
         .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
     let dims = &tensor.info.dims;
     let row_len = dims.first().copied().unwrap_or(1);
-    let n_rows = data::rows(dims, data.len());
+    let n_rows = reader.count;
     let rows = args.rows.clone().unwrap_or(0..n_rows);
     if rows.end > n_rows {
         return Err(Failure::Unreadable(format!(
@@ -98,12 +161,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Some(_) => vec![rows.end - rows.start, row_len],
         None => dims.iter().rev().copied().collect(),
     };
-    // The row length is a whole number of blocks (Tensor::data checked the size).
-    let row_bytes = (data.len() as u64).checked_div(n_rows).unwrap_or(0) as usize;
-    let row_len = row_len as usize;
-
-    let write = |out: &mut dyn Write| -> io::Result<()> {
-        let mut row = vec![0f32; row_len];
+    // Why reading the source failed (exit 1), as opposed to writing the output (exit 2).
+    let source_failed = std::cell::Cell::new(None);
+    let mut write = |out: &mut dyn Write| -> io::Result<()> {
         match args.format {
             Format::Npy => out.write_all(&npy_header(&shape))?,
             Format::Json => {
@@ -114,8 +174,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
             _ => {}
         }
         for (i, r) in rows.clone().enumerate() {
-            let bytes = &data[r as usize * row_bytes..][..row_bytes];
-            dequantize_into(ty, bytes, &mut row).map_err(io::Error::other)?;
+            let row = reader.read(r).map_err(|e| {
+                let e = format!("{shown}: {e}");
+                source_failed.set(Some(e.clone()));
+                io::Error::other(e)
+            })?;
             match args.format {
                 Format::Raw | Format::Npy => {
                     let raw: Vec<u8> = row.iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -144,7 +207,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         Ok(())
     };
-    match &args.output {
+    let written = match &args.output {
         Some(dest) => {
             let dest = std::fs::canonicalize(dest).unwrap_or_else(|_| dest.clone());
             replace_atomically(
@@ -180,6 +243,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 .and_then(|()| out.flush())
                 .map_err(|e| Failure::Unreadable(format!("writing the output: {e}")))
         }
+    };
+    match source_failed.take() {
+        Some(e) => Err(Failure::Invalid(e)),
+        None => written,
     }
 }
 

@@ -1,0 +1,203 @@
+//! A source file truncated by another process while its tensor data is being copied: the
+//! copy fails with a located error (exit 1) instead of a SIGBUS, and nothing is replaced.
+
+mod common;
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use gguf_grammar::edit::{write_atomically, EditError, Replace};
+use gguf_grammar::source::{RangeError, Source};
+use gguf_grammar::write::{GgufBuilder, WriteError};
+use gguf_grammar::{Ctx, GgmlType};
+
+/// A model with `mib` MiB of f32 tensor data: one tensor of rows of 1024 values.
+fn model(mib: usize) -> Vec<u8> {
+    let data: Vec<u8> = (0..mib << 20).map(|i| (i % 251) as u8).collect();
+    GgufBuilder::new(Ctx::V3_LE)
+        .set("general.architecture", "llama")
+        .tensor("big", &[1024, (mib << 8) as u64], GgmlType::F32, &data)
+        .build()
+        .unwrap()
+}
+
+/// A scratch folder (removed when dropped) with `model.gguf` of `mib` MiB of data and
+/// `target.gguf` holding "the old target".
+fn model_and_target(test: &str, mib: usize) -> (common::RemoveOnDrop, PathBuf, PathBuf) {
+    let dir = common::scratch(test);
+    let (src, target) = (dir.join("model.gguf"), dir.join("target.gguf"));
+    std::fs::write(&src, model(mib)).unwrap();
+    std::fs::write(&target, b"the old target").unwrap();
+    (common::RemoveOnDrop(dir), src, target)
+}
+
+/// What another process does to the source meanwhile.
+fn truncate(path: &Path, len: u64) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_len(len).unwrap();
+}
+
+/// Runs `f` with a builder over `src`'s header (read into memory) and its file, and the
+/// file's length.
+fn with_builder<T>(src: &Path, f: impl FnOnce(GgufBuilder<'_>, u64) -> T) -> T {
+    let mut header = Vec::new();
+    let (gguf, len) = Source::open(src).unwrap().read_header(&mut header).unwrap();
+    let file = std::fs::File::open(src).unwrap();
+    f(GgufBuilder::from_header_and_file(&gguf, &file, len), len)
+}
+
+/// Runs `gguf ARGS` in a folder with a 16 MiB `model.gguf`, writing to a pipe; cuts the
+/// model to 4096 bytes once 1 MiB has been read from the pipe (the pipe holds 64 KiB and a
+/// copy's buffer 1 MiB, so the command is blocked early in the data then). Returns the exit
+/// code and standard error.
+fn cut_while_piping(test: &str, args: &[&str]) -> (Option<i32>, String) {
+    let (scratch, src, _) = model_and_target(test, 16);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(args)
+        .current_dir(&scratch.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = vec![0u8; 1 << 20];
+    stdout.read_exact(&mut first).unwrap();
+    truncate(&src, 4096);
+    std::io::copy(&mut stdout, &mut std::io::sink()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr)
+}
+
+#[test]
+fn edit_to_a_pipe_of_a_source_truncated_meanwhile_fails_with_a_message_not_sigbus() {
+    let args = [
+        "edit",
+        "--set",
+        "general.name=string:x",
+        "model.gguf",
+        "-o",
+        "-",
+    ];
+    let (code, stderr) = cut_while_piping("shrinking-edit", &args);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("model.gguf: the source shrank while being read: it ends at byte 4096, inside the 16777216 bytes at offset 128; the output is incomplete"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn tensor_values_of_a_source_truncated_meanwhile_fail_with_a_message_not_sigbus() {
+    let args = ["tensor", "model.gguf", "big", "--format", "raw"];
+    let (code, stderr) = cut_while_piping("shrinking-tensor", &args);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "model.gguf: the source shrank while being read: it ends at byte 4096, inside the"
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_source_truncated_before_the_copy_leaves_the_target_untouched() {
+    let (scratch, src, target) = model_and_target("shrinking-target", 4);
+
+    let (result, cut) = with_builder(&src, |mut builder, len| {
+        builder.set("general.name", "edited");
+        truncate(&src, len - 1000);
+        let result = write_atomically(&builder, &target, &Replace::default(), None);
+        (result, len - 1000)
+    });
+    match result {
+        Err(EditError::Write(WriteError::Source(RangeError::Shrank { end, .. }))) => {
+            assert_eq!(end, cut)
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(std::fs::read(&target).unwrap(), b"the old target");
+    let mut names: Vec<_> = std::fs::read_dir(&scratch.0)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["model.gguf", "target.gguf"]);
+}
+
+#[test]
+fn a_source_changed_after_the_copy_fails_the_check_before_the_rename() {
+    let (_cleanup, src, _) = model_and_target("changed-source", 1);
+
+    let err = with_builder(&src, |builder, len| {
+        let mut written = builder.build().unwrap();
+        builder.verify(&written).unwrap();
+        // The check reads the source again: a byte changed since the copy is found.
+        let last = written.len() - 1;
+        written[last] ^= 1;
+        assert!(builder.verify(&written).is_err());
+        truncate(&src, len - 1);
+        written[last] ^= 1;
+        builder.verify(&written).unwrap_err().to_string()
+    });
+    assert!(
+        err.contains("the source changed while being copied"),
+        "{err}"
+    );
+}
+
+/// Runs `gguf ARGS` in a folder with a 32 MiB `model.gguf` and `target.gguf`, and cuts the
+/// model to 4096 bytes once a temporary output appears (the header was read: the copy, or
+/// the check that reads the source again, is under way). Returns the exit code, standard
+/// error and the folder's files after the run.
+fn cut_while_writing(test: &str, args: &[&str]) -> (Option<i32>, String, Vec<String>) {
+    let (scratch, src, target) = model_and_target(test, 32);
+    let files = || -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&scratch.0)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(args)
+        .current_dir(&scratch.0)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    while !files().iter().any(|name| name.ends_with(".tmp")) {
+        assert!(child.try_wait().unwrap().is_none(), "ended before writing");
+        std::thread::yield_now();
+    }
+    truncate(&src, 4096);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(std::fs::read(&target).unwrap(), b"the old target");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    (out.status.code(), stderr, files())
+}
+
+#[test]
+fn convert_endian_of_a_source_truncated_meanwhile_fails_with_a_message_and_replaces_nothing() {
+    let args = ["convert-endian", "model.gguf", "big", "-o", "target.gguf"];
+    let (code, stderr, files) = cut_while_writing("shrinking-convert", &args);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("model.gguf: the source shrank while being read: it ends at byte 4096"),
+        "{stderr}"
+    );
+    assert_eq!(files, ["model.gguf", "target.gguf"]);
+}
+
+#[test]
+fn split_of_a_source_truncated_meanwhile_fails_with_a_message_and_writes_no_shard() {
+    let args = ["split", "model.gguf", "shard"];
+    let (code, stderr, files) = cut_while_writing("shrinking-split", &args);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("model.gguf: the source shrank while being read: it ends at byte 4096"),
+        "{stderr}"
+    );
+    assert_eq!(files, ["model.gguf", "target.gguf"]);
+}
