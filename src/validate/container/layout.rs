@@ -7,7 +7,7 @@ use crate::error::Segment;
 use crate::grammar::align_up;
 use crate::grammar::value::Value;
 use crate::validate::diagnostics::At;
-use crate::validate::{References, Severity};
+use crate::validate::{Reference, References, Severity};
 use crate::Gguf;
 
 /// The key that sets the alignment.
@@ -72,7 +72,7 @@ impl Checker<'_, '_> {
                         format!("general.alignment {n} is not a power of two, as ggml and gguf-py require"),
                     );
                 }
-                if n % 8 != 0 && who.contains(crate::validate::Reference::Spec) {
+                if n % 8 != 0 && who.contains(Reference::Spec) {
                     self.out.reject(
                         "alignment-not-multiple-of-8",
                         SPEC,

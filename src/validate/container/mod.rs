@@ -24,8 +24,9 @@ pub use tensor::{gguf_py_n_bytes, gguf_py_type_size};
 use std::collections::hash_map::{Entry, RandomState};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
+use std::ops::Range;
 
-use super::diagnostics::{At, Diagnostics};
+use super::diagnostics::{span_of, At, Diagnostics};
 use super::{Diagnostic, Reference, References};
 use crate::Gguf;
 
@@ -68,8 +69,8 @@ pub(crate) fn diagnose(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
 
 impl Checker<'_, '_> {
     /// Where `part` (a slice of the parsed input) lies in the file.
-    fn span(&self, part: &[u8]) -> Option<std::ops::Range<u64>> {
-        super::diagnostics::span_of(self.gguf, part)
+    fn span(&self, part: &[u8]) -> Option<Range<u64>> {
+        span_of(self.gguf, part)
     }
 
     fn kv_at(&self, index: usize) -> At {
