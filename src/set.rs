@@ -1,7 +1,9 @@
 //! Shard sets: one model stored as `NAME-00001-of-0000N.gguf` … as llama.cpp's `gguf-split`
 //! writes them.
 //!
-//! [`GgufSet::open`] takes any shard, finds its siblings by name and memory-maps them;
+//! [`GgufSet::open`] takes any shard, finds its siblings by name and reads their headers
+//! (tensor data is read later with positioned reads, through [`ShardFile::file`]: no memory
+//! map, so a shard truncated meanwhile is an error rather than a SIGBUS);
 //! [`GgufSet::diagnose`] checks the set against what `gguf-split` writes and llama.cpp's
 //! loader expects, naming the shard of each finding; [`GgufSet::parse`] presents one model:
 //! the first shard's metadata and every shard's tensors, each with its shard.
@@ -38,12 +40,14 @@
 
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
-use std::io;
+use std::fs::File;
+use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
 
+use crate::error::ReadError;
 use crate::error::{ConstructPath as ErrorPath, Segment};
 use crate::validate::{Diagnostic, References, Severity};
-use crate::{Gguf, GgufFile, Tensor, Value};
+use crate::{Gguf, Tensor, Value};
 
 pub mod split;
 
@@ -64,8 +68,61 @@ pub struct GgufSet {
 pub struct Shard {
     /// Where it is (or should be).
     pub path: PathBuf,
-    /// Its memory map, or why it could not be opened (a missing shard).
-    pub file: Result<GgufFile, io::Error>,
+    /// Its header and file, or why it could not be opened (a missing shard).
+    pub file: Result<ShardFile, io::Error>,
+}
+
+/// An opened shard: its header read into memory, its length, and the file itself for
+/// positioned reads of tensor data ([`crate::source::read_exact_at`]).
+#[derive(Debug)]
+pub struct ShardFile {
+    file: File,
+    len: u64,
+    /// The header's bytes, or why they are not a GGUF header.
+    header: Result<Vec<u8>, crate::Error>,
+}
+
+impl ShardFile {
+    /// Opens `path` and reads its header (no more than the header claims).
+    pub fn open(path: &Path) -> io::Result<ShardFile> {
+        if path.is_dir() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "is a directory",
+            ));
+        }
+        let file = File::open(path)?;
+        let len = file.metadata()?.len();
+        let header = match crate::stream::read_header(BufReader::new(&file), None) {
+            Ok(owned) => Ok(owned.into_bytes()),
+            Err(ReadError::Parse(e)) => Err(e),
+            Err(ReadError::Io(e)) => return Err(e),
+        };
+        Ok(ShardFile { file, len, header })
+    }
+
+    /// The shard's header (its tensors' data offsets are absolute in [`ShardFile::file`]).
+    pub fn parse(&self) -> Result<Gguf<'_>, crate::Error> {
+        match &self.header {
+            Ok(bytes) => Gguf::parse(bytes),
+            Err(e) => Err(e.clone()),
+        }
+    }
+
+    /// The file's length when it was opened.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the file was empty when it was opened.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The file, for positioned reads of tensor data.
+    pub fn file(&self) -> &File {
+        &self.file
+    }
 }
 
 /// Why a set could not be presented as one model.
@@ -93,7 +150,7 @@ pub enum SetError {
 /// Every shard parsed: one model.
 #[derive(Debug)]
 pub struct ParsedSet<'a> {
-    /// Each shard's document, in order.
+    /// Each shard's header, in order (its tensor data is read through [`ShardFile::file`]).
     pub shards: Vec<Gguf<'a>>,
 }
 
@@ -103,7 +160,7 @@ impl GgufSet {
     /// A file named otherwise is a set of one. Fails only when `path` itself cannot be opened.
     pub fn open(path: impl AsRef<Path>) -> io::Result<GgufSet> {
         let path = path.as_ref();
-        let file = open_file(path)?;
+        let file = ShardFile::open(path)?;
         let Some((prefix, no, count)) = shard_name(path) else {
             return Ok(GgufSet {
                 prefix: None,
@@ -120,7 +177,7 @@ impl GgufSet {
                 let given = if i == no { given.take() } else { None };
                 let file = match given {
                     Some(file) => Ok(file),
-                    None => open_file(&path),
+                    None => ShardFile::open(&path),
                 };
                 Shard { path, file }
             })
@@ -345,16 +402,6 @@ fn shown(value: Value<'_>) -> String {
         Some(n) => n.to_string(),
         None => format!("a {}", value.value_type()),
     }
-}
-
-fn open_file(path: &Path) -> io::Result<GgufFile> {
-    if path.is_dir() {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidInput,
-            "is a directory",
-        ));
-    }
-    GgufFile::open(path)
 }
 
 impl<'a> ParsedSet<'a> {

@@ -48,18 +48,35 @@ pub const SHOWN: usize = 8;
 pub const ENDS: usize = 3;
 
 /// The snapshot of `gguf`. Its `file_size` is the length of the bytes `gguf` was parsed
-/// from: parse the whole file (or memory-map it with [`crate::GgufFile`]).
+/// from: parse the whole file, or give the size with [`render_with_size`].
 pub fn render(gguf: &Gguf<'_>) -> String {
+    render_with_size(gguf, gguf.bytes.len() as u64)
+}
+
+/// The snapshot of `gguf` parsed from the header of a file of `file_size` bytes (as
+/// [`crate::source::Source::read_header`] gives them): the same text as [`render`] of the
+/// whole file.
+///
+/// ```
+/// use gguf_grammar::{fixtures, snapshot, stream, Gguf};
+///
+/// let bytes = fixtures::minimal_llama();
+/// let header = stream::read_header(&bytes[..], None)?;
+/// let whole = snapshot::render(&Gguf::parse(&bytes)?);
+/// assert_eq!(snapshot::render_with_size(&header.gguf(), bytes.len() as u64), whole);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn render_with_size(gguf: &Gguf<'_>, file_size: u64) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
-    let _ = write_snapshot(gguf, &mut out);
+    let _ = write_snapshot(gguf, file_size, &mut out);
     out
 }
 
-fn write_snapshot(gguf: &Gguf<'_>, out: &mut String) -> std::fmt::Result {
+fn write_snapshot(gguf: &Gguf<'_>, file_size: u64, out: &mut String) -> std::fmt::Result {
     writeln!(out, "version: {}", gguf.version())?;
     writeln!(out, "endian: {}", gguf.endian().name())?;
-    writeln!(out, "file_size: {}", gguf.bytes.len())?;
+    writeln!(out, "file_size: {file_size}")?;
     writeln!(out, "alignment: {}", gguf.alignment)?;
     writeln!(out, "tensor_infos_end: {}", gguf.tensor_infos_end)?;
     writeln!(out, "tensor_data_offset: {}", gguf.tensor_data_offset)?;

@@ -201,3 +201,114 @@ fn split_of_a_source_truncated_meanwhile_fails_with_a_message_and_writes_no_shar
     );
     assert_eq!(files, ["model.gguf", "target.gguf"]);
 }
+
+/// A folder with `m.gguf` (2,000 keys of 200-byte strings, two tensors) split into
+/// `m-00001-of-00002.gguf` (every key, the first tensor) and `m-00002-of-00002.gguf`.
+fn shard_set(test: &str) -> common::RemoveOnDrop {
+    use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
+    let dir = common::scratch(test);
+    let mut builder = GgufBuilder::new(Ctx::V3_LE);
+    builder.set("general.architecture", "llama");
+    let long = "x".repeat(200);
+    for i in 0..2000 {
+        builder.set(format!("test.key.{i:05}"), long.as_str());
+    }
+    let model = builder
+        .tensor("a", &[16], GgmlType::F32, &[1; 64])
+        .tensor("b", &[16], GgmlType::F32, &[2; 64])
+        .build()
+        .unwrap();
+    std::fs::write(dir.join("m.gguf"), model).unwrap();
+    let options = SplitOptions {
+        limit: SplitLimit::Tensors(1),
+        no_tensor_first_split: false,
+    };
+    split(&dir.join("m.gguf"), &dir.join("m"), &options).unwrap();
+    common::RemoveOnDrop(dir)
+}
+
+#[test]
+fn dump_of_a_shard_set_to_a_slow_pipe_survives_a_shard_truncated_meanwhile() {
+    let scratch = shard_set("shrinking-set-dump");
+    let first = scratch.0.join("m-00001-of-00002.gguf");
+    let whole = common::gguf(&["dump", "m-00001-of-00002.gguf"], &scratch.0);
+    assert_eq!(whole.status.code(), Some(0));
+    assert!(whole.stdout.len() > 400_000, "{}", whole.stdout.len());
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(["dump", "m-00001-of-00002.gguf"])
+        .current_dir(&scratch.0)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    // The pipe holds 64 KiB: the command is blocked with most keys still to print.
+    let mut printed = vec![0u8; 1000];
+    stdout.read_exact(&mut printed).unwrap();
+    truncate(&first, 0);
+    stdout.read_to_end(&mut printed).unwrap();
+    let out = child.wait_with_output().unwrap();
+    // The header was read into memory: nothing is read from the file while printing.
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert_eq!(printed, whole.stdout);
+}
+
+#[test]
+fn snapshot_reads_the_header_of_a_pipe_and_gives_the_whole_file_size() {
+    let (scratch, src, _) = model_and_target("snapshot-pipe", 1);
+    let by_path = common::gguf(&["snapshot", "model.gguf"], &scratch.0);
+    assert_eq!(by_path.status.code(), Some(0));
+    let size = std::fs::metadata(&src).unwrap().len();
+    assert!(common::text(&by_path.stdout).contains(&format!("\nfile_size: {size}\n")));
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
+        .args(["snapshot", "/dev/stdin"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let bytes = std::fs::read(&src).unwrap();
+    // A reader that stops after the header closes the pipe: a failed write is fine.
+    let feeder = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &bytes));
+    let piped = child.wait_with_output().unwrap();
+    let _ = feeder.join().unwrap();
+    assert_eq!(
+        piped.status.code(),
+        Some(0),
+        "{}",
+        common::text(&piped.stderr)
+    );
+    assert_eq!(piped.stdout, by_path.stdout);
+}
+
+#[test]
+fn diff_data_of_a_shard_set_compares_by_positioned_reads() {
+    let scratch = shard_set("diff-set-data");
+    let dir = &scratch.0;
+    let same = common::gguf(&["diff", "--data", "m-00002-of-00002.gguf", "m.gguf"], dir);
+    assert!(common::text(&same.stdout).contains("split.count"));
+    assert!(!common::text(&same.stdout).contains("data differs"));
+
+    // The second tensor's last byte, at the end of the second shard, changed.
+    let second = dir.join("m-00002-of-00002.gguf");
+    let mut bytes = std::fs::read(&second).unwrap();
+    *bytes.last_mut().unwrap() ^= 1;
+    std::fs::write(&second, &bytes).unwrap();
+    let changed = common::gguf(&["diff", "--data", "m-00001-of-00002.gguf", "m.gguf"], dir);
+    assert_eq!(changed.status.code(), Some(1));
+    assert!(common::text(&changed.stdout).ends_with("data differs   b\n"));
+
+    // Cut inside its data: an invalid set (1), not an unreadable one (2).
+    truncate(&second, bytes.len() as u64 - 1);
+    let cut = common::gguf(&["diff", "--data", "m-00001-of-00002.gguf", "m.gguf"], dir);
+    assert_eq!(cut.status.code(), Some(1), "{}", common::text(&cut.stderr));
+    assert!(
+        common::text(&cut.stderr)
+            .contains("m-00002-of-00002.gguf: tensor \"b\": 64 bytes of data at offset"),
+        "{}",
+        common::text(&cut.stderr)
+    );
+}

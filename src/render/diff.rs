@@ -98,18 +98,34 @@ pub fn compare_with(a: &Gguf<'_>, b: &Gguf<'_>, offsets: bool) -> Diff {
     }
 }
 
-/// Names of the tensors present in both `a` and `b` (name and data pairs) with the same
-/// length whose bytes differ, in `a`'s order.
-pub fn data_differences(a: &[(&[u8], &[u8])], b: &[(&[u8], &[u8])]) -> Vec<String> {
-    let theirs: HashMap<&[u8], &[u8]> = b.iter().rev().copied().collect();
-    a.iter()
-        .filter(|(name, data)| {
-            theirs
-                .get(name)
-                .is_some_and(|other| other.len() == data.len() && other != data)
-        })
-        .map(|(name, _)| GgufStr(name).to_string())
-        .collect()
+/// Names of the tensors present in both `a` and `b` (pairs of a name and where its data
+/// is) whose data `differ` says differ, in `a`'s order. A name held twice counts by its
+/// first tensor. `differ` reads the data (from memory, or from files with
+/// [`crate::source::read_exact_at`]) and its error ends the comparison.
+///
+/// ```
+/// use gguf_grammar::render::diff::data_differences;
+///
+/// let a: [(&[u8], &[u8]); 2] = [(b"w", &[1, 2]), (b"v", &[3])];
+/// let b: [(&[u8], &[u8]); 2] = [(b"v", &[3]), (b"w", &[1, 9])];
+/// let same_size_and_differ = |x: &&[u8], y: &&[u8]| Ok::<_, ()>(x.len() == y.len() && x != y);
+/// assert_eq!(data_differences(&a, &b, same_size_and_differ), Ok(vec!["w".to_string()]));
+/// ```
+pub fn data_differences<T, E>(
+    a: &[(&[u8], T)],
+    b: &[(&[u8], T)],
+    mut differ: impl FnMut(&T, &T) -> Result<bool, E>,
+) -> Result<Vec<String>, E> {
+    let theirs: HashMap<&[u8], &T> = b.iter().rev().map(|(name, t)| (*name, t)).collect();
+    let mut found = Vec::new();
+    for (name, data) in a {
+        if let Some(other) = theirs.get(name) {
+            if differ(data, other)? {
+                found.push(GgufStr(name).to_string());
+            }
+        }
+    }
+    Ok(found)
 }
 
 fn changes<'x, T: 'x>(

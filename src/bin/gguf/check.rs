@@ -79,7 +79,7 @@ pub fn run(args: Args) -> ExitCode {
 fn with_shards(files: Vec<PathBuf>) -> Vec<(PathBuf, Option<Vec<Diagnostic>>)> {
     let mut expanded = Vec::new();
     for path in files {
-        let set = match shard_name(&path).and(GgufSet::open(&path).ok()) {
+        let set = match shard_name(&path).and_then(|_| GgufSet::open(&path).ok()) {
             Some(set) if set.is_sharded() => set,
             // A single file, or one that cannot be read (reported when checked).
             _ => {

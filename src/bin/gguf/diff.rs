@@ -1,14 +1,17 @@
 //! `gguf diff`: what differs between two models' metadata, tensor descriptors and (with
 //! `--data`) tensor bytes.
 
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use gguf_grammar::render::diff::{self, Diff};
 use gguf_grammar::render::escape::terminal;
-use gguf_grammar::set::{GgufSet, ParsedSet};
+use gguf_grammar::set::{GgufSet, ParsedSet, SetError};
 use gguf_grammar::source::http::is_remote;
+use gguf_grammar::source::{read_exact_at, RangeError, COPY_BUFFER};
 use gguf_grammar::Gguf;
 
 use crate::{remote, Failure};
@@ -34,7 +37,8 @@ pub struct Args {
     b: PathBuf,
 }
 
-/// Exit 0 when equal, 1 when different, 2 when a model cannot be read or parsed.
+/// Exit 0 when equal, 1 when different or when a model is not valid GGUF (its tensor data
+/// past the end of its file, or a file shrinking while read), 2 when a model cannot be read.
 pub fn run(args: Args) -> ExitCode {
     match diff_models(&args) {
         Ok(d) => {
@@ -51,26 +55,30 @@ pub fn run(args: Args) -> ExitCode {
             }
             ExitCode::from(u8::from(!d.is_empty()))
         }
-        Err(message) => {
-            eprintln!("gguf: {}", terminal(message.as_bytes()));
-            ExitCode::from(2)
+        Err(failure) => {
+            let message = terminal(failure.message().as_bytes()).into_owned();
+            Failure::report(Err(match failure {
+                Failure::Invalid(_) => Failure::Invalid(message),
+                Failure::Unreadable(_) => Failure::Unreadable(message),
+            }))
         }
     }
 }
 
-fn diff_models(args: &Args) -> Result<Diff, String> {
-    let (a, b) = (
-        load(&args.a, args.shard_only, args.data)?,
-        load(&args.b, args.shard_only, args.data)?,
+fn diff_models(args: &Args) -> Result<Diff, Failure> {
+    let (a_model, b_model) = (
+        load(&args.a, args.shard_only, args.data).map_err(Failure::Unreadable)?,
+        load(&args.b, args.shard_only, args.data).map_err(Failure::Unreadable)?,
     );
-    let (a, b) = (parse(&a)?, parse(&b)?);
+    let (a, b) = (parse(&a_model)?, parse(&b_model)?);
     let offsets = a.shards.len() == 1 && b.shards.len() == 1;
     if !offsets {
         eprintln!("note: a shard set's tensor offsets are relative to each shard: offsets are not compared");
     }
     let mut d = diff::compare_with(&a.model(), &b.model(), offsets);
-    if args.data {
-        d.data = diff::data_differences(&tensor_data(&args.a, &a)?, &tensor_data(&args.b, &b)?);
+    if let (true, Model::Local(a_set), Model::Local(b_set)) = (args.data, &a_model, &b_model) {
+        let (a_data, b_data) = (tensor_data(a_set, &a)?, tensor_data(b_set, &b)?);
+        d.data = diff::data_differences(&a_data, &b_data, |x, y| data_differs(x, y))?;
     }
     Ok(d)
 }
@@ -96,11 +104,14 @@ fn load(path: &Path, shard_only: bool, data: bool) -> Result<Model, String> {
     }
 }
 
-fn parse(model: &Model) -> Result<ParsedSet<'_>, String> {
+fn parse(model: &Model) -> Result<ParsedSet<'_>, Failure> {
     match model {
-        Model::Local(set) => set.parse().map_err(|e| e.to_string()),
+        Model::Local(set) => set.parse().map_err(|e| match e {
+            SetError::Parse { .. } => Failure::Invalid(e.to_string()),
+            _ => Failure::Unreadable(e.to_string()),
+        }),
         Model::Remote(url, header) => Ok(ParsedSet {
-            shards: vec![Gguf::parse(header).map_err(|e| format!("{url}: {e}"))?],
+            shards: vec![Gguf::parse(header).map_err(|e| Failure::Invalid(format!("{url}: {e}")))?],
         }),
     }
 }
@@ -122,25 +133,65 @@ fn open(path: &Path, shard_only: bool) -> Result<GgufSet, String> {
     Ok(set)
 }
 
-/// A tensor's name and its bytes.
-type NamedData<'a> = (&'a [u8], &'a [u8]);
+/// Where a tensor's data is: its shard's path and file, and the range in that file.
+struct Located<'s> {
+    path: &'s Path,
+    file: &'s File,
+    range: Range<u64>,
+}
 
-/// Every tensor's name and bytes, read from its shard.
-fn tensor_data<'a>(path: &Path, set: &ParsedSet<'a>) -> Result<Vec<NamedData<'a>>, String> {
-    set.tensors()
+/// Every tensor's name and where its data is, checked against its shard's length.
+fn tensor_data<'s>(
+    set: &'s GgufSet,
+    parsed: &ParsedSet<'s>,
+) -> Result<Vec<(&'s [u8], Located<'s>)>, Failure> {
+    parsed
+        .tensors()
         .map(|(shard, t)| {
-            let bytes = set.shards[shard].bytes;
-            let range = t.data_offset.zip(t.n_bytes).and_then(|(start, len)| {
-                let start = usize::try_from(start).ok()?;
-                bytes.get(start..start.checked_add(usize::try_from(len).ok()?)?)
-            });
-            range.map(|data| (t.info.name.as_bytes(), data)).ok_or_else(|| {
-                format!(
-                    "{}: tensor \"{}\": its data has no known size or lies past the end of the file",
-                    path.display(),
-                    t.info.name
-                )
-            })
+            let shard = &set.shards[shard];
+            let file = shard
+                .file
+                .as_ref()
+                .map_err(|e| Failure::Unreadable(format!("{}: {e}", shard.path.display())))?;
+            let range = t
+                .data_range(file.len())
+                .map_err(|e| Failure::Invalid(format!("{}: {e}", shard.path.display())))?;
+            let located = Located {
+                path: &shard.path,
+                file: file.file(),
+                range,
+            };
+            Ok((t.info.name.as_bytes(), located))
         })
         .collect()
+}
+
+/// Whether two tensors of the same size hold different bytes, read with positioned reads
+/// through buffers of at most [`COPY_BUFFER`] bytes each (tensors of different sizes are
+/// reported as changed descriptors instead).
+fn data_differs(a: &Located<'_>, b: &Located<'_>) -> Result<bool, Failure> {
+    let len = a.range.end - a.range.start;
+    if len != b.range.end - b.range.start {
+        return Ok(false);
+    }
+    let size = usize::try_from(len).map_or(COPY_BUFFER, |n| n.min(COPY_BUFFER));
+    let (mut x, mut y) = (vec![0u8; size], vec![0u8; size]);
+    let mut done = 0;
+    while done < len {
+        let n = usize::try_from(len - done).map_or(size, |left| left.min(size));
+        for (side, buf) in [(a, &mut x), (b, &mut y)] {
+            read_exact_at(side.file, side.range.start + done, &mut buf[..n]).map_err(|e| {
+                let message = format!("{}: {e}", side.path.display());
+                match e {
+                    RangeError::Shrank { .. } => Failure::Invalid(message),
+                    _ => Failure::Unreadable(message),
+                }
+            })?;
+        }
+        if x[..n] != y[..n] {
+            return Ok(true);
+        }
+        done += n as u64;
+    }
+    Ok(false)
 }

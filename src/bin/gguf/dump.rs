@@ -113,7 +113,12 @@ fn dump_set(given: &Path, set: &GgufSet, summary: bool) -> Result<(), Failure> {
         }
     })?;
     let paths: Vec<PathBuf> = set.shards.iter().map(|s| s.path.clone()).collect();
-    let sizes: Vec<u64> = parsed.shards.iter().map(|g| g.bytes.len() as u64).collect();
+    // Every shard parsed, so every shard opened.
+    let sizes: Vec<u64> = set
+        .shards
+        .iter()
+        .map(|s| s.file.as_ref().map_or(0, |f| f.len()))
+        .collect();
     write_set(given, &paths, &parsed, &sizes, summary)
 }
 

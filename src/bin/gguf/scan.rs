@@ -193,7 +193,7 @@ fn row(path: &Path, profile: Profile) -> Row {
         .shards
         .iter()
         .filter_map(|s| s.file.as_ref().ok())
-        .map(|f| f.bytes().len() as u64)
+        .map(|f| f.len())
         .sum();
     let parsed = match set.parse() {
         Ok(parsed) => parsed,
@@ -210,7 +210,8 @@ fn row(path: &Path, profile: Profile) -> Row {
     describe(&model, &mut row);
     let mut first_error = None;
     for (shard, gguf) in parsed.shards.iter().enumerate() {
-        let found = validate::check(gguf, gguf.bytes.len() as u64, profile);
+        let len = set.shards[shard].file.as_ref().map_or(0, |f| f.len());
+        let found = validate::check(gguf, len, profile);
         if let Some(d) = found.iter().find(|d| profile.rejects(d.rejected_by)) {
             first_error.get_or_insert_with(|| {
                 format!(

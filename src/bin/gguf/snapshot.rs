@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use gguf_grammar::render::escape::terminal;
-use gguf_grammar::{snapshot, GgufFile};
+use gguf_grammar::snapshot;
 
 use crate::atomic;
 
@@ -99,15 +99,16 @@ fn shown(path: &Path) -> String {
 
 /// The snapshot of the file at `path`, or (with the message printed) why there is none.
 fn render(path: &Path) -> Result<String, Outcome> {
-    let file = GgufFile::open(path).map_err(|e| {
-        eprintln!("gguf: {}: {e}", shown(path));
+    let mut header = Vec::new();
+    let parsed = crate::input::header_or_parse_error(path, &mut header).map_err(|failure| {
+        eprintln!("gguf: {}", failure.message());
         Outcome::Unreadable
     })?;
-    let gguf = file.parse().map_err(|e| {
+    let (gguf, file_size) = parsed.map_err(|e| {
         eprintln!("gguf: {}: {e}", shown(path));
         Outcome::Changed
     })?;
-    Ok(snapshot::render(&gguf))
+    Ok(snapshot::render_with_size(&gguf, file_size))
 }
 
 /// The snapshot's name: the file name without its `.gguf` extension.
