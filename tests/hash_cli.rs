@@ -82,5 +82,17 @@ fn statuses_and_messages() {
         err.contains("8 bytes of data at offset 0x40 (64) run past the end of the file (66 bytes)"),
         "{err}"
     );
-    let _ = std::fs::remove_dir_all(std::path::Path::new(&file).parent().unwrap());
+    // Unreadable: 2, like every other command (llama-gguf-hash crashes on these).
+    let dir = std::path::Path::new(&file).parent().unwrap();
+    let missing = dir.join("missing.gguf");
+    let (code, out, err) = gguf(&["hash", missing.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (2, ""), "{err}");
+    assert!(
+        err.contains("missing.gguf: No such file or directory"),
+        "{err}"
+    );
+    let (code, _, err) = gguf(&["hash", dir.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(": is a directory"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
 }

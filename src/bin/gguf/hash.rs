@@ -1,15 +1,19 @@
 //! `gguf hash`: per-tensor and whole-model hashes of the tensor data, output byte for byte as
 //! llama.cpp's `llama-gguf-hash` prints it, and `--check` against a manifest of such lines.
 
+use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use gguf_grammar::data::hash::{Algorithm, Hasher};
 use gguf_grammar::render::escape::terminal;
-use gguf_grammar::source::{read_exact_at, COPY_BUFFER};
+use gguf_grammar::source::{read_exact_at, RangeError, COPY_BUFFER};
+
+use crate::Failure;
 
 /// Exit statuses, as `llama-gguf-hash` defines them.
 const MISMATCH_OR_FAILURE: u8 = 1;
@@ -25,7 +29,8 @@ in `  -  Ok`, `  -  Mismatch` or `  -  Not Found`.
 
 Exit status (llama-gguf-hash's): 0 success, 1 a hash mismatches or the file is not valid GGUF,
 3 the manifest has no entry for this file, 4 the manifest has no known hash type, 5 the
-manifest cannot be read; 2 on usage errors.
+manifest cannot be read; 2 on usage errors and when the file cannot be read (where
+llama-gguf-hash crashes).
 
 Examples:
   gguf hash model.gguf                      # xxh64 per tensor and of the model
@@ -154,10 +159,9 @@ pub fn run(args: Args) -> ExitCode {
     }
     let code = match hash(&args, &algorithms, manifest.as_ref(), &mut out) {
         Ok(code) => code,
-        Err(message) => {
+        Err(failure) => {
             let _ = out.flush();
-            eprintln!("gguf: {message}");
-            return ExitCode::from(MISMATCH_OR_FAILURE);
+            return Failure::report(Err(failure));
         }
     };
     if let Some(path) = &args.check {
@@ -187,61 +191,30 @@ fn hash(
     algorithms: &[Algorithm],
     manifest: Option<&Manifest>,
     out: &mut impl Write,
-) -> Result<u8, String> {
+) -> Result<u8, Failure> {
     let fname = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
     // The header in memory, the tensor data read with positioned reads: a file truncated by
     // another process meanwhile is an error, not a SIGBUS.
     let mut header = Vec::new();
-    let (file, gguf, file_len) =
-        crate::input::with_data(&args.file, &mut header).map_err(|e| e.message().to_string())?;
+    let (file, gguf, file_len) = crate::input::with_data(&args.file, &mut header)?;
     let mut tensors = Vec::with_capacity(gguf.tensors.len());
     for t in &gguf.tensors {
         let data = t
             .data_range(file_len)
-            .map_err(|e| format!("{fname}: {e}"))?;
+            .map_err(|e| Failure::Invalid(format!("{fname}: {e}")))?;
         tensors.push((
             format!("{fname}:{}", terminal(t.info.name.as_bytes())),
             data,
         ));
     }
-    let hash_ranges = |algorithm, ranges: &mut dyn Iterator<Item = &Range<u64>>| {
-        let mut hasher = Hasher::new(algorithm);
-        let mut buf = Vec::new();
-        for range in ranges {
-            let mut at = range.start;
-            while at < range.end {
-                let n = (range.end - at).min(COPY_BUFFER as u64);
-                buf.resize(n as usize, 0);
-                read_exact_at(&file, at, &mut buf).map_err(|e| format!("{fname}: {e}"))?;
-                hasher.update(&buf);
-                at += n;
+    let (model_digests, layer_digests) = hash_once(&file, &tensors, algorithms, !args.no_layer)
+        .map_err(|e| {
+            let message = format!("{fname}: {e}");
+            match e {
+                RangeError::Shrank { .. } => Failure::Invalid(message),
+                _ => Failure::Unreadable(message),
             }
-        }
-        Ok::<_, String>(hasher.finish())
-    };
-
-    // Jobs: each selected whole-model hash (the longest, so first), then per tensor each
-    // selected hash except the UUID, which exists only for the whole model.
-    let mut jobs: Vec<(Algorithm, Option<usize>)> = algorithms.iter().map(|&a| (a, None)).collect();
-    if !args.no_layer {
-        for i in 0..tensors.len() {
-            jobs.extend(
-                algorithms
-                    .iter()
-                    .filter(|&&a| a != Algorithm::Uuid)
-                    .map(|&a| (a, Some(i))),
-            );
-        }
-    }
-    let digests = run_parallel(&jobs, |&(algorithm, tensor)| match tensor {
-        Some(i) => hash_ranges(algorithm, &mut std::iter::once(&tensors[i].1)),
-        None => hash_ranges(algorithm, &mut tensors.iter().map(|t| &t.1)),
-    })
-    .into_iter()
-    .collect::<Result<Vec<_>, _>>()?;
-    let find = |a: Algorithm, t: Option<usize>| {
-        &digests[jobs.iter().position(|&j| j == (a, t)).unwrap_or(0)]
-    };
+        })?;
 
     let (mut layer_seen, mut layer_bad, mut model_seen, mut model_bad) =
         (false, false, false, false);
@@ -270,16 +243,14 @@ fn hash(
         };
         writeln!(out, "{:<8}  {hash}  {name}  -  {shown}", ty.name())
     };
-    let io_error = |e: io::Error| format!("writing the output: {e}");
-    if !args.no_layer {
-        for (i, (name, _)) in tensors.iter().enumerate() {
-            for &a in algorithms.iter().filter(|&&a| a != Algorithm::Uuid) {
-                line(a, find(a, Some(i)), name, true).map_err(io_error)?;
-            }
+    let io_error = |e: io::Error| Failure::Unreadable(format!("writing the output: {e}"));
+    for ((name, _), digests) in tensors.iter().zip(&layer_digests) {
+        for (&a, digest) in layer_algorithms(algorithms).zip(digests) {
+            line(a, digest, name, true).map_err(io_error)?;
         }
     }
-    for &a in algorithms {
-        line(a, find(a, None), &fname, false).map_err(io_error)?;
+    for (&a, digest) in algorithms.iter().zip(&model_digests) {
+        line(a, digest, &fname, false).map_err(io_error)?;
     }
     if manifest.is_none() {
         return Ok(0);
@@ -295,6 +266,65 @@ fn hash(
     } else {
         0
     })
+}
+
+/// The algorithms hashed per tensor: all but the UUID, which exists only for the model.
+fn layer_algorithms(algorithms: &[Algorithm]) -> impl Iterator<Item = &Algorithm> {
+    algorithms.iter().filter(|&&a| a != Algorithm::Uuid)
+}
+
+/// Below this many bytes, the hashers of a buffer are fed one after another: starting
+/// threads would cost more than it gains.
+const PARALLEL_FROM: usize = 64 << 10;
+
+/// The whole-model digest for each algorithm (in order) and, when `per_tensor`, each
+/// tensor's digest for each of [`layer_algorithms`]. The data is read once, in file order through one buffer of at
+/// most [`COPY_BUFFER`] bytes, and each buffer is fed to every hasher that needs it, the
+/// hashers in parallel.
+fn hash_once(
+    file: &File,
+    tensors: &[(String, Range<u64>)],
+    algorithms: &[Algorithm],
+    per_tensor: bool,
+) -> Result<(Vec<String>, Vec<Vec<String>>), RangeError> {
+    let hashers = |of: &mut dyn Iterator<Item = &Algorithm>| -> Vec<Mutex<Hasher>> {
+        of.map(|&a| Mutex::new(Hasher::new(a))).collect()
+    };
+    let finish = |hashers: Vec<Mutex<Hasher>>| -> Vec<String> {
+        hashers
+            .into_iter()
+            .map(|h| h.into_inner().unwrap_or_else(|e| e.into_inner()).finish())
+            .collect()
+    };
+    let model = hashers(&mut algorithms.iter());
+    let mut layers = Vec::with_capacity(if per_tensor { tensors.len() } else { 0 });
+    let mut buf = Vec::new();
+    for (_, range) in tensors {
+        let layer = match per_tensor {
+            true => hashers(&mut layer_algorithms(algorithms)),
+            false => Vec::new(),
+        };
+        let mut at = range.start;
+        while at < range.end {
+            let n = (range.end - at).min(COPY_BUFFER as u64);
+            buf.resize(n as usize, 0);
+            read_exact_at(file, at, &mut buf)?;
+            let fed: Vec<&Mutex<Hasher>> = model.iter().chain(&layer).collect();
+            let feed = |h: &&Mutex<Hasher>| {
+                h.lock().unwrap_or_else(|e| e.into_inner()).update(&buf);
+            };
+            if buf.len() < PARALLEL_FROM {
+                fed.iter().for_each(feed);
+            } else {
+                run_parallel(&fed, feed);
+            }
+            at += n;
+        }
+        if per_tensor {
+            layers.push(finish(layer));
+        }
+    }
+    Ok((finish(model), layers))
 }
 
 /// `f` of every job, computed on all cores, in job order (also used by `gguf stats`).
