@@ -638,7 +638,8 @@ pub fn replace_atomically(
         .create_new(true)
         .mode(if existing.is_some() { 0o600 } else { 0o666 })
         .open(&temp)
-        .map_err(io_err(&temp))?;
+        // Not creatable: the folder is missing or closed to us; the temp name would mislead.
+        .map_err(io_err(dir))?;
 
     let result = (|| {
         let cancel = replace.cancel.as_deref();

@@ -187,3 +187,30 @@ fn mutations_of_a_file_with_a_huge_alignment_allocate_by_the_file_not_the_alignm
         bytes.len()
     );
 }
+
+#[test]
+fn a_data_offset_that_overflows_is_called_an_overflow_not_a_fake_offset() {
+    let bytes = GgufBuilder::new(Ctx::V3_LE)
+        .set("general.architecture", "llama")
+        .tensor_at("w", &[2], GgmlType::F32, u64::MAX - 31, &[])
+        .build()
+        .unwrap();
+    let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
+    let err = gguf.tensors[0]
+        .data_range(bytes.len() as u64)
+        .unwrap_err()
+        .to_string();
+    let want = "tensor \"w\": the data start plus its relative offset 0xffffffffffffffe0 overflows 64 bits";
+    assert_eq!(err, want);
+
+    let dir = common::scratch("offset-overflow");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    std::fs::write(dir.join("m.gguf"), &bytes).unwrap();
+    let out = common::gguf(&["tensor", "m.gguf", "w"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        common::text(&out.stderr).contains(want),
+        "{}",
+        common::text(&out.stderr)
+    );
+}

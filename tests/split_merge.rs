@@ -358,3 +358,17 @@ fn split_follows_a_link_to_an_existing_shard_and_keeps_its_mode() {
     assert_eq!(mode & 0o777, 0o640);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn split_into_a_folder_that_does_not_exist_names_the_folder() {
+    let dir = scratch("no-such-folder");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let model = generated_model(&dir);
+    let out = gguf(&["split", model.to_str().unwrap(), "missing/part"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        common::text(&out.stderr),
+        "gguf: missing: No such file or directory (os error 2)\n"
+    );
+    assert_eq!(files_starting(&dir, ""), ["generated.gguf"]);
+}

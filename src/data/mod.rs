@@ -42,12 +42,23 @@ pub enum DataError {
         /// The tensor's dims.
         dims: Vec<u64>,
     },
+    /// The data's absolute offset does not fit in 64 bits: the data start plus the tensor's
+    /// relative offset overflows.
+    #[error(
+        "tensor {name}: the data start plus its relative offset {relative:#x} overflows 64 bits"
+    )]
+    OffsetOverflows {
+        /// The tensor's name, escaped for display.
+        name: String,
+        /// Its offset relative to the data start, as stored.
+        relative: u64,
+    },
     /// The data starts or ends past the end of the file.
     #[error("tensor {name}: {needed} bytes of data at offset {offset:#x} ({offset}) run past the end of the file ({file_len} bytes)")]
     PastEnd {
         /// The tensor's name, escaped for display.
         name: String,
-        /// Absolute offset of the data (`u64::MAX` if it overflows).
+        /// Absolute offset of the data.
         offset: u64,
         /// The tensor's size in bytes.
         needed: u64,
@@ -132,7 +143,10 @@ impl<'a> Tensor<'a> {
             ggml_type: self.info.ggml_type,
             dims: self.info.dims.clone(),
         })?;
-        let offset = self.data_offset.unwrap_or(u64::MAX);
+        let offset = self.data_offset.ok_or_else(|| DataError::OffsetOverflows {
+            name: name(),
+            relative: self.info.offset,
+        })?;
         // A start past the end is an error even for an empty tensor.
         if offset > file_len || file_len - offset < needed {
             return Err(DataError::PastEnd {
