@@ -491,15 +491,8 @@ fn real_files_are_accepted_by_the_reader_profiles() {
 
 /// Runs the `gguf` binary; returns (exit code, stdout).
 fn gguf(args: &[&str]) -> (i32, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .current_dir(common::root())
-        .output()
-        .unwrap();
-    (
-        out.status.code().unwrap(),
-        String::from_utf8(out.stdout).unwrap(),
-    )
+    let (code, out, _) = common::outcome(common::gguf_in_root(args));
+    (code, out)
 }
 
 #[test]

@@ -5,6 +5,7 @@
 #[path = "support/alloc.rs"]
 #[allow(dead_code)]
 mod alloc;
+mod common;
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
@@ -19,16 +20,6 @@ use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
 
 #[global_allocator]
 static ALLOC: alloc::Counting = alloc::Counting;
-
-/// The binary under test: this build's, or `$GGUF_BIN` (to show that another build, such as
-/// one from before these fixes, fails the tests).
-fn bin() -> PathBuf {
-    std::env::var_os("GGUF_BIN").map_or(env!("CARGO_BIN_EXE_gguf").into(), PathBuf::from)
-}
-
-fn gguf(args: &[&str]) -> Output {
-    Command::new(bin()).args(args).output().unwrap()
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -111,7 +102,7 @@ fn a_source_missing_tensor_data_is_refused_unless_allowed() {
     bytes[at..at + 4].copy_from_slice(&(1u32 << 31).to_le_bytes());
     let path = write(&dir, "m.gguf", &bytes);
 
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "--in-place",
@@ -131,7 +122,7 @@ fn a_source_missing_tensor_data_is_refused_unless_allowed() {
         "temporary file left"
     );
 
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "--in-place",
@@ -150,7 +141,7 @@ fn every_tensor_byte_survives_an_edit_that_moves_the_data() {
     let dir = scratch("moves");
     let bytes = model(1000);
     let path = write(&dir, "m.gguf", &bytes);
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "--in-place",
@@ -186,7 +177,7 @@ fn changing_the_alignment_of_a_file_with_tensors_is_refused() {
     let bytes = model(10);
     let path = write(&dir, "m.gguf", &bytes);
     for set in ["general.alignment=u32:64", "general.alignment=u32:16"] {
-        let out = gguf(&["edit", s(&path), "--in-place", "--set", set]);
+        let out = common::gguf_in_root(&["edit", s(&path), "--in-place", "--set", set]);
         assert_eq!(out.status.code(), Some(1), "{set}: {}", stderr(&out));
         assert!(
             stderr(&out).contains("alignment changes"),
@@ -195,7 +186,7 @@ fn changing_the_alignment_of_a_file_with_tensors_is_refused() {
         );
     }
     assert_eq!(fs::read(&path).unwrap(), bytes);
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "--in-place",
@@ -233,12 +224,12 @@ fn edits_that_would_write_a_broken_or_surprising_file_are_refused() {
         (&["--set", "x=f64:1e400"], "not a valid float64"),
         (&["--set", "x=[u8]:[1,256]"], "not a valid array of uint8"),
     ] {
-        let out = gguf(&[&["edit", s(&path), "--in-place"], args].concat());
+        let out = common::gguf_in_root(&[&["edit", s(&path), "--in-place"], args].concat());
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
         assert!(stderr(&out).contains(why), "{args:?}: {}", stderr(&out));
     }
     assert_eq!(fs::read(&path).unwrap(), before);
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "--in-place",
@@ -247,7 +238,7 @@ fn edits_that_would_write_a_broken_or_surprising_file_are_refused() {
         "general.name=u32:3",
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let out = gguf(&["edit", s(&path), "--in-place", "--set", "x=f32:inf"]);
+    let out = common::gguf_in_root(&["edit", s(&path), "--in-place", "--set", "x=f32:inf"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
@@ -256,7 +247,7 @@ fn edits_that_would_write_a_broken_or_surprising_file_are_refused() {
 fn arrays_can_be_set_edits_apply_in_order_and_dash_is_stdout() {
     let dir = scratch("arrays");
     let path = write(&dir, "m.gguf", &model(4));
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "-o",
@@ -298,7 +289,7 @@ fn set_file_reads_the_value_from_a_file_in_command_line_order() {
     let path = write(&dir, "m.gguf", &model(4));
     let ids = write(&dir, "ids.json", b"[4, 5, 6]\n");
     let template = write(&dir, "t.jinja", "{{ bos }}\u{1b}[31m ✓\n".as_bytes());
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "-o",
@@ -330,7 +321,7 @@ fn set_file_reads_the_value_from_a_file_in_command_line_order() {
 
     // A missing file is a usage error, and nothing is written.
     let missing = dir.join("missing.json");
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "-o",
@@ -351,7 +342,7 @@ fn links_are_followed_and_special_files_are_not_replaced() {
     let target = write(&dir, "real.gguf", &bytes);
     let link = dir.join("link.gguf");
     std::os::unix::fs::symlink("real.gguf", &link).unwrap();
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&link),
         "--in-place",
@@ -377,7 +368,7 @@ fn links_are_followed_and_special_files_are_not_replaced() {
     let out_target = write(&dir, "out.gguf", b"old");
     let out_link = dir.join("out-link.gguf");
     std::os::unix::fs::symlink(&out_target, &out_link).unwrap();
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&target),
         "-o",
@@ -400,7 +391,8 @@ fn links_are_followed_and_special_files_are_not_replaced() {
         .unwrap()
         .success());
     for special in [s(&fifo), "/dev/null"] {
-        let out = gguf(&["edit", s(&target), "-o", special, "--set", "general.name=x"]);
+        let out =
+            common::gguf_in_root(&["edit", s(&target), "-o", special, "--set", "general.name=x"]);
         assert_eq!(out.status.code(), Some(2), "{special}: {}", stderr(&out));
         assert!(
             stderr(&out).contains("not a regular file"),
@@ -417,7 +409,7 @@ fn links_are_followed_and_special_files_are_not_replaced() {
     // A hard-linked file is not split from its other name without --break-links.
     let other = dir.join("other-name.gguf");
     fs::hard_link(&target, &other).unwrap();
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&target),
         "--in-place",
@@ -427,7 +419,7 @@ fn links_are_followed_and_special_files_are_not_replaced() {
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("hard links"), "{}", stderr(&out));
     assert_eq!(fs::read(&target).unwrap(), fs::read(&other).unwrap());
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&target),
         "--in-place",
@@ -448,7 +440,7 @@ fn owner_group_and_mode_are_kept_and_read_only_files_refused() {
     let _ = std::os::unix::fs::chown(&path, Some(4321), Some(4322));
     fs::set_permissions(&path, fs::Permissions::from_mode(0o4750)).unwrap();
     let before = fs::metadata(&path).unwrap();
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "--in-place",
@@ -462,7 +454,7 @@ fn owner_group_and_mode_are_kept_and_read_only_files_refused() {
     assert_eq!(after.mode() & 0o7777, 0o4750);
 
     fs::set_permissions(&path, fs::Permissions::from_mode(0o444)).unwrap();
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "--in-place",
@@ -471,7 +463,7 @@ fn owner_group_and_mode_are_kept_and_read_only_files_refused() {
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
     assert!(stderr(&out).contains("read-only"), "{}", stderr(&out));
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "--in-place",
@@ -490,7 +482,7 @@ fn concurrent_in_place_edits_both_land() {
     // Large enough that the two runs overlap.
     let path = write(&dir, "m.gguf", &model(4 << 20));
     let spawn = |set: &str| {
-        Command::new(bin())
+        Command::new(common::bin())
             .args(["edit", s(&path), "--in-place", "--set", set])
             .spawn()
             .unwrap()
@@ -553,7 +545,7 @@ fn cancelled_writes_and_stale_temporary_files_are_cleaned_up() {
 fn huge_alignments_are_refused_and_padding_is_streamed() {
     let dir = scratch("huge-alignment");
     let path = write(&dir, "m.gguf", &model(4));
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "edit",
         s(&path),
         "-o",
@@ -600,7 +592,7 @@ fn setuid_and_setgid_are_dropped_when_the_owner_cannot_be_kept() {
     fs::set_permissions(&path, fs::Permissions::from_mode(0o6777)).unwrap();
     let out = Command::new("setpriv")
         .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
-        .arg(bin())
+        .arg(common::bin())
         .args([
             "edit",
             s(&path),

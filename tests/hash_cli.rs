@@ -1,21 +1,13 @@
 //! `gguf hash` as a user meets it: exit statuses, messages, hostile names. Its output is
 //! compared with llama.cpp's llama-gguf-hash byte for byte by `scripts/check-hash.sh`.
 
-use std::process::Command;
+mod common;
 
 use gguf_grammar::{write::GgufBuilder, Ctx, GgmlType};
 
+/// Runs the binary under test: (exit code, stdout, stderr).
 fn gguf(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .output()
-        .unwrap();
-    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
-    (
-        out.status.code().unwrap(),
-        text(out.stdout),
-        text(out.stderr),
-    )
+    common::outcome(common::gguf_in_root(args))
 }
 
 fn temp(name: &str, bytes: &[u8]) -> String {

@@ -5,7 +5,6 @@ mod common;
 
 use std::fs;
 use std::path::PathBuf;
-use std::process::{Command, Output};
 
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType};
@@ -13,12 +12,6 @@ use gguf_grammar::{Ctx, GgmlType};
 /// What must never reach a terminal raw: ESC, BEL, CR, a C1 control (CSI, U+009B) and the
 /// bidi overrides.
 const HOSTILE: &str = "\x1b]0;pwned\x07\x1b[2J\r\u{9b}31m\u{202e}\u{2066}";
-
-/// Runs this build's binary, or `$GGUF_BIN` (to show that another build fails the tests).
-fn gguf(args: &[&str]) -> Output {
-    let bin = std::env::var_os("GGUF_BIN").unwrap_or(env!("CARGO_BIN_EXE_gguf").into());
-    Command::new(bin).args(args).output().unwrap()
-}
 
 fn assert_safe(what: &str, bytes: &[u8]) {
     let text = String::from_utf8_lossy(bytes);
@@ -59,19 +52,19 @@ fn dump_summary_and_check_escape_what_the_file_says() {
         &["check", path],
         &["check", "--schema", path],
     ] {
-        let out = gguf(args);
+        let out = common::gguf_in_root(args);
         assert!(!out.stdout.is_empty(), "{args:?}");
         assert_safe(&format!("{args:?} stdout"), &out.stdout);
         assert_safe(&format!("{args:?} stderr"), &out.stderr);
     }
-    let out = gguf(&["dump", path]);
+    let out = common::gguf_in_root(&["dump", path]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         text.contains("evil.\\e]0;pwned\\u{7}\\e[2J\\r\\u{9b}31m\\u{202e}\\u{2066}"),
         "{text}"
     );
     // JSON keeps the exact text.
-    let out = gguf(&["dump", "--json", path]);
+    let out = common::gguf_in_root(&["dump", "--json", path]);
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(doc.to_string().contains("evil.\\u001b]0;pwned"), "{doc}");
 }
@@ -99,7 +92,7 @@ fn error_messages_escape_file_names_and_keys() {
             &format!("{}/missing{HOSTILE}", path.parent().unwrap().display()),
         ],
     ] {
-        let out = gguf(args);
+        let out = common::gguf_in_root(args);
         assert_ne!(out.status.code(), Some(0), "{args:?}");
         assert!(!out.stderr.is_empty() || !out.stdout.is_empty(), "{args:?}");
         assert_safe(&format!("{args:?} stdout"), &out.stdout);
@@ -116,7 +109,7 @@ fn check_json_is_one_valid_document_whatever_fails() {
         vec![&ok, "/nonexistent/a.gguf"],
         vec!["/nonexistent/a.gguf"],
     ] {
-        let out = gguf(&[&["check", "--json"][..], &files].concat());
+        let out = common::gguf_in_root(&[&["check", "--json"][..], &files].concat());
         assert_eq!(out.status.code(), Some(2), "{files:?}");
         let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("{files:?}: {e}: {}", String::from_utf8_lossy(&out.stdout)));
@@ -137,7 +130,7 @@ fn dump_string_values_are_escaped_by_the_one_function() {
         .unwrap();
     let path = dir.join("values.gguf");
     fs::write(&path, bytes).unwrap();
-    let out = gguf(&["dump", path.to_str().unwrap()]);
+    let out = common::gguf_in_root(&["dump", path.to_str().unwrap()]);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains(r#"test.s = "a\e[31m\"b\\""#), "{text}");
     assert_safe("dump", text.as_bytes());

@@ -5,22 +5,14 @@ mod common;
 
 use std::io::{Read, Write};
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const FILE: &str = "tests/corpus/ggml-vocab-llama-spm.gguf";
 
-/// This build's binary, or `$GGUF_BIN` (to show that another build fails the tests).
-fn command(args: &[&str]) -> Command {
-    let bin = std::env::var_os("GGUF_BIN").unwrap_or(env!("CARGO_BIN_EXE_gguf").into());
-    let mut command = Command::new(bin);
-    command.args(args).current_dir(common::root());
-    command
-}
-
 /// Runs `args` with `input` on standard input.
 fn with_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = command(args)
+    let mut child = common::command(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -61,7 +53,7 @@ fn a_pipe_gives_the_same_output_as_the_file() {
         &["dump", "--format", "gguf-py"],
         &["check"],
     ] {
-        let from_file = command(&[args, &[FILE]].concat()).output().unwrap();
+        let from_file = common::command(&[args, &[FILE]].concat()).output().unwrap();
         for stdin_name in ["-", "/dev/stdin"] {
             let piped = with_stdin(&[args, &[stdin_name]].concat(), &bytes);
             assert_eq!(
@@ -86,7 +78,7 @@ fn a_pipe_gives_the_same_output_as_the_file() {
 fn endless_devices_end_with_exit_1_and_directories_with_exit_2() {
     for device in ["/dev/zero", "/dev/urandom"] {
         for cmd in ["dump", "check"] {
-            let child = command(&[cmd, device])
+            let child = common::command(&[cmd, device])
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
                 .spawn()
@@ -95,7 +87,7 @@ fn endless_devices_end_with_exit_1_and_directories_with_exit_2() {
             assert_eq!(out.status.code(), Some(1), "{cmd} {device}");
         }
     }
-    let out = command(&["dump", "tests"]).output().unwrap();
+    let out = common::command(&["dump", "tests"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("tests: is a directory"));
 }
@@ -108,7 +100,7 @@ fn a_file_truncated_while_its_dump_is_printed_does_not_kill_the_reader() {
     let _cleanup = common::RemoveOnDrop(dir.clone());
     let path = dir.join("model.gguf");
     std::fs::copy(common::root().join(FILE), &path).unwrap();
-    let mut child = command(&["dump", "--json", path.to_str().unwrap()])
+    let mut child = common::command(&["dump", "--json", path.to_str().unwrap()])
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
@@ -160,7 +152,7 @@ fn edit_reads_standard_input_and_refuses_in_place_on_it() {
         &bytes,
     );
     assert_eq!(out.status.code(), Some(2));
-    let out = command(&["edit", "tests", "-o", "-", "--set", "general.name=x"])
+    let out = common::command(&["edit", "tests", "-o", "-", "--set", "general.name=x"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));

@@ -11,23 +11,6 @@ use gguf_grammar::render::map::{rows, Meaning};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, Gguf, GgufFile};
 
-fn gguf(args: &[&str]) -> Output {
-    gguf_env(args, &[])
-}
-
-fn gguf_env(args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
 struct Span {
     offset: u64,
     len: u64,
@@ -178,9 +161,9 @@ fn text_rows_escape_hostile_names_and_never_colour_a_pipe() {
         .unwrap();
     let file = dir.join("hostile.gguf");
     std::fs::write(&file, bytes).unwrap();
-    let out = gguf(&["map", file.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    let out = common::gguf_in_root(&["map", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    let stdout = common::text(&out.stdout);
     assert!(!out.stdout.contains(&0x1b), "{stdout}");
     assert!(!stdout.contains('\u{202e}') && !stdout.contains('\u{2066}'));
     assert!(stdout.contains(r#""evil\e[31m.key\u{202e}""#), "{stdout}");
@@ -195,8 +178,8 @@ fn text_rows_escape_hostile_names_and_never_colour_a_pipe() {
     );
 
     // JSON keeps the text exact.
-    let out = gguf(&["map", "--json", file.to_str().unwrap()]);
-    let lines: Vec<serde_json::Value> = text(&out.stdout)
+    let out = common::gguf_in_root(&["map", "--json", file.to_str().unwrap()]);
+    let lines: Vec<serde_json::Value> = common::text(&out.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
@@ -224,8 +207,8 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", text(&out.stderr));
-        text(&out.stdout)
+        assert!(out.status.success(), "{}", common::text(&out.stderr));
+        common::text(&out.stdout)
     };
     let coloured = run("");
     assert!(
@@ -242,11 +225,11 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
 #[test]
 fn window_and_path_select_the_overlapping_rows() {
     let file = "tests/corpus/ggml-vocab-llama-bpe.gguf";
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "map", "--json", "--from", "0x16e354", "--to", "1499989", file,
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    let stdout = common::text(&out.stdout);
     let paths: Vec<String> = stdout
         .lines()
         .map(|l| {
@@ -264,13 +247,13 @@ fn window_and_path_select_the_overlapping_rows() {
             r#"kv[15] "tokenizer.ggml.tokens"[99018]"#,
         ]
     );
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "map",
         "--path",
         "tensor[1] ",
         "tests/conformance/cases/minimal-llama.gguf",
     ]);
-    let stdout = text(&out.stdout);
+    let stdout = common::text(&out.stdout);
     // group, name_len, name, n_dims, dims[0], type, offset
     assert_eq!(stdout.lines().count(), 7, "{stdout}");
     assert!(stdout.lines().all(|l| l.contains("tensor[1] ")), "{stdout}");
@@ -282,23 +265,23 @@ fn errors_and_exit_codes() {
     let bytes = std::fs::read(common::root().join("tests/corpus/ggml-vocab-gpt-2.gguf")).unwrap();
     let cut = dir.join("cut.gguf");
     std::fs::write(&cut, &bytes[..1000]).unwrap();
-    let out = gguf(&["map", cut.to_str().unwrap()]);
+    let out = common::gguf_in_root(&["map", cut.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
-        text(&out.stderr).contains("offset 0x"),
+        common::text(&out.stderr).contains("offset 0x"),
         "{}",
-        text(&out.stderr)
+        common::text(&out.stderr)
     );
     assert!(out.stdout.is_empty());
 
-    let out = gguf(&["map", "no/such/file.gguf"]);
+    let out = common::gguf_in_root(&["map", "no/such/file.gguf"]);
     assert_eq!(out.status.code(), Some(2));
-    let out = gguf(&["map", "--from", "12x", "tests/corpus/ggml-vocab-gpt-2.gguf"]);
+    let out = common::gguf_in_root(&["map", "--from", "12x", "tests/corpus/ggml-vocab-gpt-2.gguf"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("0x-prefixed hex"),
+        common::text(&out.stderr).contains("0x-prefixed hex"),
         "{}",
-        text(&out.stderr)
+        common::text(&out.stderr)
     );
 }
 
@@ -315,7 +298,7 @@ fn html_page_is_written_through_links_and_never_over_the_input() {
     let link = dir.join("link.gguf");
     let _ = std::fs::remove_file(&link);
     std::os::unix::fs::symlink(&input, &link).unwrap();
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "map",
         input.to_str().unwrap(),
         "--html",
@@ -323,9 +306,9 @@ fn html_page_is_written_through_links_and_never_over_the_input() {
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("refusing"),
+        common::text(&out.stderr).contains("refusing"),
         "{}",
-        text(&out.stderr)
+        common::text(&out.stderr)
     );
     assert_eq!(std::fs::read(&input).unwrap(), before);
 
@@ -334,13 +317,13 @@ fn html_page_is_written_through_links_and_never_over_the_input() {
     let page_link = dir.join("page-link.html");
     let _ = std::fs::remove_file(&page_link);
     std::os::unix::fs::symlink(&page, &page_link).unwrap();
-    let out = gguf(&[
+    let out = common::gguf_in_root(&[
         "map",
         input.to_str().unwrap(),
         "--html",
         page_link.to_str().unwrap(),
     ]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
     assert!(std::fs::symlink_metadata(&page_link).unwrap().is_symlink());
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(html.starts_with("<!DOCTYPE html>"));
@@ -359,7 +342,7 @@ fn html_data_escapes_script_closers_from_the_file() {
     let gguf = Gguf::parse(&bytes).unwrap();
     let mut page = Vec::new();
     gguf_grammar::render::map::write_html(&gguf, bytes.len() as u64, "t", &mut page).unwrap();
-    let page = text(&page);
+    let page = common::text(&page);
     assert_eq!(page.matches("</script>").count(), 2);
     assert!(!page.contains("<!--"));
     let mut found = false;
@@ -400,52 +383,52 @@ fn a_shard_maps_its_whole_set_unless_shard_only() {
 
     let alone: Vec<Output> = shards
         .iter()
-        .map(|s| gguf(&["map", "--json", "--shard-only", s.to_str().unwrap()]))
+        .map(|s| common::gguf_in_root(&["map", "--json", "--shard-only", s.to_str().unwrap()]))
         .collect();
     assert!(alone
         .iter()
         .all(|o| o.status.success() && o.stderr.is_empty()));
-    let out = gguf(&["map", "--json", second]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = common::gguf_in_root(&["map", "--json", second]);
+    assert!(out.status.success(), "{}", common::text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("is a shard of 3 files: mapping the whole set"),
+        common::text(&out.stderr).contains("is a shard of 3 files: mapping the whole set"),
         "{}",
-        text(&out.stderr)
+        common::text(&out.stderr)
     );
     let mut expected = String::new();
     for (shard, alone) in shards.iter().zip(&alone) {
         let file = format!("{{\"file\": \"{}\", ", shard.to_str().unwrap());
-        for line in text(&alone.stdout).lines() {
+        for line in common::text(&alone.stdout).lines() {
             expected += &format!("{file}{}\n", &line[1..]);
         }
     }
-    assert_eq!(text(&out.stdout), expected);
+    assert_eq!(common::text(&out.stdout), expected);
 
-    let out = gguf(&["map", second]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
+    let out = common::gguf_in_root(&["map", second]);
+    assert!(out.status.success(), "{}", common::text(&out.stderr));
     let mut expected = String::new();
     for (no, shard) in shards.iter().enumerate() {
-        let alone = gguf(&["map", "--shard-only", shard.to_str().unwrap()]);
+        let alone = common::gguf_in_root(&["map", "--shard-only", shard.to_str().unwrap()]);
         let size = std::fs::metadata(shard).unwrap().len();
         expected += &format!(
             "== {} (shard {} of 3, {size} bytes) ==\n{}",
             shard.to_str().unwrap(),
             no + 1,
-            text(&alone.stdout)
+            common::text(&alone.stdout)
         );
     }
-    assert_eq!(text(&out.stdout), expected);
+    assert_eq!(common::text(&out.stdout), expected);
     // The filters apply within each shard.
-    let out = gguf(&["map", "--path", ".name_len", second]);
-    assert_eq!(text(&out.stdout).matches(".name_len ").count(), 5);
+    let out = common::gguf_in_root(&["map", "--path", ".name_len", second]);
+    assert_eq!(common::text(&out.stdout).matches(".name_len ").count(), 5);
 
     std::fs::remove_file(&shards[2]).unwrap();
-    let out = gguf(&["map", second]);
+    let out = common::gguf_in_root(&["map", second]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
-        text(&out.stderr).contains("m-00003-of-00003.gguf"),
+        common::text(&out.stderr).contains("m-00003-of-00003.gguf"),
         "{}",
-        text(&out.stderr)
+        common::text(&out.stderr)
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -664,17 +664,9 @@ fn base_passes_the_container_checks() {
 }
 
 fn gguf(args: &[&std::ffi::OsStr]) -> (i32, String) {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.stderr.is_empty(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    (out.status.code().unwrap(), stdout)
+    let (code, out, err) = common::outcome(common::gguf_in_root(args));
+    assert!(err.is_empty(), "{err}");
+    (code, out)
 }
 
 /// `gguf check --schema`: exit 0 on a clean file, 1 on a schema error (which the container

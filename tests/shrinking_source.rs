@@ -5,7 +5,7 @@ mod common;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 use gguf_grammar::edit::{write_atomically, EditError, Replace};
 use gguf_grammar::source::{RangeError, Source};
@@ -53,8 +53,7 @@ fn with_builder<T>(src: &Path, f: impl FnOnce(GgufBuilder<'_>, u64) -> T) -> T {
 /// code and standard error.
 fn cut_while_piping(test: &str, args: &[&str]) -> (Option<i32>, String) {
     let (scratch, src, _) = model_and_target(test, 16);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
+    let mut child = common::command(args)
         .current_dir(&scratch.0)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -161,8 +160,7 @@ fn cut_while_writing(test: &str, args: &[&str]) -> (Option<i32>, String, Vec<Str
         names.sort();
         names
     };
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
+    let mut child = common::command(args)
         .current_dir(&scratch.0)
         .stderr(Stdio::piped())
         .spawn()
@@ -235,8 +233,7 @@ fn dump_of_a_shard_set_to_a_slow_pipe_survives_a_shard_truncated_meanwhile() {
     assert_eq!(whole.status.code(), Some(0));
     assert!(whole.stdout.len() > 400_000, "{}", whole.stdout.len());
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(["dump", "m-00001-of-00002.gguf"])
+    let mut child = common::command(&["dump", "m-00001-of-00002.gguf"])
         .current_dir(&scratch.0)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -262,8 +259,7 @@ fn snapshot_reads_the_header_of_a_pipe_and_gives_the_whole_file_size() {
     let size = std::fs::metadata(&src).unwrap().len();
     assert!(common::text(&by_path.stdout).contains(&format!("\nfile_size: {size}\n")));
 
-    let mut child = Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(["snapshot", "/dev/stdin"])
+    let mut child = common::command(&["snapshot", "/dev/stdin"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

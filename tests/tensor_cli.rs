@@ -1,21 +1,13 @@
 //! `gguf tensor` as a user meets it. Its values are compared with gguf-py's dequantisation
 //! (through numpy.load of `--format npy`) by `scripts/check-dequant.sh`.
 
-use std::process::Command;
+mod common;
 
 use gguf_grammar::{write::GgufBuilder, Ctx, GgmlType};
 
+/// Runs the binary under test: (exit code, stdout, stderr).
 fn gguf(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .output()
-        .unwrap();
-    let text = |b: Vec<u8>| String::from_utf8_lossy(&b).into_owned();
-    (
-        out.status.code().unwrap(),
-        text(out.stdout),
-        text(out.stderr),
-    )
+    common::outcome(common::gguf_in_root(args))
 }
 
 #[test]

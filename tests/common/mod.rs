@@ -66,9 +66,28 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs the `gguf` binary with `args` in the repository root (paths in `args` relative to it).
-pub fn gguf_in_root(args: &[&str]) -> std::process::Output {
-    gguf(args, &root())
+/// The binary under test: this build's, or `$GGUF_BIN` (to show that another build, such as
+/// one from before a fix, fails the tests).
+pub fn bin() -> PathBuf {
+    std::env::var_os("GGUF_BIN").map_or(env!("CARGO_BIN_EXE_gguf").into(), PathBuf::from)
+}
+
+/// The binary under test with `args`, to run in the repository root (paths in `args`
+/// relative to it) unless told otherwise.
+pub fn command<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Command {
+    let mut command = std::process::Command::new(bin());
+    command.args(args).current_dir(root());
+    command
+}
+
+/// Runs the binary under test with `args` in the repository root.
+pub fn gguf_in_root<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    command(args).output().unwrap()
+}
+
+/// Runs the binary under test with `args` in `cwd`.
+pub fn gguf<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &std::path::Path) -> std::process::Output {
+    command(args).current_dir(cwd).output().unwrap()
 }
 
 /// Output bytes as text, invalid UTF-8 replaced.
@@ -76,11 +95,8 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Runs the `gguf` binary with `args` in `cwd`.
-pub fn gguf(args: &[&str], cwd: &std::path::Path) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_gguf"))
-        .args(args)
-        .current_dir(cwd)
-        .output()
-        .unwrap()
+/// A run's exit code (panics if a signal ended it), standard output and standard error.
+pub fn outcome(out: std::process::Output) -> (i32, String, String) {
+    let code = out.status.code().expect("ended by a signal");
+    (code, text(&out.stdout), text(&out.stderr))
 }
