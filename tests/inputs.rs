@@ -3,31 +3,12 @@
 
 mod common;
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const FILE: &str = "tests/corpus/ggml-vocab-llama-spm.gguf";
-
-/// Runs `args` with `input` on standard input.
-fn with_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = common::command(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // A writer thread: the reader may stop early (an error), closing the pipe.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
 
 /// Waits at most 20 s for `child`, killing it after that.
 fn wait_bounded(mut child: Child) -> Output {
@@ -55,7 +36,7 @@ fn a_pipe_gives_the_same_output_as_the_file() {
     ] {
         let from_file = common::command(&[args, &[FILE]].concat()).output().unwrap();
         for stdin_name in ["-", "/dev/stdin"] {
-            let piped = with_stdin(&[args, &[stdin_name]].concat(), &bytes);
+            let piped = common::with_stdin(&[args, &[stdin_name]].concat(), &bytes);
             assert_eq!(
                 piped.status.code(),
                 from_file.status.code(),
@@ -133,7 +114,7 @@ fn a_file_truncated_while_its_dump_is_printed_does_not_kill_the_reader() {
 #[test]
 fn edit_reads_standard_input_and_refuses_in_place_on_it() {
     let bytes = std::fs::read(common::root().join(FILE)).unwrap();
-    let out = with_stdin(
+    let out = common::with_stdin(
         &["edit", "-", "-o", "-", "--set", "general.name=piped"],
         &bytes,
     );
@@ -147,7 +128,7 @@ fn edit_reads_standard_input_and_refuses_in_place_on_it() {
         gguf.get("general.name").and_then(|v| v.as_str()),
         Some("piped")
     );
-    let out = with_stdin(
+    let out = common::with_stdin(
         &["edit", "-", "--in-place", "--set", "general.name=x"],
         &bytes,
     );

@@ -53,12 +53,7 @@ fn with_builder<T>(src: &Path, f: impl FnOnce(GgufBuilder<'_>, u64) -> T) -> T {
 /// code and standard error.
 fn cut_while_piping(test: &str, args: &[&str]) -> (Option<i32>, String) {
     let (scratch, src, _) = model_and_target(test, 16);
-    let mut child = common::command(args)
-        .current_dir(&scratch.0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_piped(args, &scratch.0);
     let mut stdout = child.stdout.take().unwrap();
     let mut first = vec![0u8; 1 << 20];
     stdout.read_exact(&mut first).unwrap();
@@ -233,12 +228,7 @@ fn dump_of_a_shard_set_to_a_slow_pipe_survives_a_shard_truncated_meanwhile() {
     assert_eq!(whole.status.code(), Some(0));
     assert!(whole.stdout.len() > 400_000, "{}", whole.stdout.len());
 
-    let mut child = common::command(&["dump", "m-00001-of-00002.gguf"])
-        .current_dir(&scratch.0)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_piped(&["dump", "m-00001-of-00002.gguf"], &scratch.0);
     let mut stdout = child.stdout.take().unwrap();
     // The pipe holds 64 KiB: the command is blocked with most keys still to print.
     let mut printed = vec![0u8; 1000];
@@ -259,18 +249,8 @@ fn snapshot_reads_the_header_of_a_pipe_and_gives_the_whole_file_size() {
     let size = std::fs::metadata(&src).unwrap().len();
     assert!(common::text(&by_path.stdout).contains(&format!("\nfile_size: {size}\n")));
 
-    let mut child = common::command(&["snapshot", "/dev/stdin"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
     let bytes = std::fs::read(&src).unwrap();
-    // A reader that stops after the header closes the pipe: a failed write is fine.
-    let feeder = std::thread::spawn(move || std::io::Write::write_all(&mut stdin, &bytes));
-    let piped = child.wait_with_output().unwrap();
-    let _ = feeder.join().unwrap();
+    let piped = common::with_stdin(&["snapshot", "/dev/stdin"], &bytes);
     assert_eq!(
         piped.status.code(),
         Some(0),

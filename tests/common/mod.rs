@@ -100,3 +100,34 @@ pub fn outcome(out: std::process::Output) -> (i32, String, String) {
     let code = out.status.code().expect("ended by a signal");
     (code, text(&out.stdout), text(&out.stderr))
 }
+
+/// Starts the binary under test with `args` in `cwd`, its standard output and error piped.
+pub fn spawn_piped(args: &[&str], cwd: &std::path::Path) -> std::process::Child {
+    use std::process::Stdio;
+    command(args)
+        .current_dir(cwd)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Runs the binary under test with `args` and `input` on standard input (a pipe).
+pub fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
+    let mut child = command(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // A writer thread: the reader may stop early (an error, or only the header needed),
+    // closing the pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = std::io::Write::write_all(&mut stdin, &input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
