@@ -83,13 +83,17 @@ pub struct ShardFile {
 }
 
 impl ShardFile {
-    /// Opens `path` and reads its header (no more than the header claims).
+    /// Opens `path` and reads its header (no more than the header claims). It must be a
+    /// regular file (its tensor data is read at offsets): a pipe or device is refused before
+    /// anything is read from it.
     pub fn open(path: &Path) -> io::Result<ShardFile> {
-        if path.is_dir() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "is a directory",
-            ));
+        let meta = std::fs::metadata(path)?;
+        if !meta.is_file() {
+            let what = match meta.is_dir() {
+                true => "is a directory",
+                false => "is not a regular file",
+            };
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, what));
         }
         let file = File::open(path)?;
         let len = file.metadata()?.len();

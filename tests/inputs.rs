@@ -139,3 +139,26 @@ fn edit_reads_standard_input_and_refuses_in_place_on_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("is a directory"));
 }
+
+#[test]
+fn a_pipe_named_as_a_shard_is_checked_as_one_stream() {
+    let dir = common::scratch("fifo-shard");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let fifo = dir.join("m-00001-of-00002.gguf");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let bytes = std::fs::read(common::root().join(FILE)).unwrap();
+    let writer = std::thread::spawn(move || {
+        // Blocks until the command opens the pipe; a reader that stops early closes it.
+        let mut pipe = std::fs::File::options().write(true).open(&fifo).unwrap();
+        let _ = std::io::Write::write_all(&mut pipe, &bytes);
+    });
+    let child = common::spawn_piped(&["check", "m-00001-of-00002.gguf"], &dir);
+    let out = wait_bounded(child);
+    writer.join().unwrap();
+    // A set's shards are read at offsets: a pipe is not opened as one, but read as a file.
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+}
