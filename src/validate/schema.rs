@@ -64,7 +64,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
         out: Diagnostics::default(),
     };
     let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
-    let arch = arch_name.and_then(architecture);
+    let arch = arch_name.and_then(Architecture::named);
     c.keys(arch_name, arch);
     let hp = Hparams::read(gguf);
     c.tokenizer(&hp);
