@@ -41,6 +41,7 @@ use std::ffi::{OsStr, OsString};
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::summary;
 use crate::validate::{At, Diagnostic, Diagnostics, Severity};
 use crate::{Gguf, GgufFile, Tensor, Value};
 
@@ -227,7 +228,7 @@ impl GgufSet {
                     ),
                     Some(at) => {
                         let value = gguf.kvs[at].value;
-                        if integer(value) != Some(wanted) {
+                        if summary::count(value) != Some(wanted) {
                             diagnostics.report(
                                 code,
                                 Severity::Error,
@@ -283,22 +284,8 @@ pub fn accepts_set(diagnostics: &[Diagnostic]) -> bool {
         .any(|d| d.code.starts_with("set-") && d.severity == Severity::Error)
 }
 
-fn integer(value: Value<'_>) -> Option<u64> {
-    match value {
-        Value::U8(n) => Some(n.into()),
-        Value::U16(n) => Some(n.into()),
-        Value::U32(n) => Some(n.into()),
-        Value::U64(n) => Some(n),
-        Value::I8(n) => u64::try_from(n).ok(),
-        Value::I16(n) => u64::try_from(n).ok(),
-        Value::I32(n) => u64::try_from(n).ok(),
-        Value::I64(n) => u64::try_from(n).ok(),
-        _ => None,
-    }
-}
-
 fn shown(value: Value<'_>) -> String {
-    match integer(value) {
+    match summary::count(value) {
         Some(n) => n.to_string(),
         None => format!("a {}", value.value_type()),
     }
