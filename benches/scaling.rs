@@ -1,4 +1,4 @@
-//! Scaling: parse, check, summary and text dump of headers with n tensors (each of a
+//! Scaling: parse, check, schema check, summary and text dump of headers with n tensors (each of a
 //! distinct type id, the worst case for per-type tables) and n key/values, for n = 1k, 10k,
 //! 100k and 1M. Time per item must stay flat as n grows (linear total time); criterion
 //! reports it as throughput in elements per second.
@@ -40,6 +40,9 @@ fn bench(c: &mut Criterion) {
         });
         group.bench_with_input(BenchmarkId::new("check", n), &gguf, |b, gguf| {
             b.iter(|| validate::check(gguf, len, Profile::Strict).len())
+        });
+        group.bench_with_input(BenchmarkId::new("schema", n), &gguf, |b, gguf| {
+            b.iter(|| validate::schema::check_model(gguf).len())
         });
         group.bench_with_input(BenchmarkId::new("summary", n), &gguf, |b, gguf| {
             b.iter(|| {

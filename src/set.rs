@@ -45,8 +45,8 @@ use std::io::{self, BufReader};
 use std::path::{Path, PathBuf};
 
 use crate::error::ReadError;
-use crate::error::{ConstructPath as ErrorPath, Segment};
-use crate::validate::{Diagnostic, References, Severity};
+use crate::summary;
+use crate::validate::{At, Diagnostic, Diagnostics, Severity};
 use crate::{Gguf, Tensor, Value};
 
 pub mod split;
@@ -240,25 +240,20 @@ impl GgufSet {
             .sum();
         let mut first_seen: HashMap<&[u8], usize> = HashMap::new();
         for (i, (shard, gguf)) in self.shards.iter().zip(&parsed).enumerate() {
-            let mut report = |code, severity, kv: Option<u64>, message: String| {
-                found.push((
-                    i,
-                    set_diagnostic(code, severity, gguf.as_ref(), kv, message),
-                ));
-            };
+            let mut diagnostics = Diagnostics::default();
             let Some(gguf) = gguf else {
                 let why = match &shard.file {
                     Err(e) => format!("shard {} of {count} cannot be read: {e}", i + 1),
                     Ok(_) => format!("shard {} of {count} is not GGUF", i + 1),
                 };
-                report("set-missing-shard", Severity::Error, None, why);
+                diagnostics.report("set-missing-shard", Severity::Error, At::default(), why);
+                found.extend(diagnostics.finish().into_iter().map(|d| (i, d)));
                 continue;
             };
             let key = |name: &str| {
                 gguf.kvs
                     .iter()
                     .position(|kv| kv.key.as_bytes() == name.as_bytes())
-                    .map(|at| (at as u64, gguf.kvs[at].value))
             };
             let expect = [
                 (
@@ -286,30 +281,32 @@ impl GgufSet {
                     continue;
                 }
                 match key(name) {
-                    None => report(
+                    None => diagnostics.report(
                         code,
                         Severity::Error,
-                        None,
+                        At::default(),
                         format!("no {name}; expected {wanted}, {what}"),
                     ),
-                    Some((at, value)) => match integer(value) {
-                        Some(n) if n == wanted => {}
-                        _ => report(
-                            code,
-                            Severity::Error,
-                            Some(at),
-                            format!("{name} is {}, expected {wanted}, {what}", shown(value)),
-                        ),
-                    },
+                    Some(at) => {
+                        let value = gguf.kvs[at].value;
+                        if summary::count(value) != Some(wanted) {
+                            diagnostics.report(
+                                code,
+                                Severity::Error,
+                                At::kv(gguf, at),
+                                format!("{name} is {}, expected {wanted}, {what}", shown(value)),
+                            );
+                        }
+                    }
                 }
             }
             if i > 0 {
                 for (at, kv) in gguf.kvs.iter().enumerate() {
                     if !SPLIT_KEYS.iter().any(|k| kv.key.as_bytes() == k.as_bytes()) {
-                        report(
+                        diagnostics.report(
                             "set-metadata-outside-first",
                             Severity::Warning,
-                            Some(at as u64),
+                            At::kv(gguf, at),
                             "metadata outside the first shard (gguf-split writes it in the first only; readers use the first shard's)".into(),
                         );
                     }
@@ -318,91 +315,38 @@ impl GgufSet {
             for (t, tensor) in gguf.tensors.iter().enumerate() {
                 let name = tensor.info.name.as_bytes();
                 match first_seen.get(name) {
-                    Some(&earlier) if earlier != i => found.push((
-                        i,
-                        Diagnostic {
-                            code: "set-duplicate-tensor",
-                            severity: Severity::Error,
-                            span: gguf
-                                .offset_of(tensor.info.raw)
-                                .map(|at| at..at + tensor.info.raw.len() as u64),
-                            path: ErrorPath(vec![
-                                Segment::Tensor(t as u64),
-                                Segment::Name(tensor.info.name.to_string()),
-                            ]),
-                            message: format!(
-                                "also in shard {} ({})",
-                                earlier + 1,
-                                self.shards[earlier].path.display()
-                            ),
-                            rejected_by: References::NONE,
-                        },
-                    )),
+                    Some(&earlier) if earlier != i => diagnostics.report(
+                        "set-duplicate-tensor",
+                        Severity::Error,
+                        At::tensor(gguf, t),
+                        format!(
+                            "also in shard {} ({})",
+                            earlier + 1,
+                            self.shards[earlier].path.display()
+                        ),
+                    ),
                     Some(_) => {}
                     None => {
                         first_seen.insert(name, i);
                     }
                 }
             }
+            found.extend(diagnostics.finish().into_iter().map(|d| (i, d)));
         }
         found
     }
 }
 
-/// A set diagnostic about `gguf`'s `kv`-th pair (or the shard as a whole).
-fn set_diagnostic(
-    code: &'static str,
-    severity: Severity,
-    gguf: Option<&Gguf<'_>>,
-    kv: Option<u64>,
-    message: String,
-) -> Diagnostic {
-    let pair = gguf
-        .zip(kv)
-        .and_then(|(g, at)| Some((g, g.kvs.get(usize::try_from(at).ok()?)?)));
-    Diagnostic {
-        code,
-        severity,
-        span: pair.and_then(|(g, pair)| {
-            g.offset_of(pair.raw)
-                .map(|at| at..at + pair.raw.len() as u64)
-        }),
-        path: match pair {
-            Some((_, p)) => ErrorPath(vec![
-                Segment::Kv(kv.unwrap_or(0)),
-                Segment::Name(p.key.to_string()),
-            ]),
-            None => ErrorPath(Vec::new()),
-        },
-        message,
-        rejected_by: References::NONE,
-    }
-}
-
 /// Whether `diagnostics` hold no set error (the set findings are llama.cpp's loader's rules,
 /// not a container reader's, so no [`crate::validate::Profile`] covers them).
-pub fn accepts(diagnostics: &[Diagnostic]) -> bool {
+pub fn accepts_set(diagnostics: &[Diagnostic]) -> bool {
     !diagnostics
         .iter()
         .any(|d| d.code.starts_with("set-") && d.severity == Severity::Error)
 }
 
-fn integer(value: Value<'_>) -> Option<u64> {
-    match value {
-        Value::U8(n) => Some(n.into()),
-        Value::U16(n) => Some(n.into()),
-        Value::U32(n) => Some(n.into()),
-        Value::U64(n) => Some(n),
-        Value::I8(n) => u64::try_from(n).ok(),
-        Value::I16(n) => u64::try_from(n).ok(),
-        Value::I32(n) => u64::try_from(n).ok(),
-        Value::I64(n) => u64::try_from(n).ok(),
-        _ => None,
-    }
-}
-
 fn shown(value: Value<'_>) -> String {
-    match integer(value) {
+    match summary::count(value) {
         Some(n) => n.to_string(),
         None => format!("a {}", value.value_type()),
     }

@@ -10,7 +10,6 @@ use std::io::{self, Read};
 
 use crate::document::OwnedGguf;
 use crate::error::ReadError;
-use crate::grammar::file::file;
 use crate::grammar::Endian;
 use crate::Gguf;
 
@@ -39,20 +38,19 @@ pub fn read_header<R: Read>(mut reader: R, endian: Option<Endian>) -> Result<Own
     let mut buf = Vec::new();
     let mut want = CHUNK;
     let mut at_eof = false;
-    loop {
+    let data_start = loop {
         at_eof |= fill(&mut reader, &mut buf, want)?;
-        let needed = match file(endian)(&buf) {
-            Ok(_) => break,
+        let needed = match Gguf::parse_with(&buf, endian) {
+            Ok(gguf) => break gguf.tensor_data_offset,
             Err(e) => match e.kind.bytes_needed() {
                 Some(needed) if !at_eof => needed,
                 _ => return Err(e.into()),
             },
         };
         want = needed.div_ceil(CHUNK).saturating_mul(CHUNK);
-    }
+    };
     // Keep the header only: bytes past the data start are an arbitrary slice of the tensor
     // data, which must not pass for the whole of it (see `GgufBuilder::from_gguf`).
-    let data_start = Gguf::parse_with(&buf, endian)?.tensor_data_offset;
     buf.truncate(usize::try_from(data_start).unwrap_or(usize::MAX));
     Ok(OwnedGguf::from_vec_with(buf, endian)?)
 }

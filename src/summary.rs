@@ -63,14 +63,19 @@ macro_rules! hparams {
         impl<'a> Hparams<'a> {
             /// Reads the hyperparameters of `gguf`'s architecture.
             pub fn read(gguf: &Gguf<'a>) -> Self {
-                let architecture = gguf.get("general.architecture").and_then(|v| v.as_str());
+                Self::read_with(|key| gguf.get(key))
+            }
+
+            /// Reads the hyperparameters from `value`, which gives the first value stored
+            /// under a key (a caller that has indexed the keys looks each up once).
+            pub(crate) fn read_with(value: impl Fn(&str) -> Option<Value<'a>>) -> Self {
+                let architecture = value("general.architecture").and_then(|v| v.as_str());
                 let arch = architecture.unwrap_or("");
-                let get = |key: &str| gguf.get(&arch_key(key, arch)).and_then(count);
+                let get = |key: &str| value(&arch_key(key, arch)).and_then(count);
                 Hparams {
                     architecture,
                     $($field: get(keys::$CONST),)*
-                    n_tokens: gguf
-                        .get("tokenizer.ggml.tokens")
+                    n_tokens: value("tokenizer.ggml.tokens")
                         .and_then(|v| v.as_array())
                         .map(|a| a.len() as u64),
                 }

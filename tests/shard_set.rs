@@ -196,3 +196,29 @@ fn dump_and_check_show_the_whole_set_unless_shard_only() {
     assert_eq!(gguf(&["dump", second], &dir).status.code(), Some(2));
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn metadata_outside_the_first_shard_is_capped_like_every_diagnostic() {
+    let dir = scratch("cap");
+    let shards = three_shards(&dir);
+    let extra = gguf_grammar::validate::MAX_PER_KIND + 20;
+    rewrite(&shards[1], |b| {
+        for k in 0..extra {
+            b.kv(format!("stray.{k}"), 1u32);
+        }
+    });
+    let found = GgufSet::open(&shards[0]).unwrap().diagnose();
+    let warnings = found
+        .iter()
+        .filter(|(shard, d)| *shard == 1 && d.code == "set-metadata-outside-first")
+        .count() as u64;
+    assert_eq!(warnings, gguf_grammar::validate::MAX_PER_KIND + 1);
+    assert_eq!(
+        found.last().unwrap().1.message,
+        format!(
+            "and {} more like the above",
+            extra - gguf_grammar::validate::MAX_PER_KIND
+        )
+    );
+    fs::remove_dir_all(&dir).unwrap();
+}

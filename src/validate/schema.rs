@@ -45,7 +45,7 @@ mod arch;
 
 pub use arch::*;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::diagnostics::{At, Diagnostics};
 use super::{Diagnostic, Severity};
@@ -59,14 +59,23 @@ pub const MISSING_SHOWN: u64 = 16;
 
 /// The schema diagnostics about `gguf`, in the order of the module documentation.
 pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
+    let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
+    let asked = AskedKeys(arch_name.unwrap_or(""));
+    let mut first = HashMap::new();
+    for (i, pair) in gguf.kvs.iter().enumerate() {
+        if asked.contains(pair.key.as_bytes()) {
+            first.entry(pair.key.as_bytes()).or_insert(i);
+        }
+    }
     let mut c = Checker {
         gguf,
+        asked,
+        first,
         out: Diagnostics::default(),
     };
-    let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
-    let arch = arch_name.and_then(architecture);
+    let arch = arch_name.and_then(Architecture::named);
     c.keys(arch_name, arch);
-    let hp = Hparams::read(gguf);
+    let hp = Hparams::read_with(|key| c.value(key));
     c.tokenizer(&hp);
     c.general();
     if let (Some(name), None) = (arch_name, arch) {
@@ -188,19 +197,45 @@ impl Shapes {
     }
 }
 
+/// The keys the schema asks about: `general.*`, `tokenizer.*` and `{arch}.*`.
+#[derive(Clone, Copy)]
+struct AskedKeys<'s>(&'s str);
+
+impl AskedKeys<'_> {
+    fn contains(self, key: &[u8]) -> bool {
+        let arch = self.0.as_bytes();
+        key.starts_with(b"general.")
+            || key.starts_with(b"tokenizer.")
+            || (!arch.is_empty() && key.starts_with(arch) && key.get(arch.len()) == Some(&b'.'))
+    }
+}
+
 struct Checker<'g, 'a> {
     gguf: &'g Gguf<'a>,
+    asked: AskedKeys<'g>,
+    /// The first pair stored under each key in `asked`, indexed once: the schema asks for
+    /// about 75 keys, and a scan of every pair for each is slow on huge headers.
+    first: HashMap<&'a [u8], usize>,
     out: Diagnostics,
 }
 
 impl<'a> Checker<'_, 'a> {
     /// The first pair stored under `key`, with its index.
     fn find(&self, key: &str) -> Option<(usize, &Kv<'a>)> {
-        self.gguf
-            .kvs
-            .iter()
-            .enumerate()
-            .find(|(_, pair)| pair.key.as_bytes() == key.as_bytes())
+        let i = if self.asked.contains(key.as_bytes()) {
+            *self.first.get(key.as_bytes())?
+        } else {
+            self.gguf
+                .kvs
+                .iter()
+                .position(|pair| pair.key.as_bytes() == key.as_bytes())?
+        };
+        Some((i, &self.gguf.kvs[i]))
+    }
+
+    /// The first value stored under `key`.
+    fn value(&self, key: &str) -> Option<Value<'a>> {
+        self.find(key).map(|(_, pair)| pair.value)
     }
 
     /// A diagnostic about the pair stored under `key` (or about the key, if it is absent).
@@ -237,7 +272,7 @@ impl<'a> Checker<'_, 'a> {
             }
         }
         for (name, ty, required) in specs {
-            match self.find(&name).map(|(_, pair)| pair.value) {
+            match self.value(&name) {
                 None if required => self.error_kv(
                     "schema-key-missing",
                     &name,
@@ -299,7 +334,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if let Some(n_vocab) = tokens.or(hp.vocab_size) {
             for key in SPECIAL_TOKEN_IDS {
-                let id = self.find(key).and_then(|(_, pair)| count(pair.value));
+                let id = self.value(key).and_then(count);
                 if let Some(id) = id.filter(|&id| id >= n_vocab) {
                     self.error_kv(
                         "schema-special-token",
@@ -310,9 +345,7 @@ impl<'a> Checker<'_, 'a> {
             }
         }
         self.token_types();
-        let model = self
-            .find("tokenizer.ggml.model")
-            .and_then(|(_, pair)| pair.value.as_str());
+        let model = self.value("tokenizer.ggml.model").and_then(|v| v.as_str());
         if let Some(model) = model.filter(|m| !TOKENIZER_MODELS.contains(m)) {
             self.error_kv(
                 "schema-tokenizer-model",
@@ -324,9 +357,7 @@ impl<'a> Checker<'_, 'a> {
             );
         }
         if model == Some("gpt2") {
-            let merges = self
-                .find("tokenizer.ggml.merges")
-                .map(|(_, pair)| pair.value);
+            let merges = self.value("tokenizer.ggml.merges");
             let empty = merges
                 .and_then(|v| v.as_array())
                 .is_some_and(|a| a.is_empty());
@@ -380,8 +411,8 @@ impl<'a> Checker<'_, 'a> {
 
     /// Step 3: file type and quantization version.
     fn general(&mut self) {
-        let get = |key: &str| self.gguf.get(key).and_then(count);
-        if let Some(ft) = get("general.file_type").filter(|&ft| file_type_name(ft).is_none()) {
+        let ft = self.value("general.file_type").and_then(count);
+        if let Some(ft) = ft.filter(|&ft| file_type_name(ft).is_none()) {
             let why = if REMOVED_FILE_TYPES.contains(&ft) {
                 "a file type llama.cpp no longer supports"
             } else {
@@ -393,7 +424,7 @@ impl<'a> Checker<'_, 'a> {
                 format!("file type {ft} is {why}"),
             );
         }
-        let qv = get("general.quantization_version");
+        let qv = self.value("general.quantization_version").and_then(count);
         if let Some(qv) = qv.filter(|qv| !QUANTIZATION_VERSIONS.contains(qv)) {
             self.error_kv(
                 "schema-quantization-version",

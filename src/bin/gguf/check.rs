@@ -180,7 +180,7 @@ fn check(
         diagnostics.extend(set_findings.iter().flatten().cloned());
         let accepted = validate::accepts(&diagnostics, profile)
             && validate::schema::accepts_model(&diagnostics)
-            && set::accepts(&diagnostics);
+            && set::accepts_set(&diagnostics);
         rejected |= !accepted;
         if json {
             documents.push(check_json(&shown, profile, accepted, &diagnostics));

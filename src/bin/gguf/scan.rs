@@ -224,7 +224,7 @@ fn row(path: &Path, profile: Profile) -> Row {
         }
     }
     let set_findings: Vec<_> = set.diagnose().into_iter().map(|(_, d)| d).collect();
-    if !set::accepts(&set_findings) {
+    if !set::accepts_set(&set_findings) {
         if let Some(d) = set_findings
             .iter()
             .find(|d| d.severity == validate::Severity::Error)

@@ -371,9 +371,9 @@ pub struct Architecture {
 /// The LLaMA-layout architectures the schema knows.
 ///
 /// ```
-/// use gguf_grammar::validate::schema::{architecture, ExpertUse};
-/// assert_eq!(architecture("granitemoe").map(|a| a.experts), Some(ExpertUse::Always));
-/// assert!(architecture("bert").is_none());
+/// use gguf_grammar::validate::schema::{Architecture, ExpertUse};
+/// assert_eq!(Architecture::named("granitemoe").map(|a| a.experts), Some(ExpertUse::Always));
+/// assert!(Architecture::named("bert").is_none());
 /// ```
 pub const ARCHITECTURES: &[Architecture] = &[
     Architecture {
@@ -413,9 +413,16 @@ pub const ARCHITECTURES: &[Architecture] = &[
     },
 ];
 
-/// The table entry for `general.architecture` = `name`.
-pub fn architecture(name: &str) -> Option<&'static Architecture> {
-    ARCHITECTURES.iter().find(|a| a.name == name)
+impl Architecture {
+    /// The table entry for `general.architecture` = `name`.
+    ///
+    /// ```
+    /// use gguf_grammar::validate::schema::Architecture;
+    /// assert_eq!(Architecture::named("qwen2").map(|a| a.name), Some("qwen2"));
+    /// ```
+    pub fn named(name: &str) -> Option<&'static Architecture> {
+        ARCHITECTURES.iter().find(|a| a.name == name)
+    }
 }
 
 /// The file types gguf-py 0.19.0 defines (`LlamaFileType`, llama.cpp's `llama_ftype`), by
