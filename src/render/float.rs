@@ -23,8 +23,8 @@ pub(crate) trait Float: Copy + std::fmt::Debug + zmij::Float + Into<f64> {
     /// Bits of the stored significand, and the exponent bias plus those bits.
     const SIGNIFICAND_BITS: u32;
     const BIAS: i32;
-    /// The most digits a shortest round-trip form takes (9 or 17).
-    const DIGITS: u32;
+    /// The most significant digits a shortest round-trip form takes (9 or 17).
+    const MAX_DIGITS: u32;
 
     /// The bits of the magnitude (sign cleared).
     fn magnitude_bits(self) -> u64;
@@ -36,7 +36,7 @@ impl Float for f32 {
     const EXPONENTIAL_BELOW: f64 = 1e-4f32 as f64;
     const SIGNIFICAND_BITS: u32 = 23;
     const BIAS: i32 = 127 + 23;
-    const DIGITS: u32 = 9;
+    const MAX_DIGITS: u32 = 9;
 
     fn magnitude_bits(self) -> u64 {
         self.abs().to_bits().into()
@@ -49,7 +49,7 @@ impl Float for f64 {
     const EXPONENTIAL_BELOW: f64 = 1e-4;
     const SIGNIFICAND_BITS: u32 = 52;
     const BIAS: i32 = 1023 + 52;
-    const DIGITS: u32 = 17;
+    const MAX_DIGITS: u32 = 17;
 
     fn magnitude_bits(self) -> u64 {
         self.abs().to_bits()
@@ -60,21 +60,32 @@ impl Float for f64 {
 pub(crate) fn write<F: Float>(v: F, out: &mut impl Write) -> io::Result<()> {
     let wide: f64 = v.into();
     let abs = wide.abs();
-    if wide.is_sign_negative() {
-        out.write_all(b"-")?;
-    }
+    let sign: &[u8] = if wide.is_sign_negative() { b"-" } else { b"" };
     if abs < F::EXACT_INTEGERS && abs.trunc() == abs {
-        out.write_all(itoa::Buffer::new().format(abs as u64).as_bytes())?;
-        return out.write_all(b".0");
+        // One write: `-`, the integer, `.0`.
+        let mut integer = [0u8; 24];
+        let mut itoa = itoa::Buffer::new();
+        let digits = itoa.format(abs as u64).as_bytes();
+        let text = [sign, digits, b".0"];
+        let mut len = 0;
+        for part in text {
+            integer[len..len + part.len()].copy_from_slice(part);
+            len += part.len();
+        }
+        return out.write_all(&integer[..len]);
     }
     let mut zmij = zmij::Buffer::new();
-    let text = zmij.format_finite(v).as_bytes();
-    let text = text.strip_prefix(b"-").unwrap_or(text);
+    let signed = zmij.format_finite(v).as_bytes();
+    let text = &signed[sign.len()..];
     let exponential = abs >= F::EXPONENTIAL_FROM || abs < F::EXPONENTIAL_BELOW;
-    // Where both print plain decimals and no tie can arise, zmij's text is `{:?}`'s.
-    if !exponential && !text.contains(&b'e') && !may_tie(v) {
-        return out.write_all(text);
+    // Where both print plain decimals and no tie can arise, zmij's text is `{:?}`'s. (An
+    // exponent, when zmij writes one, is in the last five bytes: `e-5`, `e+13`.)
+    let tail = &text[text.len().saturating_sub(5)..];
+    let plain = !exponential && tail.iter().fold(true, |plain, &c| plain & (c != b'e'));
+    if plain && !may_tie(v, || plain_significant_digits(text)) {
+        return out.write_all(signed);
     }
+    out.write_all(sign)?;
     let Some((digits, exponent)) = shortest(v, text) else {
         // Not reached for finite values (see `shortest`); the sign is written already.
         return out.write_all(format!("{v:?}").trim_start_matches('-').as_bytes());
@@ -170,10 +181,23 @@ fn is_tie<F: Float>(v: F, digits: u64, exponent: i32) -> bool {
     left.is_some() && left == right
 }
 
-/// Whether |v| is halfway between two decimals of at most [`Float::DIGITS`] digits, the
-/// only place where a tie can arise (see [`is_tie`]): 2·|v| = q·10^(power + 1) with q odd
-/// and below 2·10^DIGITS. Rare outside halves (x.5) and values with few binary digits.
-fn may_tie<F: Float>(v: F) -> bool {
+/// How many significant digits a plain decimal has (`123.0`, `1.25`, `0.0012`, not zero).
+fn plain_significant_digits(text: &[u8]) -> u32 {
+    let count = if let Some(whole) = text.strip_suffix(b".0") {
+        whole.len() - whole.iter().rev().take_while(|&&c| c == b'0').count()
+    } else if let Some(fraction) = text.strip_prefix(b"0.") {
+        fraction.len() - fraction.iter().take_while(|&&c| c == b'0').count()
+    } else {
+        text.len() - 1 // the point
+    };
+    u32::try_from(count).unwrap_or(u32::MAX)
+}
+
+/// Whether |v| may be halfway between two decimals of `digits()` significant digits, the
+/// only place where a tie can arise (see [`is_tie`]): 2·|v| = q·10^(power + 1) with q odd,
+/// and q = 2·d + 1 for some d of that many digits. Rare but for halves (x.5) and values
+/// with few binary digits; `digits` is asked only then.
+fn may_tie<F: Float>(v: F, digits: impl FnOnce() -> u32) -> bool {
     let Some((odd, power)) = odd_times_power_of_two(v) else {
         return false;
     };
@@ -188,7 +212,12 @@ fn may_tie<F: Float>(v: F) -> bool {
     } else {
         return false;
     };
-    q < 2 * 10u128.pow(F::DIGITS)
+    let bound = |n: u32| 10u128.checked_pow(n).map_or(u128::MAX, |p| 2 * p);
+    if q >= bound(F::MAX_DIGITS) {
+        return false;
+    }
+    let digits = digits();
+    bound(digits.saturating_sub(1)) < q && q < bound(digits)
 }
 
 /// `digits`·10^`exponent` (no sign) laid out as `{:?}` does.
@@ -314,6 +343,9 @@ mod tests {
                     let (mut ours, mut debug) = (Vec::with_capacity(64), String::with_capacity(64));
                     let mut compared = 0u64;
                     for bits in (0..=u32::MAX).filter(|b| b % threads == part) {
+                        if bits % (1 << 28) == part {
+                            eprintln!("at {bits:#010x}");
+                        }
                         let v = f32::from_bits(bits);
                         if !v.is_finite() {
                             continue;
