@@ -380,6 +380,15 @@ impl<T: Number> Iterator for Numbers<'_, T> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.chunks.size_hint()
     }
+
+    /// One loop per byte order (`sum`, `for_each` and `collect` come here), so that the
+    /// order is not tested per element.
+    fn fold<B, F: FnMut(B, T) -> B>(self, init: B, f: F) -> B {
+        match self.endian {
+            Endian::Little => self.chunks.map(T::from_le).fold(init, f),
+            Endian::Big => self.chunks.map(T::from_be).fold(init, f),
+        }
+    }
 }
 
 impl<T: Number> ExactSizeIterator for Numbers<'_, T> {}
@@ -733,6 +742,14 @@ mod tests {
             let iterated: Vec<T> = arr.numbers::<T>().unwrap().collect();
             assert_eq!(
                 bytemuck::cast_slice::<T, u8>(&iterated),
+                bytemuck::cast_slice::<T, u8>(&decoded)
+            );
+            let folded = arr.numbers::<T>().unwrap().fold(Vec::new(), |mut all, v| {
+                all.push(v);
+                all
+            });
+            assert_eq!(
+                bytemuck::cast_slice::<T, u8>(&folded),
                 bytemuck::cast_slice::<T, u8>(&decoded)
             );
             if let Some(view) = arr.as_slice::<T>() {

@@ -218,7 +218,7 @@ fn float(v: f64, out: &mut impl Write) -> io::Result<()> {
         v if v.is_nan() => out.write_all(b"NaN"),
         f64::INFINITY => out.write_all(b"Infinity"),
         f64::NEG_INFINITY => out.write_all(b"-Infinity"),
-        v => write!(out, "{v:?}"),
+        v => super::float::write(v, out),
     }
 }
 

@@ -122,8 +122,8 @@ fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
         Value::I32(v) => integer(v, out),
         Value::U64(v) => integer(v, out),
         Value::I64(v) => integer(v, out),
-        Value::F32(v) if v.is_finite() => write!(out, "{v:?}"),
-        Value::F64(v) if v.is_finite() => write!(out, "{v:?}"),
+        Value::F32(v) if v.is_finite() => super::float::write(v, out),
+        Value::F64(v) if v.is_finite() => super::float::write(v, out),
         Value::F32(v) => non_finite(v.into(), out),
         Value::F64(v) => non_finite(v, out),
         Value::Bool(byte) => out.write_all(if byte != 0 { b"true" } else { b"false" }),
@@ -207,12 +207,23 @@ fn needs_escape(bytes: &[u8]) -> bool {
             | has_zero(x ^ (ONES * 0x7f))
     };
     let word = |chunk: &[u8]| chunk.try_into().map_or(0, u64::from_le_bytes);
-    let Some(last) = bytes.len().checked_sub(8) else {
-        // Shorter than a word: shifted in, over a fill of bytes that never need escaping
-        // (built in a register: a copy through memory would stall the load).
-        let packed = bytes
-            .iter()
-            .fold(ONES * u64::from(b'a'), |v, &b| v << 8 | u64::from(b));
+    let half = |chunk: &[u8]| {
+        chunk
+            .try_into()
+            .map_or(0, |b| u64::from(u32::from_le_bytes(b)))
+    };
+    let len = bytes.len();
+    let Some(last) = len.checked_sub(8) else {
+        // Shorter than a word: bytes gathered into one, some twice (a yes/no test does not
+        // mind), the rest filled with bytes that never need escaping; no byte-by-byte loop.
+        let packed = match bytes {
+            [] => return false,
+            [first, ..] if len < 4 => {
+                let (middle, end) = (bytes[len / 2], bytes[len - 1]);
+                u64::from_le_bytes([*first, middle, end, b'a', b'a', b'a', b'a', b'a'])
+            }
+            _ => half(&bytes[..4]) | half(&bytes[len - 4..]) << 32,
+        };
         return special(packed) != 0;
     };
     let chunks = bytes.chunks_exact(8);
@@ -230,7 +241,7 @@ mod tests {
     #[test]
     fn needs_escape_matches_the_byte_by_byte_rule() {
         let rule = |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b == 0x7f;
-        for len in [1, 7, 8, 9, 17] {
+        for len in 1..=17 {
             for at in 0..len {
                 for first in 0..=255u8 {
                     // Neighbours >= 0x80 and just above 0x20 are where borrows could mislead.

@@ -3,6 +3,7 @@
 
 pub mod diff;
 pub mod escape;
+mod float;
 pub mod gguf_py;
 pub mod json;
 pub mod map;

@@ -4,8 +4,8 @@
 //!
 //! Every command that needs only the header asks a [`Source`] for it
 //! ([`Source::read_header`]): the header is read into memory, bounded by its own size plus
-//! one [`stream::CHUNK`](crate::stream::CHUNK), and never by a count or length read from the
-//! file (see [`crate::stream`]). No memory map is kept open while the result is printed, so a
+//! one [`stream::CHUNK`](crate::stream::CHUNK) (a regular file's by twice that, and by the
+//! file), and never by a count or length read from the file (see [`crate::stream`]). No memory map is kept open while the result is printed, so a
 //! file truncated by another process meanwhile cannot kill the reader (SIGBUS).
 //!
 //! A FIFO with no writer blocks until one opens it, as `cat` does; `/dev/zero` and
@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 
 use crate::document::Gguf;
 use crate::error::ReadError;
-use crate::stream::read_header;
+use crate::stream::{read_header, CHUNK};
 
 #[cfg(feature = "remote")]
 pub mod http;
@@ -113,6 +113,13 @@ impl Source {
             let path = path.to_path_buf();
             move |source| SourceError::Io { path, source }
         };
+        if let Some(len) = self.len {
+            read_file_header(&mut self.reader, buf).map_err(|e| match e {
+                ReadError::Io(e) => io_err(&self.path)(e),
+                ReadError::Parse(e) => e.into(),
+            })?;
+            return Ok((Gguf::parse(buf)?, len));
+        }
         let mut counted = Counting {
             inner: &mut self.reader,
             read: 0,
@@ -136,6 +143,33 @@ impl Source {
             }
         };
         Ok((Gguf::parse(buf)?, len))
+    }
+}
+
+/// [`read_header`] for a regular file, where reading past the header consumes nothing a
+/// caller still needs: each retry reads at least as much again as was read so far, so a
+/// large header is parsed a few times rather than once per shortfall the parse reports (the
+/// stream's rule, which a 262k-string vocabulary makes dozens of parses). `buf` ends holding
+/// the header, as [`read_header`]'s result does; the file bounds what is read.
+fn read_file_header(reader: &mut dyn Read, buf: &mut Vec<u8>) -> Result<(), ReadError> {
+    let mut want = CHUNK;
+    loop {
+        let at_eof = (reader.take(want).read_to_end(buf)? as u64) < want;
+        let needed = match Gguf::parse(buf) {
+            Ok(gguf) => {
+                let data_start = usize::try_from(gguf.tensor_data_offset).unwrap_or(usize::MAX);
+                buf.truncate(data_start);
+                return Ok(());
+            }
+            Err(e) => match e.kind.bytes_needed() {
+                Some(needed) if !at_eof => needed,
+                _ => return Err(e.into()),
+            },
+        };
+        want = needed
+            .max(buf.len() as u64)
+            .div_ceil(CHUNK)
+            .saturating_mul(CHUNK);
     }
 }
 

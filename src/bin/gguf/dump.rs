@@ -208,7 +208,7 @@ fn finish(written: io::Result<()>) -> Result<(), Failure> {
 fn dump(path: &Path, json: bool, summary: bool) -> Result<(), Failure> {
     let mut buf = Vec::new();
     let (gguf, file_size) = crate::input::header(path, &mut buf)?;
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = stdout_for_bulk();
     let written = if summary {
         render::summary::write(&gguf, &mut out)
     } else if json {
@@ -217,6 +217,19 @@ fn dump(path: &Path, json: bool, summary: bool) -> Result<(), Failure> {
         render::text::write(&gguf, file_size, &mut out)
     };
     finish(written.and_then(|()| out.flush()))
+}
+
+/// Standard output for a document of megabytes: buffered straight over the descriptor rather
+/// than through std's line buffering, which searches every block it passes on for its last
+/// newline. (std opens /dev/null on a closed descriptor 1 at start-up, so the duplicate is
+/// standard output; if it cannot be made, std's stdout serves.)
+fn stdout_for_bulk() -> BufWriter<Box<dyn Write>> {
+    use std::os::fd::AsFd;
+    let raw: Box<dyn Write> = match io::stdout().as_fd().try_clone_to_owned() {
+        Ok(fd) => Box::new(std::fs::File::from(fd)),
+        Err(_) => Box::new(io::stdout().lock()),
+    };
+    BufWriter::with_capacity(1 << 16, raw)
 }
 
 /// `gguf dump --format gguf-py`: rendered whole before printing, so that a string gguf-py
