@@ -379,13 +379,22 @@ impl OwnedGguf {
 
 /// The crate's one use of `unsafe`.
 ///
+/// Who still maps: only the library API that hands out a file's bytes as one `&[u8]`,
+/// [`GgufFile::open`] and [`OwnedGguf::open`] (used by library callers, the examples and
+/// tests). Nothing else in the crate or the `gguf` CLI does: commands read headers into
+/// memory ([`crate::source::Source::read_header`]), tensor data with positioned reads
+/// ([`crate::source::read_exact_at`], [`crate::source::copy_range`]), and writers verify the
+/// file they wrote the same way ([`crate::write::GgufBuilder::verify_file`],
+/// [`crate::source::holds_copy`]), so no command can die of SIGBUS.
+///
 /// Safety: `memmap2::Mmap::map` is unsafe because the mapping aliases a file that another
 /// process could truncate or modify while we hold it; the bytes would then change under a
-/// `&[u8]` (or reads past a truncation would fault). The crate only ever reads the mapping
-/// and never relies on it staying unchanged between reads for memory safety: every access is
-/// bounds-checked against the mapping's length fixed at map time. Concurrent truncation of a
-/// model file while it is being inspected is outside what this crate defends against, as with
-/// every mmap-based reader (ggml's included).
+/// `&[u8]`, and reading a page past a truncation raises SIGBUS, which ends the process. The
+/// crate only ever reads the mapping and never relies on it staying unchanged between reads
+/// for memory safety: every access is bounds-checked against the mapping's length fixed at
+/// map time. Concurrent truncation of a model file while a caller inspects it through these
+/// two functions is outside what they defend against, as with every mmap-based reader
+/// (ggml's included); a caller that must survive it reads with [`crate::source`] instead.
 #[allow(unsafe_code)]
 fn map_read_only(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(file) }

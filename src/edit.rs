@@ -562,11 +562,11 @@ pub fn write_atomically(
         expect,
         |out| Ok(builder.write_to(out)?),
         |temp| {
-            let reread = crate::GgufFile::open(temp).map_err(|source| EditError::Io {
+            let reread = File::open(temp).map_err(|source| EditError::Io {
                 path: temp.to_path_buf(),
                 source,
             })?;
-            Ok(builder.verify(reread.bytes())?)
+            Ok(builder.verify_file(&reread)?)
         },
     )
 }

@@ -396,16 +396,89 @@ impl Kept<'_> {
         }
     }
 
-    /// Whether `written` holds the region byte for byte; a file is read again to compare.
-    fn matches(&self, written: &[u8]) -> Result<bool, VerifyError> {
-        match *self {
-            Kept::Bytes(bytes) => Ok(written == bytes),
-            Kept::File { file, start, len } if written.len() as u64 == len => {
-                crate::source::range_is(file, start, written)
-                    .map_err(|e| VerifyError(format!("the source changed while being copied: {e}")))
+    /// Whether `written` holds the region byte for byte at `at`; a file is read again to
+    /// compare.
+    fn matches(&self, written: Written<'_>, at: u64) -> Result<bool, VerifyError> {
+        match (*self, written) {
+            (Kept::Bytes(bytes), written) => written.holds(at, bytes),
+            (Kept::File { file, start, len }, Written::File { file: copy, .. }) => {
+                crate::source::holds_copy(copy, at, file, start, len).map_err(changed)
             }
-            Kept::File { .. } => Ok(false),
+            (Kept::File { file, start, len }, Written::Bytes(_)) => match written.region(at, len) {
+                Some(copied) => crate::source::range_is(file, start, copied).map_err(changed),
+                None => Ok(false),
+            },
         }
+    }
+}
+
+fn changed(e: crate::source::RangeError) -> VerifyError {
+    VerifyError(format!("the source changed while being copied: {e}"))
+}
+
+/// The output [`GgufBuilder::verify`] checks: bytes in memory, or a file of `len` bytes read
+/// with positioned reads (no memory map, so a file cut short meanwhile is an error, not a
+/// SIGBUS).
+#[derive(Clone, Copy)]
+enum Written<'a> {
+    Bytes(&'a [u8]),
+    File { file: &'a std::fs::File, len: u64 },
+}
+
+impl Written<'_> {
+    fn len(&self) -> u64 {
+        match *self {
+            Written::Bytes(bytes) => bytes.len() as u64,
+            Written::File { len, .. } => len,
+        }
+    }
+
+    /// The `len` bytes at `at` of written bytes in memory (`None` for a file, or when they
+    /// end first).
+    fn region(&self, at: u64, len: u64) -> Option<&[u8]> {
+        let Written::Bytes(bytes) = *self else {
+            return None;
+        };
+        let at = usize::try_from(at).ok()?;
+        bytes.get(at..at.checked_add(usize::try_from(len).ok()?)?)
+    }
+
+    /// Whether the bytes at `at` are `expected` (`false` when the output ends first).
+    fn holds(&self, at: u64, expected: &[u8]) -> Result<bool, VerifyError> {
+        let len = expected.len() as u64;
+        match *self {
+            Written::Bytes(_) => Ok(self.region(at, len) == Some(expected)),
+            Written::File { file, len: size } => {
+                if !matches!(at.checked_add(len), Some(end) if end <= size) {
+                    return Ok(false);
+                }
+                crate::source::range_is(file, at, expected).map_err(|e| match e {
+                    crate::source::RangeError::Shrank { offset, len, end } => VerifyError(format!(
+                        "it was cut short while being checked: it ends at byte {end}, inside the {len} bytes at offset {offset}"
+                    )),
+                    e => VerifyError(format!("reading it back: {e}")),
+                })
+            }
+        }
+    }
+
+    /// Whether the `len` bytes at `at` are zeros, compared in pieces of at most
+    /// [`crate::source::COPY_BUFFER`] bytes.
+    fn holds_zeros(&self, at: u64, len: u64) -> Result<bool, VerifyError> {
+        let zeros = vec![
+            0u8;
+            usize::try_from(len).map_or(crate::source::COPY_BUFFER, |n| n
+                .min(crate::source::COPY_BUFFER))
+        ];
+        let mut done = 0;
+        while done < len {
+            let n = usize::try_from(len - done).map_or(zeros.len(), |left| left.min(zeros.len()));
+            if !self.holds(at.saturating_add(done), &zeros[..n])? {
+                return Ok(false);
+            }
+            done += n as u64;
+        }
+        Ok(true)
     }
 }
 
@@ -766,7 +839,46 @@ impl<'a> GgufBuilder<'a> {
     /// # Ok(()) }
     /// ```
     pub fn verify(&self, written: &[u8]) -> Result<(), VerifyError> {
-        let gguf = Gguf::parse_with(written, Some(self.ctx.endian))
+        self.verify_written(written, Written::Bytes(written))
+    }
+
+    /// [`verify`](GgufBuilder::verify) for a written file, read with positioned reads: the
+    /// header into memory (its size is the builder's own), the data through a bounded buffer.
+    /// No memory map, so a file another process cuts short meanwhile is reported (where it
+    /// ends, what was being checked), never a SIGBUS.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use gguf_grammar::write::GgufBuilder;
+    /// use gguf_grammar::{Ctx, GgmlType};
+    ///
+    /// let mut builder = GgufBuilder::new(Ctx::V3_LE);
+    /// builder.tensor("t", &[16], GgmlType::F32, &[1u8; 64]);
+    /// let path = std::env::temp_dir().join(format!("verify-file-{}.gguf", std::process::id()));
+    /// std::fs::write(&path, builder.build()?)?;
+    /// let file = std::fs::OpenOptions::new().read(true).write(true).open(&path)?;
+    /// builder.verify_file(&file)?;
+    /// let len = file.metadata()?.len();
+    /// file.set_len(len - 1)?; // as another process could, meanwhile
+    /// let err = builder.verify_file(&file).unwrap_err();
+    /// std::fs::remove_file(&path)?;
+    /// assert_eq!(err.to_string(), format!("the written file is wrong: it is {} bytes long, not {len}", len - 1));
+    /// # Ok(()) }
+    /// ```
+    pub fn verify_file(&self, file: &std::fs::File) -> Result<(), VerifyError> {
+        let io = |e: std::io::Error| VerifyError(format!("reading it back: {e}"));
+        let len = file.metadata().map_err(io)?.len();
+        let layout = self.layout().map_err(|e| VerifyError(e.to_string()))?;
+        let mut head = vec![0u8; (layout.head.len() as u64 + layout.zeros).min(len) as usize];
+        crate::source::read_exact_at(file, 0, &mut head)
+            .map_err(|e| VerifyError(format!("reading its header back: {e}")))?;
+        self.verify_written(&head, Written::File { file, len })
+    }
+
+    /// The checks of [`verify`](GgufBuilder::verify): `head` holds at least the written
+    /// header, `written` the whole output.
+    fn verify_written(&self, head: &[u8], written: Written<'_>) -> Result<(), VerifyError> {
+        let gguf = Gguf::parse_with(head, Some(self.ctx.endian))
             .map_err(|e| VerifyError(format!("it does not parse: {e}")))?;
         let layout = self.layout().map_err(|e| VerifyError(e.to_string()))?;
         let start = layout.head.len() as u64 + layout.zeros;
@@ -779,37 +891,27 @@ impl<'a> GgufBuilder<'a> {
                 gguf.tensor_data_offset
             )));
         }
-        let region = |from: u64, len: usize| {
-            usize::try_from(from)
-                .ok()
-                .and_then(|from| written.get(from..from.checked_add(len)?))
-        };
-        let kept_written = usize::try_from(kept.len())
-            .ok()
-            .and_then(|len| region(start, len));
-        if !kept_written.map_or(Ok(false), |written| kept.matches(written))? {
-            return Err(VerifyError(
-                "the source's tensor data is not there byte for byte".into(),
-            ));
-        }
         let added_at = start + kept.len();
-        if region(added_at, layout.added.len()) != Some(&layout.added[..]) {
-            return Err(VerifyError("the added tensor data differs".into()));
-        }
-        let end = added_at + layout.added.len() as u64;
-        let tail =
-            region(end, layout.tail as usize).ok_or_else(|| VerifyError("it ends early".into()))?;
-        if tail.iter().any(|&b| b != 0) {
-            return Err(VerifyError(
-                "the padding after the data is not zeros".into(),
-            ));
-        }
-        let end = end + layout.tail;
-        if written.len() as u64 != end {
+        let tail_at = added_at + layout.added.len() as u64;
+        let end = tail_at + layout.tail;
+        if written.len() != end {
             return Err(VerifyError(format!(
                 "it is {} bytes long, not {end}",
                 written.len()
             )));
+        }
+        if !kept.matches(written, start)? {
+            return Err(VerifyError(
+                "the source's tensor data is not there byte for byte".into(),
+            ));
+        }
+        if !written.holds(added_at, &layout.added)? {
+            return Err(VerifyError("the added tensor data differs".into()));
+        }
+        if !written.holds_zeros(tail_at, layout.tail)? {
+            return Err(VerifyError(
+                "the padding after the data is not zeros".into(),
+            ));
         }
         Ok(())
     }
@@ -1243,6 +1345,39 @@ mod construct_tests {
                 }
             ),
             "{err}"
+        );
+    }
+
+    #[test]
+    fn a_written_file_cut_short_while_being_checked_is_a_located_error() {
+        // The length was taken, then another process cut the file: with a memory map, the
+        // read past the cut would be a SIGBUS; here it is an error saying where the file ends.
+        let data = vec![7u8; 4096];
+        let mut builder = GgufBuilder::new(Ctx::V3_LE);
+        builder.tensor("t", &[1024], GgmlType::F32, &data);
+        let bytes = builder.build().unwrap();
+        let path =
+            std::env::temp_dir().join(format!("cut-while-checked-{}.gguf", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .unwrap();
+        let len = bytes.len() as u64;
+        builder
+            .verify_written(&bytes, Written::File { file: &file, len })
+            .unwrap();
+        file.set_len(len - 100).unwrap();
+        let err = builder
+            .verify_written(&bytes, Written::File { file: &file, len })
+            .unwrap_err()
+            .to_string();
+        std::fs::remove_file(&path).unwrap();
+        let data_at = len - 4096;
+        assert_eq!(
+            err,
+            format!("the written file is wrong: it was cut short while being checked: it ends at byte {}, inside the 4096 bytes at offset {data_at}", len - 100)
         );
     }
 }

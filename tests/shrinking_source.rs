@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use gguf_grammar::edit::{write_atomically, EditError, Replace};
+use gguf_grammar::edit::{replace_atomically, write_atomically, EditError, Replace};
 use gguf_grammar::source::{RangeError, Source};
 use gguf_grammar::write::{GgufBuilder, WriteError};
 use gguf_grammar::{Ctx, GgmlType};
@@ -287,4 +287,38 @@ fn diff_data_of_a_shard_set_compares_by_positioned_reads() {
         "{}",
         common::text(&cut.stderr)
     );
+}
+
+#[test]
+fn a_written_file_cut_short_before_its_check_is_a_located_error_and_nothing_is_replaced() {
+    let (scratch, src, target) = model_and_target("shrinking-output", 4);
+
+    let (err, written) = with_builder(&src, |mut builder, _| {
+        builder.set("general.name", "edited");
+        let mut written = 0;
+        let err = replace_atomically(
+            &target,
+            &Replace::default(),
+            None,
+            |out| Ok(builder.write_to(out)?),
+            |temp| {
+                // Another process cuts the file the check is about to read.
+                written = std::fs::metadata(temp).unwrap().len();
+                truncate(temp, written - 1000);
+                let file = std::fs::File::open(temp).unwrap();
+                Ok(builder.verify_file(&file)?)
+            },
+        )
+        .unwrap_err();
+        (err.to_string(), written)
+    });
+    assert!(
+        err.ends_with(&format!(
+            "it is {} bytes long, not {written}",
+            written - 1000
+        )),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), b"the old target");
+    assert_eq!(std::fs::read_dir(&scratch.0).unwrap().count(), 2);
 }

@@ -64,10 +64,10 @@ use std::path::{Path, PathBuf};
 use super::{shard_path, shard_prefix, SetError};
 use crate::edit::{replace_atomically, EditError, Replace};
 use crate::grammar::align_up;
-use crate::source::{copy_range, range_is, RangeError, Source, SourceError};
+use crate::source::{copy_range, holds_copy, RangeError, Source, SourceError};
 use crate::validate::{self, Profile, Severity};
 use crate::write::{GgufBuilder, OwnedKv, OwnedValue};
-use crate::{Ctx, Endian, GgmlType, Gguf, GgufFile, Value, ValueType};
+use crate::{Ctx, Endian, GgmlType, Gguf, Value, ValueType};
 
 /// The alignment `llama-gguf-split` lays its outputs out with, whatever the input's.
 const ALIGNMENT: u64 = 32;
@@ -523,27 +523,26 @@ fn write_model(kvs: &[OwnedKv], parts: &[Part<'_>], dest: &Path) -> Result<u64, 
     };
     let check = |temp: &Path| {
         let bad = |why: String| EditError::Check(format!("{}: {why}", dest.display()));
-        let file = GgufFile::open(temp).map_err(|source| EditError::Io {
+        let io_err = |source| EditError::Io {
             path: temp.to_path_buf(),
             source,
-        })?;
-        let gguf = file.parse().map_err(|e| bad(e.to_string()))?;
+        };
+        let file = File::open(temp).map_err(io_err)?;
+        let mut head = Vec::new();
+        let (gguf, len) = match Source::open(temp).and_then(|mut s| s.read_header(&mut head)) {
+            Ok(read) => read,
+            Err(SourceError::Io { source, .. }) => return Err(io_err(source)),
+            Err(e) => return Err(bad(e.to_string())),
+        };
         if gguf.kvs.len() != kvs.len() || gguf.tensors.len() != parts.len() {
             return Err(bad(
                 "key or tensor count differs from what was written".into()
             ));
         }
         for (t, part) in gguf.tensors.iter().zip(parts) {
-            let copied = t
-                .data_range(file.bytes().len() as u64)
-                .ok()
-                .and_then(|range| {
-                    file.bytes()
-                        .get(usize::try_from(range.start).ok()?..usize::try_from(range.end).ok()?)
-                });
-            let same = match copied {
-                Some(copied) if copied.len() as u64 == part.len() => {
-                    range_is(part.file, part.data.start, copied)
+            let same = match t.data_range(len) {
+                Ok(range) if range.end - range.start == part.len() => {
+                    holds_copy(&file, range.start, part.file, part.data.start, part.len())
                         .map_err(|e| EditError::Check(format!("{}: {e}", part.path.display())))?
                 }
                 _ => false,

@@ -313,3 +313,51 @@ pub fn range_is(file: &File, offset: u64, expected: &[u8]) -> Result<bool, Range
     }
     Ok(true)
 }
+
+/// Whether `copy` holds, at `copy_offset`, the `len` bytes of `original` at
+/// `original_offset`: both read with positioned reads through two buffers of at most
+/// [`COPY_BUFFER`] bytes, so a written copy is checked against its source without a memory
+/// map. A copy that ends before the range does is `Ok(false)`; the original ending early (it
+/// shrank) or failing to read is an error.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// // The version (3, little-endian) is four bytes after the magic; the count of tensors is not.
+/// assert!(gguf_grammar::source::holds_copy(&file, 4, &file, 4, 4)?);
+/// assert!(!gguf_grammar::source::holds_copy(&file, 0, &file, 4, 4)?);
+/// # Ok(()) }
+/// ```
+pub fn holds_copy(
+    copy: &File,
+    copy_offset: u64,
+    original: &File,
+    original_offset: u64,
+    len: u64,
+) -> Result<bool, RangeError> {
+    let size = usize::try_from(len).map_or(COPY_BUFFER, |n| n.min(COPY_BUFFER));
+    let (mut want, mut got) = (vec![0u8; size], vec![0u8; size]);
+    let mut done = 0;
+    while done < len {
+        let n = usize::try_from(len - done).map_or(size, |left| left.min(size));
+        read_exact_at(
+            original,
+            original_offset.saturating_add(done),
+            &mut want[..n],
+        )
+        .map_err(|e| match e {
+            RangeError::Shrank { end, .. } => RangeError::Shrank {
+                offset: original_offset,
+                len,
+                end,
+            },
+            e => e,
+        })?;
+        match read_exact_at(copy, copy_offset.saturating_add(done), &mut got[..n]) {
+            Ok(()) if want[..n] == got[..n] => done += n as u64,
+            Ok(()) | Err(RangeError::Shrank { .. }) => return Ok(false),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(true)
+}

@@ -1,6 +1,7 @@
 //! `gguf convert-endian`: the whole file (header and tensor data) in the other byte order,
 //! byte for byte as gguf-py 0.19.0's `gguf-convert-endian` makes it.
 
+use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -8,9 +9,9 @@ use clap::ValueEnum;
 use gguf_grammar::data::swap::{convertible, swap_blocks};
 use gguf_grammar::edit::{replace_atomically, EditError, Replace};
 use gguf_grammar::render::escape::terminal;
-use gguf_grammar::source::read_exact_at;
+use gguf_grammar::source::{range_is, read_exact_at, Source};
 use gguf_grammar::write::GgufBuilder;
-use gguf_grammar::{Endian, GgmlType, GgufFile};
+use gguf_grammar::{Endian, GgmlType};
 
 use crate::Failure;
 
@@ -101,17 +102,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
         (None, _) => resolve(&args.file),
     };
     let dest_shown = terminal(dest.to_string_lossy().as_bytes()).into_owned();
-    let convert = |out: &mut dyn Write, check: Option<&[u8]>| -> Result<u64, String> {
+    let convert = |out: &mut dyn Write, check: Option<&File>| -> Result<u64, String> {
         let put = |out: &mut dyn Write, chunk: &[u8], at: u64| -> Result<(), String> {
-            let written = usize::try_from(at)
-                .ok()
-                .and_then(|at| check?.get(at..at.checked_add(chunk.len())?));
-            match check {
+            match check.map(|written| range_is(written, at, chunk)) {
                 None => out.write_all(chunk).map_err(|e| e.to_string()),
-                Some(_) if written == Some(chunk) => Ok(()),
-                Some(_) => Err(format!(
+                Some(Ok(true)) => Ok(()),
+                Some(Ok(false)) => Err(format!(
                     "{dest_shown}: the converted file differs from the expected bytes at offset {at:#x}"
                 )),
+                Some(Err(e)) => Err(format!("{dest_shown}: reading it back: {e}")),
             }
         };
         put(out, &head, 0)?;
@@ -146,17 +145,20 @@ pub fn run(args: Args) -> Result<(), Failure> {
         None,
         |out| convert(out, None).map_err(failed),
         |temp: &Path| {
-            // Read back: parses in the new byte order, and every byte is what was meant.
-            let written = GgufFile::open(temp).map_err(|e| failed(format!("{dest_shown}: {e}")))?;
-            let again = written
-                .parse()
-                .map_err(|e| failed(format!("{dest_shown}: {e}")))?;
-            if again.endian() != target || written.bytes().len() as u64 != file_len {
+            // Read back with positioned reads (no memory map: a file cut short meanwhile is an
+            // error, not a SIGBUS): parses in the new byte order, and every byte is what was meant.
+            let read_back = |e: &dyn std::fmt::Display| failed(format!("{dest_shown}: {e}"));
+            let written = File::open(temp).map_err(|e| read_back(&e))?;
+            let mut again = Vec::new();
+            let (again, len) = Source::open(temp)
+                .and_then(|mut source| source.read_header(&mut again))
+                .map_err(|e| read_back(&e))?;
+            if again.endian() != target || len != file_len {
                 return Err(failed(format!(
                     "{dest_shown}: the converted file does not read back"
                 )));
             }
-            convert(&mut std::io::sink(), Some(written.bytes()))
+            convert(&mut std::io::sink(), Some(&written))
                 .map(|_| ())
                 .map_err(failed)
         },
