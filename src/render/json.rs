@@ -137,8 +137,16 @@ fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
 }
 
 /// An integer in decimal, as `Display` prints it.
-pub(super) fn integer(v: impl itoa::Integer, out: &mut impl Write) -> io::Result<()> {
-    out.write_all(itoa::Buffer::new().format(v).as_bytes())
+pub(super) fn integer<I: itoa::Integer + TryInto<u8>>(
+    v: I,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    // Single digits (token types, flags) are most of a vocabulary's integers: one byte
+    // without `itoa`'s general path.
+    match v.try_into() {
+        Ok(digit @ 0..=9) => out.write_all(&[b'0' + digit]),
+        _ => out.write_all(itoa::Buffer::new().format(v).as_bytes()),
+    }
 }
 
 fn non_finite(v: f64, out: &mut impl Write) -> io::Result<()> {
@@ -270,6 +278,23 @@ mod tests {
             assert_eq!(serde_json::from_str::<String>(&json).unwrap(), text);
         }
         assert_eq!(json_string(b"\xc3\x28"), r#"{"bytes_hex": "c328"}"#);
+    }
+
+    #[test]
+    fn integers_print_as_display_prints_them() {
+        fn check<I: itoa::Integer + TryInto<u8> + std::fmt::Display + Copy>(values: &[I]) {
+            for &v in values {
+                let mut out = Vec::new();
+                integer(v, &mut out).unwrap();
+                assert_eq!(String::from_utf8(out).unwrap(), v.to_string());
+            }
+        }
+        check(&[0u8, 9, 10, 255]);
+        check(&[i8::MIN, -1, 0, 9, 10, i8::MAX]);
+        check(&[0u32, 1, 9, 10, 256, 265, u32::MAX]);
+        check(&[i32::MIN, -10, -9, -1, 0, 5, 9, 10, 261, i32::MAX]);
+        check(&[u64::MAX, 9, 10, 1 << 40]);
+        check(&[i64::MIN, -1, 0, 9, i64::MAX]);
     }
 
     #[test]
