@@ -209,22 +209,32 @@ impl LengthPrefix {
     /// than the prefix.
     #[inline(always)]
     pub(crate) fn read(self, input: &[u8]) -> Option<(u64, &[u8])> {
-        match self {
-            LengthPrefix::U32Le => read_prefix(input, |b| u32::from_le_bytes(b).into()),
-            LengthPrefix::U32Be => read_prefix(input, |b| u32::from_be_bytes(b).into()),
-            LengthPrefix::U64Le => read_prefix(input, u64::from_le_bytes),
-            LengthPrefix::U64Be => read_prefix(input, u64::from_be_bytes),
-        }
+        self.read_then(input, |n, rest| Some((n, rest)))
     }
 
     /// One step of every walk over string elements: the string at the start of `input` and
     /// what follows it; `None` if it does not fit.
     #[inline(always)]
     pub(crate) fn split_string(self, input: &[u8]) -> Option<(&[u8], &[u8])> {
-        let (len, rest) = self.read(input)?;
-        match usize::try_from(len) {
+        self.read_then(input, |len, rest| match usize::try_from(len) {
             Ok(n) if n <= rest.len() => Some(rest.split_at(n)),
             _ => None,
+        })
+    }
+
+    /// Reads the number at the start of `input` and passes it and what follows to `then`,
+    /// inside each width's own branch (so a caller's loop has no shared tail to merge).
+    #[inline(always)]
+    fn read_then<'a, R>(
+        self,
+        input: &'a [u8],
+        then: impl Fn(u64, &'a [u8]) -> Option<R>,
+    ) -> Option<R> {
+        match self {
+            LengthPrefix::U32Le => read_prefix(input, |b| u32::from_le_bytes(b).into(), then),
+            LengthPrefix::U32Be => read_prefix(input, |b| u32::from_be_bytes(b).into(), then),
+            LengthPrefix::U64Le => read_prefix(input, u64::from_le_bytes, then),
+            LengthPrefix::U64Be => read_prefix(input, u64::from_be_bytes, then),
         }
     }
 
@@ -242,12 +252,13 @@ impl LengthPrefix {
 }
 
 #[inline(always)]
-fn read_prefix<const N: usize>(
-    input: &[u8],
+fn read_prefix<'a, const N: usize, R>(
+    input: &'a [u8],
     decode: impl Fn([u8; N]) -> u64,
-) -> Option<(u64, &[u8])> {
+    then: impl Fn(u64, &'a [u8]) -> Option<R>,
+) -> Option<R> {
     let (head, rest) = input.split_first_chunk::<N>()?;
-    Some((decode(*head), rest))
+    then(decode(*head), rest)
 }
 
 /// nom's streaming reader of a count, length or dim in `ctx`'s width and byte order (a short
