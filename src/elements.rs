@@ -41,57 +41,19 @@
 use std::marker::PhantomData;
 
 use crate::grammar::string::GgufStr;
-use crate::grammar::value::{split_string, Array, ValueType};
-use crate::grammar::{Ctx, Endian, Version};
+use crate::grammar::value::{Array, ValueType};
+use crate::grammar::{Endian, LengthPrefix};
 
 /// Bytes [`Strs`] checks as UTF-8 at a time: large enough to amortise the call, small enough
 /// that the bytes are still in cache when the strings are read.
 pub const BLOCK: usize = 64 << 10;
-
-/// How a string's length is stored: u32 in v1, u64 after; in the file's byte order.
-#[derive(Clone, Copy, Debug)]
-enum Prefix {
-    U32Le,
-    U32Be,
-    U64Le,
-    U64Be,
-}
-
-impl Prefix {
-    fn of(ctx: Ctx) -> Self {
-        match (ctx.version, ctx.endian) {
-            (Version::V1, Endian::Little) => Prefix::U32Le,
-            (Version::V1, Endian::Big) => Prefix::U32Be,
-            (_, Endian::Little) => Prefix::U64Le,
-            (_, Endian::Big) => Prefix::U64Be,
-        }
-    }
-
-    fn width(self) -> usize {
-        match self {
-            Prefix::U32Le | Prefix::U32Be => 4,
-            Prefix::U64Le | Prefix::U64Be => 8,
-        }
-    }
-
-    /// The string at the start of `input` and what follows it.
-    #[inline(always)]
-    fn split(self, input: &[u8]) -> Option<(&[u8], &[u8])> {
-        match self {
-            Prefix::U32Le => split_string(input, |b| u32::from_le_bytes(b).into()),
-            Prefix::U32Be => split_string(input, |b| u32::from_be_bytes(b).into()),
-            Prefix::U64Le => split_string(input, u64::from_le_bytes),
-            Prefix::U64Be => split_string(input, u64::from_be_bytes),
-        }
-    }
-}
 
 /// The strings of a string array as raw bytes, from [`Array::strings`].
 #[derive(Clone, Debug)]
 pub struct Strings<'a> {
     rest: &'a [u8],
     left: u64,
-    prefix: Prefix,
+    prefix: LengthPrefix,
 }
 
 impl<'a> Iterator for Strings<'a> {
@@ -102,7 +64,7 @@ impl<'a> Iterator for Strings<'a> {
         if self.left == 0 {
             return None;
         }
-        let (s, rest) = self.prefix.split(self.rest)?;
+        let (s, rest) = self.prefix.split_string(self.rest)?;
         self.rest = rest;
         self.left -= 1;
         Some(GgufStr(s))
@@ -417,7 +379,7 @@ impl<'a> Array<'a> {
         (self.element_type() == ValueType::String).then(|| Strings {
             rest: self.raw_elements(),
             left: self.len() as u64,
-            prefix: Prefix::of(self.ctx()),
+            prefix: LengthPrefix::of(self.ctx()),
         })
     }
 
@@ -548,6 +510,7 @@ mod tests {
     use super::*;
     use crate::grammar::test_bytes::{all_ctx, Enc};
     use crate::grammar::value::array;
+    use crate::grammar::Ctx;
     use crate::Value;
 
     fn parse(bytes: &[u8]) -> Array<'_> {

@@ -170,22 +170,109 @@ impl Ctx {
 
     /// Bytes a count, length or dim takes: 4 in v1, 8 in v2 and v3.
     pub fn count_width(self) -> u64 {
-        match self.version {
-            Version::V1 => 4,
-            Version::V2 | Version::V3 => 8,
+        LengthPrefix::of(self).width() as u64
+    }
+}
+
+/// How a count, length or dim is stored: u32 in v1, u64 in v2 and v3, in the file's byte
+/// order. The one place that decides a count's width; every count is read through it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LengthPrefix {
+    U32Le,
+    U32Be,
+    U64Le,
+    U64Be,
+}
+
+impl LengthPrefix {
+    /// The prefix of `ctx`'s version and byte order.
+    #[inline]
+    pub(crate) fn of(ctx: Ctx) -> Self {
+        match (ctx.version, ctx.endian) {
+            (Version::V1, Endian::Little) => LengthPrefix::U32Le,
+            (Version::V1, Endian::Big) => LengthPrefix::U32Be,
+            (Version::V2 | Version::V3, Endian::Little) => LengthPrefix::U64Le,
+            (Version::V2 | Version::V3, Endian::Big) => LengthPrefix::U64Be,
+        }
+    }
+
+    /// Bytes the prefix takes.
+    #[inline]
+    pub(crate) fn width(self) -> usize {
+        match self {
+            LengthPrefix::U32Le | LengthPrefix::U32Be => 4,
+            LengthPrefix::U64Le | LengthPrefix::U64Be => 8,
+        }
+    }
+
+    /// The number at the start of `input` and what follows it; `None` if `input` is shorter
+    /// than the prefix.
+    #[inline(always)]
+    pub(crate) fn read(self, input: &[u8]) -> Option<(u64, &[u8])> {
+        self.read_then(input, |n, rest| Some((n, rest)))
+    }
+
+    /// One step of every walk over string elements: the string at the start of `input` and
+    /// what follows it; `None` if it does not fit.
+    #[inline(always)]
+    pub(crate) fn split_string(self, input: &[u8]) -> Option<(&[u8], &[u8])> {
+        self.read_then(input, |len, rest| match usize::try_from(len) {
+            Ok(n) if n <= rest.len() => Some(rest.split_at(n)),
+            _ => None,
+        })
+    }
+
+    /// Reads the number at the start of `input` and passes it and what follows to `then`,
+    /// inside each width's own branch (so a caller's loop has no shared tail to merge).
+    #[inline(always)]
+    fn read_then<'a, R>(
+        self,
+        input: &'a [u8],
+        then: impl Fn(u64, &'a [u8]) -> Option<R>,
+    ) -> Option<R> {
+        match self {
+            LengthPrefix::U32Le => read_prefix(input, |b| u32::from_le_bytes(b).into(), then),
+            LengthPrefix::U32Be => read_prefix(input, |b| u32::from_be_bytes(b).into(), then),
+            LengthPrefix::U64Le => read_prefix(input, u64::from_le_bytes, then),
+            LengthPrefix::U64Be => read_prefix(input, u64::from_be_bytes, then),
+        }
+    }
+
+    /// Calls `f` with `self` as a constant, so that a loop in `f` (inlined) is compiled once
+    /// per width and byte order, without a match per element.
+    #[inline(always)]
+    pub(crate) fn specialise<R>(self, f: impl FnOnce(Self) -> R) -> R {
+        match self {
+            LengthPrefix::U32Le => f(LengthPrefix::U32Le),
+            LengthPrefix::U32Be => f(LengthPrefix::U32Be),
+            LengthPrefix::U64Le => f(LengthPrefix::U64Le),
+            LengthPrefix::U64Be => f(LengthPrefix::U64Be),
         }
     }
 }
 
-/// nom's streaming reader of a count, length or dim in `ctx`'s width and byte order: the one
-/// place that decides a count's width. Generic over the error type, as nom-derive's records
-/// that use it (`#[nom(Parse = "count(ctx)")]`) require.
+#[inline(always)]
+fn read_prefix<'a, const N: usize, R>(
+    input: &'a [u8],
+    decode: impl Fn([u8; N]) -> u64,
+    then: impl Fn(u64, &'a [u8]) -> Option<R>,
+) -> Option<R> {
+    let (head, rest) = input.split_first_chunk::<N>()?;
+    then(decode(*head), rest)
+}
+
+/// nom's streaming reader of a count, length or dim in `ctx`'s width and byte order (a short
+/// input is `Incomplete`, as with nom's number parsers). Generic over the error type, as
+/// nom-derive's records that use it (`#[nom(Parse = "count(ctx)")]`) require.
 pub(crate) fn count<'a, E: nom::error::ParseError<&'a [u8]>>(
     ctx: Ctx,
 ) -> impl Fn(&'a [u8]) -> nom::IResult<&'a [u8], u64, E> {
-    move |input| match ctx.version {
-        Version::V1 => number::u32(ctx.endian.into())(input).map(|(rest, n)| (rest, u64::from(n))),
-        Version::V2 | Version::V3 => number::u64(ctx.endian.into())(input),
+    let prefix = LengthPrefix::of(ctx);
+    move |input| match prefix.read(input) {
+        Some((n, rest)) => Ok((rest, n)),
+        None => Err(nom::Err::Incomplete(nom::Needed::new(
+            prefix.width() - input.len(),
+        ))),
     }
 }
 

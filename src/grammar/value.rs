@@ -9,7 +9,7 @@
 use nom_derive::{Nom, Parse};
 
 use super::string::{self, GgufStr};
-use super::{count, locate, record, take_declared, Ctx, Endian, PResult, Parsed, Version};
+use super::{count, locate, record, take_declared, Ctx, LengthPrefix, PResult, Parsed};
 use crate::error::{within, ErrorKind, Segment, Unlocated};
 
 /// Arrays nested deeper than this are rejected, so that hostile nesting cannot exhaust the
@@ -629,42 +629,18 @@ fn walk_elements(
 /// fixed for the file's version and byte order. Returns what follows the last whole string
 /// and how many were skipped.
 fn skip_strings(ctx: Ctx, input: &[u8], len: u64) -> (&[u8], u64) {
-    match (ctx.version, ctx.endian) {
-        (Version::V1, Endian::Little) => skip_loop(input, len, |b| u32::from_le_bytes(b).into()),
-        (Version::V1, Endian::Big) => skip_loop(input, len, |b| u32::from_be_bytes(b).into()),
-        (_, Endian::Little) => skip_loop(input, len, u64::from_le_bytes),
-        (_, Endian::Big) => skip_loop(input, len, u64::from_be_bytes),
-    }
+    LengthPrefix::of(ctx).specialise(|prefix| skip_loop(prefix, input, len))
 }
 
 #[inline(always)]
-fn skip_loop<const N: usize>(
-    mut input: &[u8],
-    len: u64,
-    read_len: impl Fn([u8; N]) -> u64,
-) -> (&[u8], u64) {
+fn skip_loop(prefix: LengthPrefix, mut input: &[u8], len: u64) -> (&[u8], u64) {
     for index in 0..len {
-        match split_string(input, &read_len) {
+        match prefix.split_string(input) {
             Some((_, rest)) => input = rest,
             None => return (input, index),
         }
     }
     (input, len)
-}
-
-/// One step of every walk over string elements (the parse's skip loop and
-/// [`crate::elements::Strings`]): the string at the start of `input` and what follows it,
-/// with the length read by `read_len` from an `N`-byte prefix; `None` if it does not fit.
-#[inline(always)]
-pub(crate) fn split_string<const N: usize>(
-    input: &[u8],
-    read_len: impl Fn([u8; N]) -> u64,
-) -> Option<(&[u8], &[u8])> {
-    let (head, rest) = input.split_first_chunk::<N>()?;
-    match usize::try_from(read_len(*head)) {
-        Ok(n) if n <= rest.len() => Some(rest.split_at(n)),
-        _ => None,
-    }
 }
 
 /// One value of type `ty`; an array value gets nesting depth `depth`.
