@@ -68,6 +68,12 @@ fn model(len: usize) -> Vec<u8> {
         .unwrap()
 }
 
+/// The elements of the integer array `key`.
+fn u64s(gguf: &Gguf, key: &str) -> Vec<u64> {
+    let array = gguf.get(key).unwrap().as_array().unwrap();
+    array.iter().map(|v| v.as_u64().unwrap()).collect()
+}
+
 /// Each tensor's name and bytes.
 fn tensor_bytes(bytes: &[u8]) -> Vec<(String, Vec<u8>)> {
     let gguf = Gguf::parse(bytes).unwrap();
@@ -265,14 +271,7 @@ fn arrays_can_be_set_edits_apply_in_order_and_dash_is_stdout() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let gguf = Gguf::parse(&out.stdout).unwrap();
-    let numbers: Vec<u64> = gguf
-        .get("my.numbers")
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .collect();
+    let numbers = u64s(&gguf, "my.numbers");
     assert_eq!(numbers, [7]);
     let words = gguf.get("my.words").unwrap().as_array().unwrap();
     assert!(words.element_type() == ValueType::String);
@@ -303,14 +302,7 @@ fn set_file_reads_the_value_from_a_file_in_command_line_order() {
     ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let edited = Gguf::parse(&out.stdout).unwrap();
-    let ids: Vec<u64> = edited
-        .get("my.ids")
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| v.as_u64().unwrap())
-        .collect();
+    let ids = u64s(&edited, "my.ids");
     assert_eq!(
         ids,
         [1],

@@ -354,31 +354,13 @@ fn html_data_escapes_script_closers_from_the_file() {
     assert!(found);
 }
 
-/// A five-tensor model split two tensors a shard: `m-00001-of-00003.gguf` … in `dir`.
-fn three_shards(dir: &Path) -> Vec<PathBuf> {
-    use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
-    let w = [1u8; 64];
-    let mut b = GgufBuilder::new(Ctx::V3_LE);
-    b.kv("general.architecture", "llama")
-        .kv("general.name", "five");
-    for i in 0..5 {
-        b.tensor(format!("t{i}"), &[16], gguf_grammar::GgmlType::F32, &w);
-    }
-    std::fs::write(dir.join("m.gguf"), b.build().unwrap()).unwrap();
-    let options = SplitOptions {
-        limit: SplitLimit::Tensors(2),
-        no_tensor_first_split: false,
-    };
-    split(&dir.join("m.gguf"), &dir.join("m"), &options).unwrap()
-}
-
 /// A shard maps its whole set, shard after shard: in text under a heading naming each shard,
 /// in JSON with the shard's path as every row's first field (the rest of the row as
 /// `--shard-only` gives it); `--shard-only` maps the one file.
 #[test]
 fn a_shard_maps_its_whole_set_unless_shard_only() {
     let dir = tempdir("set");
-    let shards = three_shards(&dir);
+    let shards = common::three_shards(&dir);
     let second = shards[1].to_str().unwrap();
 
     let alone: Vec<Output> = shards

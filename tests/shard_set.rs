@@ -7,30 +7,12 @@ mod common;
 use common::{gguf, scratch};
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
 use gguf_grammar::set::{shard_name, GgufSet};
 use gguf_grammar::source::read_exact_at;
 use gguf_grammar::write::GgufBuilder;
-use gguf_grammar::{Ctx, GgmlType, Gguf};
-
-/// A five-tensor model split three ways: `m-00001-of-00003.gguf` … in `dir`.
-fn three_shards(dir: &Path) -> Vec<PathBuf> {
-    let w = [1u8; 64];
-    let mut b = GgufBuilder::new(Ctx::V3_LE);
-    b.kv("general.architecture", "llama")
-        .kv("general.name", "five");
-    for i in 0..5 {
-        b.tensor(format!("t{i}"), &[16], GgmlType::F32, &w);
-    }
-    fs::write(dir.join("m.gguf"), b.build().unwrap()).unwrap();
-    let options = SplitOptions {
-        limit: SplitLimit::Tensors(2),
-        no_tensor_first_split: false,
-    };
-    split(&dir.join("m.gguf"), &dir.join("m"), &options).unwrap()
-}
+use gguf_grammar::Gguf;
 
 fn codes(set: &GgufSet) -> Vec<(usize, &'static str)> {
     set.diagnose()
@@ -52,7 +34,7 @@ fn rewrite(path: &Path, change: impl FnOnce(&mut GgufBuilder<'_>)) {
 #[test]
 fn any_shard_opens_the_whole_set_as_one_model() {
     let dir = scratch("open");
-    let shards = three_shards(&dir);
+    let shards = common::three_shards(&dir);
     assert_eq!(shard_name(&shards[2]), Some((dir.join("m"), 2, 3)));
     assert_eq!(shard_name(&dir.join("m.gguf")), None);
     assert_eq!(shard_name(&dir.join("m-00004-of-00003.gguf")), None);
@@ -98,7 +80,7 @@ fn any_shard_opens_the_whole_set_as_one_model() {
 #[test]
 fn diagnostics_name_the_shard() {
     let dir = scratch("diagnose");
-    let shards = three_shards(&dir);
+    let shards = common::three_shards(&dir);
 
     rewrite(&shards[1], |b| {
         b.set("split.no", 0u16);
@@ -127,7 +109,7 @@ fn diagnostics_name_the_shard() {
     );
 
     // A tensor in two shards, and a wrong tensor count.
-    let shards = three_shards(&dir);
+    let shards = common::three_shards(&dir);
     rewrite(&shards[2], |b| {
         b.tensor_mut("t4").unwrap().name = b"t0".to_vec();
         b.set("split.tensors.count", 6i32);
@@ -139,7 +121,7 @@ fn diagnostics_name_the_shard() {
     );
 
     // A missing shard.
-    let shards = three_shards(&dir);
+    let shards = common::three_shards(&dir);
     fs::remove_file(&shards[1]).unwrap();
     let set = GgufSet::open(&shards[2]).unwrap();
     assert_eq!(codes(&set), [(1, "set-missing-shard")]);
@@ -154,7 +136,7 @@ fn diagnostics_name_the_shard() {
 #[test]
 fn dump_and_check_show_the_whole_set_unless_shard_only() {
     let dir = scratch("cli");
-    let shards = three_shards(&dir);
+    let shards = common::three_shards(&dir);
     let second = shards[1].to_str().unwrap();
 
     // The summary of the set is the summary of the model it was split from.
@@ -200,7 +182,7 @@ fn dump_and_check_show_the_whole_set_unless_shard_only() {
 #[test]
 fn metadata_outside_the_first_shard_is_capped_like_every_diagnostic() {
     let dir = scratch("cap");
-    let shards = three_shards(&dir);
+    let shards = common::three_shards(&dir);
     let extra = gguf_grammar::validate::MAX_PER_KIND + 20;
     rewrite(&shards[1], |b| {
         for k in 0..extra {

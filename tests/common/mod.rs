@@ -131,3 +131,22 @@ pub fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
     writer.join().unwrap();
     out
 }
+
+/// A five-tensor model split two tensors a shard: `m-00001-of-00003.gguf` … in `dir`.
+pub fn three_shards(dir: &std::path::Path) -> Vec<PathBuf> {
+    use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
+    use gguf_grammar::{write::GgufBuilder, Ctx, GgmlType};
+    let w = [1u8; 64];
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    b.kv("general.architecture", "llama")
+        .kv("general.name", "five");
+    for i in 0..5 {
+        b.tensor(format!("t{i}"), &[16], GgmlType::F32, &w);
+    }
+    std::fs::write(dir.join("m.gguf"), b.build().unwrap()).unwrap();
+    let options = SplitOptions {
+        limit: SplitLimit::Tensors(2),
+        no_tensor_first_split: false,
+    };
+    split(&dir.join("m.gguf"), &dir.join("m"), &options).unwrap()
+}
