@@ -326,6 +326,13 @@ impl OwnedBytes {
             OwnedBytes::Mapped(file) => file.bytes(),
         }
     }
+
+    fn into_vec(self) -> Vec<u8> {
+        match self {
+            OwnedBytes::Read(bytes) => bytes,
+            OwnedBytes::Mapped(file) => file.bytes().to_vec(),
+        }
+    }
 }
 
 self_cell::self_cell!(
@@ -358,17 +365,41 @@ impl OwnedGguf {
         ParsedBytes::try_new(bytes, |bytes| Gguf::parse_with(bytes.bytes(), endian)).map(OwnedGguf)
     }
 
-    /// The bytes: the whole file when mapped, else those read.
-    pub fn bytes(&self) -> &[u8] {
-        self.0.borrow_owner().bytes()
+    /// Parses the header at the start of `bytes`, a prefix of a file read to find it, and
+    /// keeps only the header in view: the document's [`Gguf::bytes`] end at the data start
+    /// (or where `bytes` end, if sooner), so bytes read past the header never pass for the
+    /// file's tensor data (see [`crate::write::GgufBuilder::from_gguf`]). On failure the
+    /// buffer comes back with the error, for the reader to read more into it and try again:
+    /// this parse is the only one a header read needs.
+    pub(crate) fn header_from_prefix(
+        bytes: Vec<u8>,
+        endian: Option<Endian>,
+    ) -> Result<Self, (Vec<u8>, Error)> {
+        ParsedBytes::try_new_or_recover(OwnedBytes::Read(bytes), |owner| {
+            let mut gguf = Gguf::parse_with(owner.bytes(), endian)?;
+            let end = usize::try_from(gguf.tensor_data_offset)
+                .map_or(gguf.bytes.len(), |end| end.min(gguf.bytes.len()));
+            gguf.bytes = &gguf.bytes[..end];
+            Ok(gguf)
+        })
+        .map(OwnedGguf)
+        .map_err(|(owner, e)| (owner.into_vec(), e))
     }
 
-    /// The bytes, owned: those read, or a copy of the mapped file.
+    /// The bytes the document was parsed from: the whole file when mapped or given whole;
+    /// for a header read on its own ([`crate::stream::read_header`],
+    /// [`crate::source::Source::read_header`]), the header up to its data start.
+    pub fn bytes(&self) -> &[u8] {
+        self.gguf().bytes
+    }
+
+    /// [`OwnedGguf::bytes`], owned: without a copy when they were read, a copy of the mapped
+    /// file otherwise.
     pub fn into_bytes(self) -> Vec<u8> {
-        match self.0.into_owner() {
-            OwnedBytes::Read(bytes) => bytes,
-            OwnedBytes::Mapped(file) => file.bytes().to_vec(),
-        }
+        let len = self.bytes().len();
+        let mut bytes = self.0.into_owner().into_vec();
+        bytes.truncate(len);
+        bytes
     }
 
     /// The parsed document, kept since this value was made.

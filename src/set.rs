@@ -41,13 +41,13 @@
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
-use std::io::{self, BufReader};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use crate::error::ReadError;
 use crate::summary;
 use crate::validate::{At, Diagnostic, Diagnostics, Severity};
-use crate::{Gguf, Tensor, Value};
+use crate::{Gguf, OwnedGguf, Tensor, Value};
 
 pub mod split;
 
@@ -78,8 +78,8 @@ pub struct Shard {
 pub struct ShardFile {
     file: File,
     len: u64,
-    /// The header's bytes, or why they are not a GGUF header.
-    header: Result<Vec<u8>, crate::Error>,
+    /// The header, or why it is not a GGUF header.
+    header: Result<OwnedGguf, crate::Error>,
 }
 
 impl ShardFile {
@@ -97,18 +97,19 @@ impl ShardFile {
         }
         let file = File::open(path)?;
         let len = file.metadata()?.len();
-        let header = match crate::stream::read_header(BufReader::new(&file), None) {
-            Ok(owned) => Ok(owned.into_bytes()),
+        let header = match crate::stream::read_growing(&mut &file, None, Some(len)) {
+            Ok(owned) => Ok(owned),
             Err(ReadError::Parse(e)) => Err(e),
             Err(ReadError::Io(e)) => return Err(e),
         };
         Ok(ShardFile { file, len, header })
     }
 
-    /// The shard's header (its tensors' data offsets are absolute in [`ShardFile::file`]).
+    /// The shard's header (its tensors' data offsets are absolute in [`ShardFile::file`]),
+    /// parsed when the file was opened.
     pub fn parse(&self) -> Result<Gguf<'_>, crate::Error> {
         match &self.header {
-            Ok(bytes) => Gguf::parse(bytes),
+            Ok(header) => Ok(header.gguf().clone()),
             Err(e) => Err(e.clone()),
         }
     }

@@ -635,9 +635,9 @@ impl<'a> GgufBuilder<'a> {
     /// use gguf_grammar::write::GgufBuilder;
     ///
     /// let path = std::path::Path::new("tests/conformance/cases/minimal-llama.gguf");
-    /// let (mut header, file) = (Vec::new(), std::fs::File::open(path)?);
-    /// let (gguf, len) = Source::open(path)?.read_header(&mut header)?;
-    /// let mut builder = GgufBuilder::from_header_and_file(&gguf, &file, len);
+    /// let file = std::fs::File::open(path)?;
+    /// let (header, len) = Source::open(path)?.read_header()?;
+    /// let mut builder = GgufBuilder::from_header_and_file(header.gguf(), &file, len);
     /// builder.set("general.architecture", "llama");
     /// let out = builder.build()?;
     /// builder.verify(&out)?;

@@ -176,6 +176,27 @@ fn a_builder_over_a_streamed_header_refuses_to_write_data_it_lacks() {
     assert_eq!(header_only.len() as u64, gguf.tensor_data_offset);
 }
 
+#[test]
+fn a_builder_over_a_files_header_refuses_to_write_data_it_lacks() {
+    // A regular file's header is read with room to spare: some tensor data is read too,
+    // and must not pass for all of it.
+    let dir = scratch("file-header");
+    let bytes = model(100_000);
+    let path = write(&dir, "m.gguf", &bytes);
+    let (header, len) = gguf_grammar::source::Source::open(&path)
+        .unwrap()
+        .read_header()
+        .unwrap();
+    assert_eq!(len, bytes.len() as u64);
+    let gguf = header.gguf();
+    assert_eq!(header.bytes().len() as u64, gguf.tensor_data_offset);
+    let builder = GgufBuilder::from_gguf(gguf);
+    match builder.build() {
+        Err(WriteError::MissingTensorData { name, .. }) => assert_eq!(name, "a"),
+        other => panic!("{other:?}"),
+    }
+}
+
 // Item 6.
 #[test]
 fn changing_the_alignment_of_a_file_with_tensors_is_refused() {

@@ -41,10 +41,12 @@ fn truncate(path: &Path, len: u64) {
 /// Runs `f` with a builder over `src`'s header (read into memory) and its file, and the
 /// file's length.
 fn with_builder<T>(src: &Path, f: impl FnOnce(GgufBuilder<'_>, u64) -> T) -> T {
-    let mut header = Vec::new();
-    let (gguf, len) = Source::open(src).unwrap().read_header(&mut header).unwrap();
+    let (header, len) = Source::open(src).unwrap().read_header().unwrap();
     let file = std::fs::File::open(src).unwrap();
-    f(GgufBuilder::from_header_and_file(&gguf, &file, len), len)
+    f(
+        GgufBuilder::from_header_and_file(header.gguf(), &file, len),
+        len,
+    )
 }
 
 /// Runs `gguf ARGS` in a folder with a 16 MiB `model.gguf`, writing to a pipe; cuts the

@@ -67,7 +67,7 @@ use crate::grammar::align_up;
 use crate::source::{copy_range, holds_copy, RangeError, Source, SourceError};
 use crate::validate::{self, Profile, Severity};
 use crate::write::{GgufBuilder, OwnedKv, OwnedValue};
-use crate::{Ctx, Endian, GgmlType, Gguf, Value, ValueType};
+use crate::{Ctx, Endian, GgmlType, Gguf, OwnedGguf, Value, ValueType};
 
 /// The alignment `llama-gguf-split` lays its outputs out with, whatever the input's.
 const ALIGNMENT: u64 = 32;
@@ -282,7 +282,7 @@ impl Part<'_> {
 /// An input: its header in memory, its file open for the tensor data, and its length.
 struct Input {
     file: File,
-    header: Vec<u8>,
+    header: OwnedGguf,
     len: u64,
 }
 
@@ -296,9 +296,8 @@ fn open(path: &Path) -> Result<Input, SplitError> {
         return Err(open_error(is_a_dir).into());
     }
     let file = File::open(path).map_err(open_error)?;
-    let mut header = Vec::new();
-    let len = match Source::open(path).and_then(|mut s| Ok(s.read_header(&mut header)?.1)) {
-        Ok(len) => len,
+    let (header, len) = match Source::open(path).and_then(|mut s| s.read_header()) {
+        Ok(read) => read,
         Err(SourceError::Invalid(source)) => {
             return Err(SetError::Parse {
                 path: path.to_path_buf(),
@@ -317,10 +316,7 @@ fn parse<'a>(path: &Path, input: &'a Input) -> Result<Gguf<'a>, SplitError> {
         path: path.to_path_buf(),
         reason,
     };
-    let gguf = Gguf::parse(&input.header).map_err(|source| SetError::Parse {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let gguf = input.header.gguf().clone();
     if gguf.endian() != Endian::Little {
         return Err(refused(
             "big-endian: llama-gguf-split reads little-endian files only".into(),
@@ -528,12 +524,12 @@ fn write_model(kvs: &[OwnedKv], parts: &[Part<'_>], dest: &Path) -> Result<u64, 
             source,
         };
         let file = File::open(temp).map_err(io_err)?;
-        let mut head = Vec::new();
-        let (gguf, len) = match Source::open(temp).and_then(|mut s| s.read_header(&mut head)) {
+        let (head, len) = match Source::open(temp).and_then(|mut s| s.read_header()) {
             Ok(read) => read,
             Err(SourceError::Io { source, .. }) => return Err(io_err(source)),
             Err(e) => return Err(bad(e.to_string())),
         };
+        let gguf = head.gguf();
         if gguf.kvs.len() != kvs.len() || gguf.tensors.len() != parts.len() {
             return Err(bad(
                 "key or tensor count differs from what was written".into()

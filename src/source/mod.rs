@@ -3,10 +3,11 @@
 //! stream.
 //!
 //! Every command that needs only the header asks a [`Source`] for it
-//! ([`Source::read_header`]): the header is read into memory, bounded by its own size plus
-//! one [`stream::CHUNK`](crate::stream::CHUNK) (a regular file's by twice that, and by the
-//! file), and never by a count or length read from the file (see [`crate::stream`]). No memory map is kept open while the result is printed, so a
-//! file truncated by another process meanwhile cannot kill the reader (SIGBUS).
+//! ([`Source::read_header`]): the header is read into memory and parsed once, the memory
+//! bounded by the header's own size plus one [`stream::CHUNK`](crate::stream::CHUNK) (a
+//! regular file's by four times the header, and by the file), and never by a count or length
+//! read from the file (see [`crate::stream`]). No memory map is kept open while the result is printed,
+//! so a file truncated by another process meanwhile cannot kill the reader (SIGBUS).
 //!
 //! A FIFO with no writer blocks until one opens it, as `cat` does; `/dev/zero` and
 //! `/dev/urandom` end with an error once the bytes fail to be a header.
@@ -22,9 +23,9 @@
 //! use gguf_grammar::source::Source;
 //!
 //! let mut source = Source::open("tests/conformance/cases/minimal-llama.gguf".as_ref())?;
-//! let mut buf = Vec::new();
-//! let (gguf, file_len) = source.read_header(&mut buf)?;
-//! assert_eq!(gguf.kvs.len(), 25);
+//! let (header, file_len) = source.read_header()?;
+//! assert_eq!(header.gguf().kvs.len(), 25);
+//! assert_eq!(header.bytes().len() as u64, header.gguf().tensor_data_offset);
 //! assert_eq!(file_len, 21792);
 //! # Ok(()) }
 //! ```
@@ -34,9 +35,9 @@ use std::io::{self, Read, Write};
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use crate::document::Gguf;
+use crate::document::OwnedGguf;
 use crate::error::ReadError;
-use crate::stream::{read_header, CHUNK};
+use crate::stream::read_growing;
 
 #[cfg(feature = "remote")]
 pub mod http;
@@ -101,75 +102,34 @@ impl Source {
         })
     }
 
-    /// Reads the header into `buf` and parses it; returns it with the length of the whole
-    /// input. For a stream, the header may take at most [`MAX_STREAMED_HEADER`] bytes, and
-    /// the rest of the input is read (and dropped) to learn its length, so a stream that
-    /// never ends never returns, as with `wc -c`.
-    pub fn read_header<'b>(
-        &mut self,
-        buf: &'b mut Vec<u8>,
-    ) -> Result<(Gguf<'b>, u64), SourceError> {
+    /// Reads the header and parses it, once; returns it (owning the header's bytes, see
+    /// [`OwnedGguf::bytes`]) with the length of the whole input. For a stream, the header may
+    /// take at most [`MAX_STREAMED_HEADER`] bytes, and the rest of the input is read (and
+    /// dropped) to learn its length, so a stream that never ends never returns, as with
+    /// `wc -c`.
+    pub fn read_header(&mut self) -> Result<(OwnedGguf, u64), SourceError> {
         let io_err = |path: &Path| {
             let path = path.to_path_buf();
             move |source| SourceError::Io { path, source }
         };
+        let read_error = |e| match e {
+            ReadError::Io(e) => io_err(&self.path)(e),
+            ReadError::Parse(e) => e.into(),
+        };
         if let Some(len) = self.len {
-            read_file_header(&mut self.reader, buf).map_err(|e| match e {
-                ReadError::Io(e) => io_err(&self.path)(e),
-                ReadError::Parse(e) => e.into(),
-            })?;
-            return Ok((Gguf::parse(buf)?, len));
+            // Straight from the file: a wrapper would hide its `read_buf`, and `read_to_end`
+            // would zero the buffer before each read.
+            let header = read_growing(&mut self.reader, None, Some(len)).map_err(read_error)?;
+            return Ok((header, len));
         }
         let mut counted = Counting {
             inner: &mut self.reader,
             read: 0,
         };
-        let limit = if self.len.is_some() {
-            u64::MAX
-        } else {
-            MAX_STREAMED_HEADER
-        };
-        *buf = match read_header((&mut counted).take(limit), None) {
-            Ok(owned) => owned.into_bytes(),
-            Err(ReadError::Io(e)) => return Err(io_err(&self.path)(e)),
-            Err(ReadError::Parse(e)) => return Err(e.into()),
-        };
-        let len = match self.len {
-            Some(len) => len,
-            None => {
-                let rest =
-                    io::copy(&mut counted.inner, &mut io::sink()).map_err(io_err(&self.path))?;
-                counted.read + rest
-            }
-        };
-        Ok((Gguf::parse(buf)?, len))
-    }
-}
-
-/// [`read_header`] for a regular file, where reading past the header consumes nothing a
-/// caller still needs: each retry reads at least as much again as was read so far, so a
-/// large header is parsed a few times rather than once per shortfall the parse reports (the
-/// stream's rule, which a 262k-string vocabulary makes dozens of parses). `buf` ends holding
-/// the header, as [`read_header`]'s result does; the file bounds what is read.
-fn read_file_header(reader: &mut dyn Read, buf: &mut Vec<u8>) -> Result<(), ReadError> {
-    let mut want = CHUNK;
-    loop {
-        let at_eof = (reader.take(want).read_to_end(buf)? as u64) < want;
-        let needed = match Gguf::parse(buf) {
-            Ok(gguf) => {
-                let data_start = usize::try_from(gguf.tensor_data_offset).unwrap_or(usize::MAX);
-                buf.truncate(data_start);
-                return Ok(());
-            }
-            Err(e) => match e.kind.bytes_needed() {
-                Some(needed) if !at_eof => needed,
-                _ => return Err(e.into()),
-            },
-        };
-        want = needed
-            .max(buf.len() as u64)
-            .div_ceil(CHUNK)
-            .saturating_mul(CHUNK);
+        let header = read_growing(&mut (&mut counted).take(MAX_STREAMED_HEADER), None, None)
+            .map_err(read_error)?;
+        let rest = io::copy(&mut counted.inner, &mut io::sink()).map_err(io_err(&self.path))?;
+        Ok((header, counted.read + rest))
     }
 }
 

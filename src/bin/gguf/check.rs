@@ -145,14 +145,15 @@ fn check(
             .iter()
             .flatten()
             .any(|d| d.code == "set-missing-shard");
-        let mut buf = Vec::new();
         let found = match path.to_str().filter(|p| is_remote(p)) {
             Some(url) => remote::with_header(url, verbose, |gguf, size| {
                 Ok(judge(gguf, size, profile, schema))
             })
             .map(Some),
-            None => match crate::input::header_or_parse_error(path, &mut buf) {
-                Ok(Ok((gguf, file_len))) => Ok(Some(judge(&gguf, file_len, profile, schema))),
+            None => match crate::input::header_or_parse_error(path) {
+                Ok(Ok((header, file_len))) => {
+                    Ok(Some(judge(header.gguf(), file_len, profile, schema)))
+                }
                 Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
                 // A missing shard is a finding about the set, not an unreadable argument.
                 Err(_) if missing_shard => Ok(None),

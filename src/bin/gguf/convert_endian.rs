@@ -58,8 +58,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
     // The header is read into memory and the tensor data with positioned reads: a file
     // truncated by another process meanwhile is an error, not a SIGBUS.
-    let mut header = Vec::new();
-    let (file, gguf, file_len) = crate::input::with_data(&args.file, &mut header)?;
+    let (file, header, file_len) = crate::input::with_data(&args.file)?;
+    let gguf = header.gguf();
     let swap = gguf.endian() != target;
 
     // Every tensor's region, sorted; refused: types gguf-py cannot convert, data past the
@@ -85,7 +85,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             w[0].0, w[1].0
         )));
     }
-    let mut builder = GgufBuilder::from_header_and_file(&gguf, &file, file_len);
+    let mut builder = GgufBuilder::from_header_and_file(gguf, &file, file_len);
     builder.endian(target);
     let head = match builder.in_place_patch() {
         Ok(Some(head)) if head.len() as u64 == gguf.tensor_data_offset.min(file_len) => head,
@@ -149,11 +149,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
             // error, not a SIGBUS): parses in the new byte order, and every byte is what was meant.
             let read_back = |e: &dyn std::fmt::Display| failed(format!("{dest_shown}: {e}"));
             let written = File::open(temp).map_err(|e| read_back(&e))?;
-            let mut again = Vec::new();
             let (again, len) = Source::open(temp)
-                .and_then(|mut source| source.read_header(&mut again))
+                .and_then(|mut source| source.read_header())
                 .map_err(|e| read_back(&e))?;
-            if again.endian() != target || len != file_len {
+            if again.gguf().endian() != target || len != file_len {
                 return Err(failed(format!(
                     "{dest_shown}: the converted file does not read back"
                 )));

@@ -206,15 +206,15 @@ fn finish(written: io::Result<()>) -> Result<(), Failure> {
 }
 
 fn dump(path: &Path, json: bool, summary: bool) -> Result<(), Failure> {
-    let mut buf = Vec::new();
-    let (gguf, file_size) = crate::input::header(path, &mut buf)?;
+    let (header, file_size) = crate::input::header(path)?;
+    let gguf = header.gguf();
     let mut out = stdout_for_bulk();
     let written = if summary {
-        render::summary::write(&gguf, &mut out)
+        render::summary::write(gguf, &mut out)
     } else if json {
-        render::json::write(&gguf, file_size, &mut out)
+        render::json::write(gguf, file_size, &mut out)
     } else {
-        render::text::write(&gguf, file_size, &mut out)
+        render::text::write(gguf, file_size, &mut out)
     };
     finish(written.and_then(|()| out.flush()))
 }
@@ -236,10 +236,10 @@ fn stdout_for_bulk() -> BufWriter<Box<dyn Write>> {
 /// cannot decode fails the command without partial output.
 fn dump_gguf_py(path: &Path) -> Result<(), Failure> {
     let shown = crate::shown(path);
-    let mut buf = Vec::new();
-    let (gguf, _) = crate::input::header(path, &mut buf)?;
+    let (header, _) = crate::input::header(path)?;
+    let gguf = header.gguf();
     let mut doc = Vec::new();
-    render::gguf_py::write(&gguf, &path.to_string_lossy(), &mut doc)
+    render::gguf_py::write(gguf, &path.to_string_lossy(), &mut doc)
         .map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
     finish(io::stdout().lock().write_all(&doc))
 }

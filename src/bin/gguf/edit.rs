@@ -10,7 +10,7 @@ use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
 use gguf_grammar::edit::{write_atomically, Edit, EditError, Locked, Replace};
 use gguf_grammar::render::escape::Terminal;
 use gguf_grammar::write::{GgufBuilder, WriteError};
-use gguf_grammar::Gguf;
+use gguf_grammar::{Gguf, OwnedGguf};
 
 use crate::Failure;
 
@@ -168,6 +168,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         )));
     }
     let data_file: File;
+    let header: OwnedGguf;
     let mut bytes = Vec::new();
     let mut builder = if is_stream {
         let reading = match source == Path::new("-") {
@@ -178,9 +179,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let gguf = Gguf::parse(&bytes).map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
         GgufBuilder::from_gguf(&gguf)
     } else {
-        let (file, gguf, len) = crate::input::with_data(source, &mut bytes)?;
-        data_file = file;
-        GgufBuilder::from_header_and_file(&gguf, &data_file, len)
+        let (file, read, len) = crate::input::with_data(source)?;
+        (data_file, header) = (file, read);
+        GgufBuilder::from_header_and_file(header.gguf(), &data_file, len)
     };
     for edit in &args.edits.0 {
         let applied = if args.force_type {

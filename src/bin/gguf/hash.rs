@@ -195,8 +195,8 @@ fn hash(
     let fname = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
     // The header in memory, the tensor data read with positioned reads: a file truncated by
     // another process meanwhile is an error, not a SIGBUS.
-    let mut header = Vec::new();
-    let (file, gguf, file_len) = crate::input::with_data(&args.file, &mut header)?;
+    let (file, header, file_len) = crate::input::with_data(&args.file)?;
+    let gguf = header.gguf();
     let mut tensors = Vec::with_capacity(gguf.tensors.len());
     for t in &gguf.tensors {
         let data = t

@@ -5,24 +5,23 @@ use std::fs::File;
 use std::path::Path;
 
 use gguf_grammar::source::{Source, SourceError};
-use gguf_grammar::Gguf;
+use gguf_grammar::OwnedGguf;
 
 use crate::Failure;
 
-/// The header of the input at `path` (read into `buf`) and the input's length. An
-/// unreadable input fails with exit 2, bytes that are not GGUF with exit 1.
-pub fn header<'b>(path: &Path, buf: &'b mut Vec<u8>) -> Result<(Gguf<'b>, u64), Failure> {
-    header_or_parse_error(path, buf)?
+/// The header of the input at `path` (parsed once, owning its bytes) and the input's
+/// length. An unreadable input fails with exit 2, bytes that are not GGUF with exit 1.
+pub fn header(path: &Path) -> Result<(OwnedGguf, u64), Failure> {
+    header_or_parse_error(path)?
         .map_err(|e| Failure::Invalid(format!("{}: {e}", crate::shown(path))))
 }
 
 /// Like [`header`], with a parse error returned for the caller to report.
-pub fn header_or_parse_error<'b>(
+pub fn header_or_parse_error(
     path: &Path,
-    buf: &'b mut Vec<u8>,
-) -> Result<Result<(Gguf<'b>, u64), gguf_grammar::Error>, Failure> {
+) -> Result<Result<(OwnedGguf, u64), gguf_grammar::Error>, Failure> {
     let shown = crate::shown(path);
-    let read = Source::open(path).and_then(|mut source| source.read_header(buf));
+    let read = Source::open(path).and_then(|mut source| source.read_header());
     match read {
         Ok(header) => Ok(Ok(header)),
         Err(SourceError::Invalid(e)) => Ok(Err(e)),
@@ -38,10 +37,10 @@ pub fn header_or_parse_error<'b>(
 
 /// The regular file at `path` opened for positioned reads of its tensor data (see
 /// [`gguf_grammar::source::read_exact_at`]: no memory map, so no SIGBUS when another process
-/// truncates it), with its header read into `buf` and its length.
-pub fn with_data<'b>(path: &Path, buf: &'b mut Vec<u8>) -> Result<(File, Gguf<'b>, u64), Failure> {
+/// truncates it), with its header and its length.
+pub fn with_data(path: &Path) -> Result<(File, OwnedGguf, u64), Failure> {
     let file = File::open(path)
         .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?;
-    let (gguf, len) = header(path, buf)?;
-    Ok((file, gguf, len))
+    let (header, len) = header(path)?;
+    Ok((file, header, len))
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use gguf_grammar::render::map::{self, Filter};
 use gguf_grammar::set::{shard_name, shard_path};
 use gguf_grammar::source::http::is_remote;
-use gguf_grammar::Gguf;
+use gguf_grammar::OwnedGguf;
 
 use crate::{remote, Failure};
 
@@ -77,8 +77,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 crate::shown(&args.file)
             );
         }
-        let (buf, file_size) = header(&args.file, url.is_some(), args.verbose)?;
-        let gguf = parsed(&args.file, &buf)?;
+        let (head, file_size) = header(&args.file, url.is_some(), args.verbose)?;
+        let gguf = head.gguf();
         let title = match url {
             Some(url) => url.rsplit('/').next().unwrap_or(url).to_string(),
             None => args.file.file_name().map_or_else(
@@ -87,7 +87,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             ),
         };
         let mut page = Vec::new();
-        map::write_html(&gguf, file_size, &title, &mut page)
+        map::write_html(gguf, file_size, &title, &mut page)
             .map_err(|e| Failure::Unreadable(format!("rendering the page: {e}")))?;
         return write_page(&args.file, out_path, &page);
     }
@@ -102,12 +102,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let colour = stdout.is_terminal() && !no_color;
     let mut out = BufWriter::new(stdout.lock());
     let Some(shards) = set else {
-        let (buf, file_size) = header(&args.file, url.is_some(), args.verbose)?;
-        let gguf = parsed(&args.file, &buf)?;
+        let (head, file_size) = header(&args.file, url.is_some(), args.verbose)?;
+        let gguf = head.gguf();
         let written = if args.json {
-            map::write_json(&gguf, file_size, &filter, &mut out)
+            map::write_json(gguf, file_size, &filter, &mut out)
         } else {
-            map::write_text(&gguf, file_size, &filter, colour, &mut out)
+            map::write_text(gguf, file_size, &filter, colour, &mut out)
         };
         return finish(written.and_then(|()| out.flush()));
     };
@@ -118,11 +118,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
     );
     // One shard's header in memory at a time.
     for (no, shard) in shards.iter().enumerate() {
-        let (buf, file_size) = header(shard, url.is_some(), args.verbose)?;
-        let gguf = parsed(shard, &buf)?;
+        let (head, file_size) = header(shard, url.is_some(), args.verbose)?;
+        let gguf = head.gguf();
         let written = if args.json {
             let file = shard.as_os_str().as_encoded_bytes();
-            map::write_json_of_file(&gguf, file_size, file, &filter, &mut out)
+            map::write_json_of_file(gguf, file_size, file, &filter, &mut out)
         } else {
             writeln!(
                 out,
@@ -131,7 +131,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 no + 1,
                 shards.len()
             )
-            .and_then(|()| map::write_text(&gguf, file_size, &filter, colour, &mut out))
+            .and_then(|()| map::write_text(gguf, file_size, &filter, colour, &mut out))
         };
         if let Err(e) = written {
             return finish(Err(e));
@@ -140,18 +140,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
     finish(out.flush())
 }
 
-/// The header's bytes (they parse) and the file's size, from a file or by range requests.
-fn header(file: &Path, remote: bool, verbose: bool) -> Result<(Vec<u8>, u64), Failure> {
-    if remote {
-        return remote::fetch_header(&file.to_string_lossy(), verbose);
+/// The header, parsed, and the file's size, from a file or by range requests.
+fn header(file: &Path, remote: bool, verbose: bool) -> Result<(OwnedGguf, u64), Failure> {
+    if !remote {
+        return crate::input::header(file);
     }
-    let mut buf = Vec::new();
-    let (_, size) = crate::input::header(file, &mut buf)?;
-    Ok((buf, size))
-}
-
-fn parsed<'b>(file: &Path, buf: &'b [u8]) -> Result<Gguf<'b>, Failure> {
-    Gguf::parse(buf).map_err(|e| Failure::Invalid(format!("{}: {e}", crate::shown(file))))
+    let (buf, size) = remote::fetch_header(&file.to_string_lossy(), verbose)?;
+    let header = OwnedGguf::from_vec(buf)
+        .map_err(|e| Failure::Invalid(format!("{}: {e}", crate::shown(file))))?;
+    Ok((header, size))
 }
 
 /// A closed pipe (`gguf map f | head`) is the reader's choice, not a failure.

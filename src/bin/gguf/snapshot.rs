@@ -99,16 +99,15 @@ fn shown(path: &Path) -> String {
 
 /// The snapshot of the file at `path`, or (with the message printed) why there is none.
 fn render(path: &Path) -> Result<String, Outcome> {
-    let mut header = Vec::new();
-    let parsed = crate::input::header_or_parse_error(path, &mut header).map_err(|failure| {
+    let parsed = crate::input::header_or_parse_error(path).map_err(|failure| {
         eprintln!("gguf: {}", failure.message());
         Outcome::Unreadable
     })?;
-    let (gguf, file_size) = parsed.map_err(|e| {
+    let (header, file_size) = parsed.map_err(|e| {
         eprintln!("gguf: {}: {e}", shown(path));
         Outcome::Changed
     })?;
-    Ok(snapshot::render_with_size(&gguf, file_size))
+    Ok(snapshot::render_with_size(header.gguf(), file_size))
 }
 
 /// The snapshot's name: the file name without its `.gguf` extension.

@@ -79,8 +79,8 @@ fn stats(t: &Tensor<'_>, file: &File, file_len: u64) -> Result<Option<Stats>, St
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
-    let mut header = Vec::new();
-    let (file, gguf, file_len) = crate::input::with_data(&args.file, &mut header)?;
+    let (file, header, file_len) = crate::input::with_data(&args.file)?;
+    let gguf = header.gguf();
     let tensors: Vec<&Tensor<'_>> = if args.names.is_empty() {
         gguf.tensors.iter().collect()
     } else {

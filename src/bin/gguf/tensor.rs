@@ -133,8 +133,8 @@ fn parse_rows(text: &str) -> Result<Range<u64>, String> {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
-    let mut header = Vec::new();
-    let (file, gguf, file_len) = crate::input::with_data(&args.file, &mut header)?;
+    let (file, header, file_len) = crate::input::with_data(&args.file)?;
+    let gguf = header.gguf();
     let name = terminal(args.name.as_bytes()).into_owned();
     let tensor = gguf
         .tensor(&args.name)
