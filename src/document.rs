@@ -11,6 +11,7 @@ use crate::grammar::tensor_info::TensorInfo;
 use crate::grammar::value::Array;
 use crate::grammar::value::Value;
 use crate::grammar::{Endian, Version};
+use crate::stream::ReadBuf;
 use crate::summary::Summary;
 
 /// The key whose u32 value sets the alignment of the tensor data.
@@ -315,22 +316,22 @@ impl std::fmt::Debug for OwnedGguf {
 
 #[derive(Debug)]
 enum OwnedBytes {
-    Read(Vec<u8>),
+    Read(ReadBuf),
     Mapped(GgufFile),
 }
 
 impl OwnedBytes {
     fn bytes(&self) -> &[u8] {
         match self {
-            OwnedBytes::Read(bytes) => bytes,
+            OwnedBytes::Read(bytes) => bytes.bytes(),
             OwnedBytes::Mapped(file) => file.bytes(),
         }
     }
 
-    fn into_vec(self) -> Vec<u8> {
+    fn into_read(self) -> ReadBuf {
         match self {
             OwnedBytes::Read(bytes) => bytes,
-            OwnedBytes::Mapped(file) => file.bytes().to_vec(),
+            OwnedBytes::Mapped(file) => ReadBuf::Heap(file.bytes().to_vec()),
         }
     }
 }
@@ -358,7 +359,7 @@ impl OwnedGguf {
 
     /// As [`OwnedGguf::from_vec`] with a forced byte order (`None` detects it).
     pub fn from_vec_with(bytes: Vec<u8>, endian: Option<Endian>) -> Result<Self, Error> {
-        Self::parse(OwnedBytes::Read(bytes), endian)
+        Self::parse(OwnedBytes::Read(ReadBuf::Heap(bytes)), endian)
     }
 
     fn parse(bytes: OwnedBytes, endian: Option<Endian>) -> Result<Self, Error> {
@@ -372,9 +373,9 @@ impl OwnedGguf {
     /// buffer comes back with the error, for the reader to read more into it and try again:
     /// this parse is the only one a header read needs.
     pub(crate) fn header_from_prefix(
-        bytes: Vec<u8>,
+        bytes: ReadBuf,
         endian: Option<Endian>,
-    ) -> Result<Self, (Vec<u8>, Error)> {
+    ) -> Result<Self, (ReadBuf, Error)> {
         ParsedBytes::try_new_or_recover(OwnedBytes::Read(bytes), |owner| {
             let mut gguf = Gguf::parse_with(owner.bytes(), endian)?;
             let end = usize::try_from(gguf.tensor_data_offset)
@@ -383,7 +384,7 @@ impl OwnedGguf {
             Ok(gguf)
         })
         .map(OwnedGguf)
-        .map_err(|(owner, e)| (owner.into_vec(), e))
+        .map_err(|(owner, e)| (owner.into_read(), e))
     }
 
     /// The bytes the document was parsed from: the whole file when mapped or given whole;
@@ -397,7 +398,7 @@ impl OwnedGguf {
     /// file otherwise.
     pub fn into_bytes(self) -> Vec<u8> {
         let len = self.bytes().len();
-        let mut bytes = self.0.into_owner().into_vec();
+        let mut bytes = self.0.into_owner().into_read().into_vec();
         bytes.truncate(len);
         bytes
     }
