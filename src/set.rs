@@ -83,9 +83,10 @@ pub struct ShardFile {
 }
 
 impl ShardFile {
-    /// Opens `path` and reads its header (no more than the header claims). It must be a
-    /// regular file (its tensor data is read at offsets): a pipe or device is refused before
-    /// anything is read from it.
+    /// Opens `path` and reads its header, parsed once (reading at most four times the
+    /// header, never the whole of a larger file, as [`crate::source::Source::read_header`]).
+    /// It must be a regular file (its tensor data is read at offsets): a pipe or device is
+    /// refused before anything is read from it.
     pub fn open(path: &Path) -> io::Result<ShardFile> {
         let meta = std::fs::metadata(path)?;
         if !meta.is_file() {

@@ -5,9 +5,10 @@
 //! Every command that needs only the header asks a [`Source`] for it
 //! ([`Source::read_header`]): the header is read into memory and parsed once, the memory
 //! bounded by the header's own size plus one [`stream::CHUNK`](crate::stream::CHUNK) (a
-//! regular file's by four times the header, and by the file), and never by a count or length
-//! read from the file (see [`crate::stream`]). No memory map is kept open while the result is printed,
-//! so a file truncated by another process meanwhile cannot kill the reader (SIGBUS).
+//! regular file's by four times the header, and by the file), and never by a count or
+//! length read from the file (see [`crate::stream`]). No memory map of the file is kept open
+//! while the result is printed, so a file truncated by another process meanwhile cannot kill
+//! the reader (SIGBUS).
 //!
 //! A FIFO with no writer blocks until one opens it, as `cat` does; `/dev/zero` and
 //! `/dev/urandom` end with an error once the bytes fail to be a header.
