@@ -28,7 +28,6 @@ use std::io::Read;
 use std::time::Duration;
 
 use crate::error::Error;
-use crate::grammar::file::file;
 use crate::Gguf;
 
 /// The first request's size.
@@ -147,9 +146,9 @@ impl Remote {
     pub fn read_header<'b>(&mut self, buf: &'b mut Vec<u8>) -> Result<Gguf<'b>, RemoteError> {
         buf.clear();
         let mut at_eof = self.fetch(0, FIRST_REQUEST, buf)?;
-        loop {
-            let needed = match file(None)(buf) {
-                Ok(_) => break,
+        let data_start = loop {
+            let needed = match Gguf::parse(buf) {
+                Ok(gguf) => break gguf.tensor_data_offset,
                 Err(e) => match e.kind.bytes_needed() {
                     Some(needed) if !at_eof => needed,
                     _ => return Err(self.parse_error(e)),
@@ -169,12 +168,9 @@ impl Remote {
                 });
             }
             at_eof = self.fetch(buf.len() as u64, want, buf)?;
-        }
+        };
         // Keep the header only, as `stream::read_header` does: the bytes fetched past the data
         // start are an arbitrary slice of the tensor data, not the whole of it.
-        let data_start = Gguf::parse(buf)
-            .map_err(|e| self.parse_error(e))?
-            .tensor_data_offset;
         buf.truncate(usize::try_from(data_start).unwrap_or(usize::MAX));
         Gguf::parse(buf).map_err(|e| self.parse_error(e))
     }
