@@ -202,13 +202,18 @@ mod tests {
     use crate::Gguf;
     use std::io::Cursor;
 
+    fn corpus(name: &str) -> Vec<u8> {
+        std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/corpus")
+                .join(name),
+        )
+        .unwrap()
+    }
+
     #[test]
     fn a_regular_file_is_read_to_about_its_header_not_to_its_end() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/corpus/ggml-vocab-llama-bpe.gguf"
-        );
-        let bytes = std::fs::read(path).unwrap();
+        let bytes = corpus("ggml-vocab-llama-bpe.gguf");
         let data_len = 100u64 << 30;
         // The tokenizer followed by 100 GB of tensor data, as a file of known length.
         let mut file = Cursor::new(&bytes[..]).chain(io::repeat(7).take(data_len));
@@ -236,11 +241,7 @@ mod tests {
 
     #[test]
     fn a_file_longer_than_its_length_said_is_read_on_into_larger_memory() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/corpus/ggml-vocab-llama-spm.gguf"
-        );
-        let bytes = std::fs::read(path).unwrap();
+        let bytes = corpus("ggml-vocab-llama-spm.gguf");
         for stated in [0, 1, 1000, CHUNK + 1, bytes.len() as u64 - 1] {
             let header = read_growing(&mut &bytes[..], None, Some(stated)).unwrap();
             assert_eq!(header.bytes(), &bytes[..], "stated length {stated}");
