@@ -262,13 +262,17 @@ impl<'a> Strs<'a> {
     }
 }
 
-/// The longest valid UTF-8 prefix of `bytes`.
+/// The longest valid UTF-8 prefix of `bytes`, always a slice of `bytes` (the walks find their
+/// place by its address).
 fn valid_prefix(bytes: &[u8]) -> &str {
     // compat stops at the first error; basic then yields the valid prefix as a &str.
-    match simdutf8::compat::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => simdutf8::basic::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default(),
-    }
+    let valid = match simdutf8::compat::from_utf8(bytes) {
+        Ok(text) => return text,
+        Err(e) => &bytes[..e.valid_up_to()],
+    };
+    simdutf8::basic::from_utf8(valid)
+        .or_else(|_| std::str::from_utf8(&valid[..0]))
+        .unwrap_or_default()
 }
 
 impl<'a> Iterator for Strs<'a> {
