@@ -789,6 +789,19 @@ mod tests {
             .filter_map(|(i, r)| r.err().map(|at| (i, at)))
             .collect();
         assert_eq!(invalid, expected_invalid, "{what}: invalid");
+        // From part way through, as a caller that stops iterating and asks for the rest.
+        for k in 1..=strings.len() {
+            let mut strs = arr.strs().unwrap();
+            strs.by_ref().take(k).for_each(drop);
+            let rest: Vec<(u64, usize)> =
+                strs.invalid().map(|e| (e.index, e.valid_up_to)).collect();
+            let expected_rest: Vec<(u64, usize)> = expected_invalid
+                .iter()
+                .copied()
+                .filter(|&(i, _)| i >= k as u64)
+                .collect();
+            assert_eq!(rest, expected_rest, "{what}: invalid after {k}");
+        }
     }
 
     #[test]
