@@ -392,7 +392,8 @@ impl<'a> Array<'a> {
     /// Whether this is a string array the parse found every length prefix of to be ASCII
     /// (all bytes < 0x80). Such a prefix cannot complete or start a multi-byte UTF-8 sequence,
     /// so the element bytes are valid UTF-8 as a whole exactly when every string is
-    /// ([`crate::elements::Strs`] relies on it). `false` for an array not built by a parse.
+    /// ([`crate::elements::Strs::invalid`] relies on it). `false` for an array not built by a
+    /// parse.
     pub(crate) fn ascii_prefixes(&self) -> bool {
         self.ascii_prefixes
     }
