@@ -42,7 +42,7 @@ use std::marker::PhantomData;
 
 use crate::grammar::string::GgufStr;
 use crate::grammar::value::{Array, ValueType};
-use crate::grammar::{Endian, LengthPrefix};
+use crate::grammar::{ascii_length, Endian, LengthPrefix};
 
 /// Bytes [`Strs`] checks as UTF-8 at a time: large enough to amortise the call, small enough
 /// that the bytes are still in cache when the strings are read.
@@ -75,84 +75,142 @@ impl<'a> Iterator for Strings<'a> {
         let left = usize::try_from(self.left).unwrap_or(usize::MAX);
         (0, Some(left))
     }
+
+    /// The parse's loop, compiled once per prefix width and byte order (`sum`, `count`,
+    /// `for_each` come here).
+    fn fold<B, F: FnMut(B, GgufStr<'a>) -> B>(self, init: B, mut f: F) -> B {
+        let Strings {
+            mut rest,
+            left,
+            prefix,
+        } = self;
+        prefix.specialise(|prefix| {
+            let mut acc = init;
+            for _ in 0..left {
+                let Some((s, tail)) = prefix.split_string(rest) else {
+                    break;
+                };
+                rest = tail;
+                acc = f(acc, GgufStr(s));
+            }
+            acc
+        })
+    }
+}
+
+impl Strings<'_> {
+    /// Steps over the strings up to the first whose length prefix has a byte >= 0x80 (or to
+    /// the end), in the parse's loop; returns how many.
+    fn skip_ascii_prefixed(&mut self) -> u64 {
+        let (mut rest, left) = (self.rest, self.left);
+        let skipped = self.prefix.specialise(|prefix| {
+            let mut skipped = 0;
+            while skipped < left {
+                match prefix.split_string(rest) {
+                    Some((s, after)) if ascii_length(s.len() as u64) => rest = after,
+                    _ => break,
+                }
+                skipped += 1;
+            }
+            skipped
+        });
+        self.rest = rest;
+        self.left -= skipped;
+        skipped
+    }
 }
 
 /// The strings of a string array as checked UTF-8, from [`Array::strs`].
 ///
-/// UTF-8 is checked with SIMD over runs of consecutive elements, length prefixes included,
-/// rather than string by string. A string cut from valid text at character boundaries is
-/// valid, so iterating checks up to [`BLOCK`] bytes at a time and takes each string from the
-/// longest valid prefix of its block; a string that is not inside one (it is invalid, or a
-/// length prefix next to it holds bytes >= 0x80 that break the block) is checked on its own.
+/// UTF-8 is checked with SIMD over whole blocks of elements, length prefixes included, rather
+/// than string by string. This is exact because of one fact: if some bytes are valid UTF-8,
+/// a slice of them is valid exactly when both its ends are character boundaries (neither end
+/// falls on a continuation byte). So iterating checks up to [`BLOCK`] bytes at a time, keeps
+/// their longest valid prefix as text, and cuts each string from that text with a test of
+/// its two ends, the only per-string cost beyond the parse's own walk. A string the text cannot give (it is invalid, or a length prefix next to it holds
+/// bytes >= 0x80 that make the block invalid or run into the string) starts a new block, and
+/// if it is still not inside one it is checked on its own.
 ///
-/// [`Strs::invalid`] goes further with runs whose length prefixes are all ASCII: such a run
-/// is valid as a whole exactly when each of its strings is (a byte < 0x80 can neither
-/// complete nor start a multi-byte sequence), so a valid run is skipped without visiting its
-/// strings.
+/// [`Strs::invalid`] needs no walk at all for an array whose length prefixes are all ASCII.
 #[derive(Clone, Debug)]
 pub struct Strs<'a> {
-    strings: Strings<'a>,
+    /// The strings from here on, cut from the current block's checked text.
+    block: TextStrings<'a>,
     elements: &'a [u8],
-    /// Where the current run starts and ends in `elements`.
-    run: std::ops::Range<usize>,
-    /// The current run's bytes, if they are valid UTF-8.
-    text: Option<&'a str>,
-    /// The walk from the end of the current run, and how many strings it skips past.
-    after_run: (Strings<'a>, u64),
-    index: u64,
+    /// The number of strings in the array, so that an error can name its element's index.
+    len: u64,
+    ascii_prefixes: bool,
+}
+
+/// The walk of [`Strings`] over text: `left` counts the strings to the end of the array, which
+/// `rest` (the unread part of the current block) may not hold.
+#[derive(Clone, Debug)]
+struct TextStrings<'a> {
+    rest: &'a str,
+    left: u64,
+    prefix: LengthPrefix,
+}
+
+impl<'a> TextStrings<'a> {
+    /// The next string, if it is inside `rest` with character boundaries at both ends
+    /// (`prefix` is `self.prefix`, passed in so that a caller can make it a constant).
+    #[inline(always)]
+    fn next_in(&mut self, prefix: LengthPrefix) -> Option<&'a str> {
+        if self.left == 0 {
+            return None;
+        }
+        let (s, rest) = prefix.split_text(self.rest)?;
+        self.rest = rest;
+        self.left -= 1;
+        Some(s)
+    }
+}
+
+/// Where `part`, a slice of `elements`, starts in it.
+fn offset(elements: &[u8], part: &[u8]) -> usize {
+    part.as_ptr() as usize - elements.as_ptr() as usize
 }
 
 impl<'a> Strs<'a> {
-    fn offset(&self, part: &[u8]) -> usize {
-        part.as_ptr() as usize - self.elements.as_ptr() as usize
-    }
-
-    /// Starts a block at `start`, the first byte of a string that ends at `end`: the longest
-    /// valid UTF-8 prefix of the next [`BLOCK`] bytes (or through `end`, if further).
+    /// The next string when the current block cannot give it: from a new block that starts
+    /// at its length prefix or, failing that, checked on its own. Takes and returns the walk
+    /// by value, so that the caller's loop can keep it in registers.
     #[cold]
     #[inline(never)]
-    fn start_block(&mut self, start: usize, end: usize) {
-        let stop = self
-            .elements
-            .len()
-            .min(end.max(start.saturating_add(BLOCK)));
-        let bytes = &self.elements[start..stop];
-        // compat stops at the first error; basic then yields the valid prefix as a &str.
-        let valid = match simdutf8::compat::from_utf8(bytes) {
-            Ok(text) => {
-                self.run = start..stop;
-                self.text = Some(text);
-                return;
-            }
-            Err(e) => e.valid_up_to(),
-        };
-        self.run = start..start + valid;
-        self.text = simdutf8::basic::from_utf8(&bytes[..valid]).ok();
-    }
-
-    /// Starts a run at `start`, the first byte of a string, ending before the first later
-    /// length prefix that is not ASCII (or at the end of the elements), and checks it.
-    #[cold]
-    #[inline(never)]
-    fn start_run(&mut self, start: usize) {
-        let width = self.strings.prefix.width();
-        let mut ahead = self.strings.clone();
-        let mut skipped = 0;
-        while ahead.left > 0 && ahead.rest.get(..width).is_some_and(<[u8]>::is_ascii) {
-            if ahead.next().is_none() {
-                break;
-            }
-            skipped += 1;
+    fn next_block(
+        mut block: TextStrings<'a>,
+        elements: &'a [u8],
+        len: u64,
+    ) -> (TextStrings<'a>, Option<Result<&'a str, StrError<'a>>>) {
+        if block.left == 0 {
+            return (block, None);
         }
-        let end = self.offset(ahead.rest);
-        self.run = start..end;
-        self.text = simdutf8::basic::from_utf8(&self.elements[start..end]).ok();
-        self.after_run = (ahead, skipped);
+        let start = offset(elements, block.rest.as_bytes());
+        let prefix = block.prefix;
+        let Some((s, after)) = elements.get(start..).and_then(|e| prefix.split_string(e)) else {
+            return (block, None);
+        };
+        let end = elements.len() - after.len();
+        // A prefix byte >= 0x80 stops any block at once: go straight to the string's own check.
+        if elements[start..start + prefix.width()].is_ascii() {
+            let stop = elements.len().min(end.max(start.saturating_add(BLOCK)));
+            block.rest = valid_prefix(&elements[start..stop]);
+            if let Some(text) = block.next_in(prefix) {
+                return (block, Some(Ok(text)));
+            }
+        }
+        let index = len - block.left;
+        block.left -= 1;
+        block.rest = valid_prefix(&elements[end..end]);
+        (block, Some(check_alone(s, index)))
     }
 
-    /// Only the strings that are not UTF-8. Runs that are valid as a whole are skipped
-    /// without visiting their strings, so this costs one walk of the length prefixes and one
-    /// SIMD pass over the bytes: the check validation makes.
+    /// Only the strings that are not UTF-8: the check validation makes, with no per-string
+    /// work beyond a walk of the length prefixes. A length prefix whose bytes are all ASCII
+    /// (< 0x80) can neither complete nor start a multi-byte sequence, so the bytes of a run of
+    /// strings joined by such prefixes are valid exactly when every string is: each run is
+    /// checked by one SIMD pass and a valid one is skipped whole. When the parse found every
+    /// prefix of the array ASCII, the whole array is one run and is not even walked.
     ///
     /// ```
     /// use gguf_grammar::grammar::{value::array, Ctx};
@@ -162,31 +220,59 @@ impl<'a> Strs<'a> {
     /// let invalid: Vec<u64> = arr.strs().unwrap().invalid().map(|e| e.index).collect();
     /// assert_eq!(invalid, [1]);
     /// ```
-    pub fn invalid(mut self) -> impl Iterator<Item = StrError<'a>> {
+    pub fn invalid(self) -> impl Iterator<Item = StrError<'a>> {
+        let elements = self.elements;
+        let mut walk = Strings {
+            rest: &elements[offset(elements, self.block.rest.as_bytes())..],
+            left: self.block.left,
+            prefix: self.block.prefix,
+        };
+        if self.block.left == self.len
+            && self.ascii_prefixes
+            && simdutf8::basic::from_utf8(elements).is_ok()
+        {
+            walk.left = 0;
+        }
+        let mut index = self.len - walk.left;
+        // The strings of an invalid run, to check one by one, and the index of the next.
+        let mut alone = (
+            Strings {
+                left: 0,
+                ..walk.clone()
+            },
+            0,
+        );
         std::iter::from_fn(move || loop {
-            let s = self.strings.next()?.as_bytes();
-            let index = self.index;
-            self.index += 1;
-            let start = self.offset(s);
-            let end = start + s.len();
-            if end > self.run.end {
-                self.start_run(start);
-                if self.text.is_some() {
-                    // Every string of a valid run is valid (see the type's documentation).
-                    let (rest, skipped) = self.after_run.clone();
-                    self.strings = rest;
-                    self.index += skipped;
-                    continue;
-                }
-            }
-            let in_run = (start - self.run.start)..(end - self.run.start);
-            if self.text.and_then(|t| t.get(in_run)).is_none() {
-                if let Err(e) = check_alone(s, index) {
+            for s in alone.0.by_ref() {
+                alone.1 += 1;
+                if let Err(e) = check_alone(s.as_bytes(), alone.1 - 1) {
                     return Some(e);
                 }
             }
+            let from = walk.clone();
+            let first = walk.next()?.as_bytes();
+            let run = 1 + walk.skip_ascii_prefixed();
+            let start = offset(elements, first);
+            let end = elements.len() - walk.rest.len();
+            if simdutf8::basic::from_utf8(&elements[start..end]).is_err() {
+                alone = (Strings { left: run, ..from }, index);
+            }
+            index += run;
         })
     }
+}
+
+/// The longest valid UTF-8 prefix of `bytes`, always a slice of `bytes` (the walks find their
+/// place by its address).
+fn valid_prefix(bytes: &[u8]) -> &str {
+    // compat stops at the first error; basic then yields the valid prefix as a &str.
+    let valid = match simdutf8::compat::from_utf8(bytes) {
+        Ok(text) => return text,
+        Err(e) => &bytes[..e.valid_up_to()],
+    };
+    simdutf8::basic::from_utf8(valid)
+        .or_else(|_| std::str::from_utf8(&valid[..0]))
+        .unwrap_or_default()
 }
 
 impl<'a> Iterator for Strs<'a> {
@@ -194,23 +280,38 @@ impl<'a> Iterator for Strs<'a> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        let s = self.strings.next()?.as_bytes();
-        let index = self.index;
-        self.index += 1;
-        let start = self.offset(s);
-        let end = start + s.len();
-        if end > self.run.end {
-            self.start_block(start, end);
-        }
-        let in_run = (start - self.run.start)..(end - self.run.start);
-        match self.text.and_then(|t| t.get(in_run)) {
+        match self.block.next_in(self.block.prefix) {
             Some(text) => Some(Ok(text)),
-            None => Some(check_alone(s, index)),
+            None => {
+                let (block, item) = Self::next_block(self.block.clone(), self.elements, self.len);
+                self.block = block;
+                item
+            }
         }
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.strings.size_hint()
+        let left = usize::try_from(self.block.left).unwrap_or(usize::MAX);
+        (0, Some(left))
+    }
+
+    /// The loop compiled once per prefix width and byte order (`count`, `sum` and
+    /// `for_each` come here).
+    fn fold<B, F: FnMut(B, Self::Item) -> B>(mut self, init: B, mut f: F) -> B {
+        self.block.prefix.specialise(|prefix| {
+            let mut acc = init;
+            loop {
+                while let Some(text) = self.block.next_in(prefix) {
+                    acc = f(acc, Ok(text));
+                }
+                let (block, item) = Self::next_block(self.block.clone(), self.elements, self.len);
+                self.block = block;
+                match item {
+                    Some(item) => acc = f(acc, item),
+                    None => return acc,
+                }
+            }
+        })
     }
 }
 
@@ -399,13 +500,17 @@ impl<'a> Array<'a> {
     /// assert_eq!(err.to_string(), "[1]: string of 1 bytes is not UTF-8 (invalid sequence at byte 0)");
     /// ```
     pub fn strs(&self) -> Option<Strs<'a>> {
+        let strings = self.strings()?;
+        let elements = self.raw_elements();
         Some(Strs {
-            strings: self.strings()?,
-            elements: self.raw_elements(),
-            run: 0..0,
-            text: None,
-            after_run: (self.strings()?, 0),
-            index: 0,
+            block: TextStrings {
+                rest: valid_prefix(&elements[..0]),
+                left: strings.left,
+                prefix: strings.prefix,
+            },
+            elements,
+            len: strings.left,
+            ascii_prefixes: self.ascii_prefixes(),
         })
     }
 
@@ -414,7 +519,6 @@ impl<'a> Array<'a> {
     pub fn string_index(&self) -> Option<StringIndex<'a>> {
         let strings = self.strings()?;
         let elements = self.raw_elements();
-        let base = elements.as_ptr() as usize;
         // At most one entry per length prefix the bytes can hold, whatever the count says.
         let prefix_width = strings.prefix.width();
         let mut bounds = Vec::with_capacity(
@@ -427,7 +531,7 @@ impl<'a> Array<'a> {
         );
         let mut end = 0;
         for s in strings {
-            let start = s.as_bytes().as_ptr() as usize - base;
+            let start = offset(elements, s.as_bytes());
             bounds.push(start);
             end = start + s.len();
         }
@@ -655,6 +759,148 @@ mod tests {
         assert!(std::str::from_utf8(arr.raw_elements()).is_ok());
         let checked: Vec<_> = arr.strs().unwrap().map(|r| r.is_ok()).collect();
         assert_eq!(checked, [false, true]);
+    }
+
+    /// What [`Strs`] and [`Strs::invalid`] must find, string by string, by std's check.
+    fn assert_checked_as_std_does(arr: Array<'_>, strings: &[Vec<u8>], what: &str) {
+        let expected: Vec<Result<&str, usize>> = strings
+            .iter()
+            .map(|s| std::str::from_utf8(s).map_err(|e| e.valid_up_to()))
+            .collect();
+        let got: Vec<Result<&str, usize>> = arr
+            .strs()
+            .unwrap()
+            .map(|r| r.map_err(|e| e.valid_up_to))
+            .collect();
+        assert_eq!(got, expected, "{what}: strs");
+        let folded = arr.strs().unwrap().fold(Vec::new(), |mut all, r| {
+            all.push(r.map_err(|e| e.valid_up_to));
+            all
+        });
+        assert_eq!(folded, expected, "{what}: fold");
+        let invalid: Vec<(u64, usize)> = arr
+            .strs()
+            .unwrap()
+            .invalid()
+            .map(|e| (e.index, e.valid_up_to))
+            .collect();
+        let expected_invalid: Vec<(u64, usize)> = (0..)
+            .zip(&expected)
+            .filter_map(|(i, r)| r.err().map(|at| (i, at)))
+            .collect();
+        assert_eq!(invalid, expected_invalid, "{what}: invalid");
+        // From part way through, as a caller that stops iterating and asks for the rest.
+        for k in 1..=strings.len() {
+            let mut strs = arr.strs().unwrap();
+            strs.by_ref().take(k).for_each(drop);
+            let rest: Vec<(u64, usize)> =
+                strs.invalid().map(|e| (e.index, e.valid_up_to)).collect();
+            let expected_rest: Vec<(u64, usize)> = expected_invalid
+                .iter()
+                .copied()
+                .filter(|&(i, _)| i >= k as u64)
+                .collect();
+            assert_eq!(rest, expected_rest, "{what}: invalid after {k}");
+        }
+    }
+
+    #[test]
+    fn length_prefixes_that_splice_into_strings_are_never_taken_for_text() {
+        let cases: [(&str, Vec<Vec<u8>>); 6] = [
+            // Little-endian: the length 0xa9 = 169 starts with a continuation byte that
+            // completes the cut "\xc3" before it.
+            (
+                "cut, then prefix a9",
+                vec![b"\xc3".to_vec(), vec![b'y'; 169]],
+            ),
+            // Big-endian: the length 0xc3 = 195 ends with a lead byte that the string
+            // after it, starting with a continuation byte, completes.
+            ("prefix c3, then continuation", {
+                let mut s = b"\xa9".to_vec();
+                s.resize(195, b'z');
+                vec![b"ok".to_vec(), s]
+            }),
+            // Prefixes >= 0x80 next to valid strings: every string valid, the whole not.
+            (
+                "long valid strings",
+                vec![
+                    vec![b'x'; 128],
+                    "é".repeat(100).into_bytes(),
+                    b"a".to_vec(),
+                    vec![b'y'; 255],
+                ],
+            ),
+            // Every prefix ASCII: the one SIMD pass fails and the strings are looked at.
+            (
+                "short, one invalid",
+                vec![b"ab".to_vec(), b"c\xff".to_vec(), "€".as_bytes().to_vec()],
+            ),
+            (
+                "short, last cut",
+                vec![b"ab".to_vec(), b"\xe2\x82".to_vec()],
+            ),
+            (
+                "short, all valid",
+                vec![b"ab".to_vec(), "😀".as_bytes().to_vec(), vec![]],
+            ),
+        ];
+        for ctx in all_ctx() {
+            for (what, strings) in &cases {
+                let bytes = encode(ctx, strings);
+                assert_checked_as_std_does(
+                    parse_in(ctx, &bytes),
+                    strings,
+                    &format!("{ctx:?} {what}"),
+                );
+                // The same array nested one level down.
+                let mut nested = Enc::new(ctx).u32(ValueType::Array.tag()).count(1);
+                nested.bytes.extend(&bytes);
+                let outer = parse_in(ctx, &nested.bytes);
+                let inner = outer.iter().next().and_then(|v| v.as_array()).unwrap();
+                assert_checked_as_std_does(inner, strings, &format!("{ctx:?} {what}, nested"));
+            }
+        }
+    }
+
+    #[test]
+    fn random_strings_of_troublesome_bytes_are_checked_as_std_does() {
+        // Bytes that start, continue, complete or break multi-byte sequences, in strings whose
+        // lengths put such bytes in the prefixes too.
+        let alphabet = [
+            b'a', 0, 0x7f, 0x80, 0xa9, 0xbf, 0xc3, 0xe2, 0x82, 0xac, 0xf0, 0x9f, 0xff,
+        ];
+        let lengths = [0, 1, 2, 3, 4, 127, 128, 169, 191, 192, 195, 255, 256, 257];
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        for ctx in all_ctx() {
+            for round in 0..300 {
+                let strings: Vec<Vec<u8>> = (0..next(12))
+                    .map(|_| {
+                        let len = lengths[next(lengths.len())];
+                        // Mostly valid text with a troublesome byte here and there.
+                        let mut s: Vec<u8> = "aé€😀".repeat(len).into_bytes();
+                        s.truncate(len);
+                        for _ in 0..next(3) {
+                            if len > 0 {
+                                s[next(len)] = alphabet[next(alphabet.len())];
+                            }
+                        }
+                        s
+                    })
+                    .collect();
+                let bytes = encode(ctx, &strings);
+                assert_checked_as_std_does(
+                    parse_in(ctx, &bytes),
+                    &strings,
+                    &format!("{ctx:?} round {round}"),
+                );
+            }
+        }
     }
 
     #[test]

@@ -222,6 +222,18 @@ impl LengthPrefix {
         })
     }
 
+    /// [`LengthPrefix::split_string`] over text: the string at the start of `input` and what
+    /// follows it; `None` if it does not fit or does not start and end on character boundaries.
+    #[inline(always)]
+    pub(crate) fn split_text(self, input: &str) -> Option<(&str, &str)> {
+        let width = self.width();
+        self.read_then(input.as_bytes(), |len, _| {
+            let text = input.get(width..)?;
+            let n = usize::try_from(len).ok()?;
+            text.is_char_boundary(n).then(|| text.split_at(n))
+        })
+    }
+
     /// Reads the number at the start of `input` and passes it and what follows to `then`,
     /// inside each width's own branch (so a caller's loop has no shared tail to merge).
     #[inline(always)]
@@ -249,6 +261,13 @@ impl LengthPrefix {
             LengthPrefix::U64Be => f(LengthPrefix::U64Be),
         }
     }
+}
+
+/// Whether every byte of a length prefix holding `len` is ASCII (< 0x80), in either width
+/// and byte order.
+#[inline(always)]
+pub(crate) fn ascii_length(len: u64) -> bool {
+    len & 0x8080_8080_8080_8080 == 0
 }
 
 #[inline(always)]

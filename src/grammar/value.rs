@@ -9,7 +9,9 @@
 use nom_derive::{Nom, Parse};
 
 use super::string::{self, GgufStr};
-use super::{count, locate, record, take_declared, Ctx, LengthPrefix, PResult, Parsed};
+use super::{
+    ascii_length, count, locate, record, take_declared, Ctx, LengthPrefix, PResult, Parsed,
+};
 use crate::error::{within, ErrorKind, Segment, Unlocated};
 
 /// Arrays nested deeper than this are rejected, so that hostile nesting cannot exhaust the
@@ -354,6 +356,9 @@ pub struct Array<'a> {
     element_type: ElementType,
     len: usize,
     depth: u32,
+    /// A string array whose every length prefix has only bytes < 0x80, as found by the parse
+    /// (see [`Array::ascii_prefixes`]).
+    ascii_prefixes: bool,
     elements: &'a [u8],
 }
 
@@ -384,6 +389,15 @@ impl<'a> Array<'a> {
         self.ctx
     }
 
+    /// Whether this is a string array the parse found every length prefix of to be ASCII
+    /// (all bytes < 0x80). Such a prefix cannot complete or start a multi-byte UTF-8 sequence,
+    /// so the element bytes are valid UTF-8 as a whole exactly when every string is
+    /// ([`crate::elements::Strs::invalid`] relies on it). `false` for an array not built by a
+    /// parse.
+    pub(crate) fn ascii_prefixes(&self) -> bool {
+        self.ascii_prefixes
+    }
+
     /// The array over `elements`, which a parse of an array with this context, element type
     /// and length returned as [`Array::raw_elements`] (the writer's copy of a parsed array).
     pub(crate) fn from_parsed(
@@ -397,6 +411,7 @@ impl<'a> Array<'a> {
             element_type,
             len,
             depth: 0,
+            ascii_prefixes: false,
             elements,
         }
     }
@@ -553,6 +568,7 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
                 element_type,
                 len: 0,
                 depth,
+                ascii_prefixes: false,
                 elements,
             },
         ));
@@ -578,11 +594,11 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
     }
     // Every element takes at least a byte and the input holds them all: the count fits a usize.
     let count = usize::try_from(len).map_err(|_| declared(min_bytes))?;
-    let elements_len = match element_type.fixed_size() {
-        Some(size) => len * size,
+    let (elements_len, ascii_prefixes) = match element_type.fixed_size() {
+        Some(size) => (len * size, false),
         None => {
-            let walked = walk_elements(ctx, element_type, depth, body, len)?;
-            (body.len() - walked.len()) as u64
+            let (walked, ascii_prefixes) = walk_elements(ctx, element_type, depth, body, len)?;
+            ((body.len() - walked.len()) as u64, ascii_prefixes)
         }
     };
     let (rest, elements) = take_declared(body, elements_len, len, "array", at_len)?;
@@ -593,25 +609,29 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
             element_type: element_type.into(),
             len: count,
             depth,
+            ascii_prefixes,
             elements,
         },
     ))
 }
 
-/// Steps over `len` string or array elements, returning what follows them.
+/// Steps over `len` string or array elements, returning what follows them and, for strings,
+/// whether every length prefix is ASCII ([`Array::ascii_prefixes`]).
 fn walk_elements(
     ctx: Ctx,
     ty: ValueType,
     depth: u32,
     input: &[u8],
     len: u64,
-) -> Result<&[u8], nom::Err<Unlocated>> {
+) -> Result<(&[u8], bool), nom::Err<Unlocated>> {
     // Strings take the fast loop; where it stops early, the element-by-element walk
     // below resumes to report the exact error.
-    let (mut input, walked) = match ty {
+    let (mut input, walked, lengths) = match ty {
         ValueType::String => skip_strings(ctx, input, len),
-        _ => (input, 0),
+        _ => (input, 0, u64::MAX),
     };
+    // The OR of all the lengths has a byte >= 0x80 exactly when one of them does.
+    let ascii_prefixes = walked == len && ascii_length(lengths);
     for index in walked..len {
         input = match ty {
             ValueType::String => string::parse(ctx, input).map(|(rest, _)| rest),
@@ -622,25 +642,29 @@ fn walk_elements(
             e.map(|e| e.within(Segment::Element(index)).needs_more(after))
         })?;
     }
-    Ok(input)
+    Ok((input, ascii_prefixes))
 }
 
 /// The hot loop of large vocabularies: skips up to `len` strings with the length reader
-/// fixed for the file's version and byte order. Returns what follows the last whole string
-/// and how many were skipped.
-fn skip_strings(ctx: Ctx, input: &[u8], len: u64) -> (&[u8], u64) {
+/// fixed for the file's version and byte order. Returns what follows the last whole string,
+/// how many were skipped, and the bitwise OR of their lengths.
+fn skip_strings(ctx: Ctx, input: &[u8], len: u64) -> (&[u8], u64, u64) {
     LengthPrefix::of(ctx).specialise(|prefix| skip_loop(prefix, input, len))
 }
 
 #[inline(always)]
-fn skip_loop(prefix: LengthPrefix, mut input: &[u8], len: u64) -> (&[u8], u64) {
+fn skip_loop(prefix: LengthPrefix, mut input: &[u8], len: u64) -> (&[u8], u64, u64) {
+    let mut lengths = 0;
     for index in 0..len {
         match prefix.split_string(input) {
-            Some((_, rest)) => input = rest,
-            None => return (input, index),
+            Some((s, rest)) => {
+                lengths |= s.len() as u64;
+                input = rest;
+            }
+            None => return (input, index, lengths),
         }
     }
-    (input, len)
+    (input, len, lengths)
 }
 
 /// One value of type `ty`; an array value gets nesting depth `depth`.
@@ -850,5 +874,61 @@ mod tests {
         let e = error(array(ctx, 0)(&bytes), bytes.len());
         assert_eq!(e.kind, ErrorKind::NestingTooDeep { limit: MAX_NESTING });
         assert_eq!(e.path.0.len(), MAX_NESTING as usize);
+    }
+
+    /// Whether every length prefix of `strings` is ASCII, read from the bytes the encoder
+    /// writes (not from the lengths' values, as the parse finds it).
+    fn prefixes_ascii(ctx: Ctx, strings: &[Vec<u8>]) -> bool {
+        strings
+            .iter()
+            .all(|s| Enc::new(ctx).count(s.len() as u64).bytes.is_ascii())
+    }
+
+    fn string_array(ctx: Ctx, strings: &[Vec<u8>]) -> Enc {
+        let mut enc = Enc::new(ctx)
+            .u32(ValueType::String.tag())
+            .count(strings.len() as u64);
+        for s in strings {
+            enc = enc.string(s);
+        }
+        enc
+    }
+
+    #[test]
+    fn the_parse_records_whether_every_length_prefix_is_ascii() {
+        // Lengths whose prefix bytes are all < 0x80 (0, 127, 256 = 00 01, 0x7f7f) and ones
+        // with a byte >= 0x80 in one place or another (128, 200, 0x80 << 8, 0xff00).
+        let lengths = [0, 5, 127, 128, 200, 256, 0x7f7f, 0x8000, 0xff00];
+        for ctx in all_ctx() {
+            for &bad in &lengths {
+                let strings: Vec<Vec<u8>> =
+                    [3, bad, 0, 127].iter().map(|&n| vec![b'a'; n]).collect();
+                let bytes = string_array(ctx, &strings).bytes;
+                let (_, array) = array(ctx, 0)(&bytes).unwrap();
+                assert_eq!(
+                    array.ascii_prefixes(),
+                    prefixes_ascii(ctx, &strings),
+                    "{ctx:?} length {bad}"
+                );
+            }
+            // Nested: each inner array has its own answer; the outer one is not a string array.
+            let inner = [vec![vec![b'x'; 200]], vec![b"ok".to_vec()]];
+            let mut nested = Enc::new(ctx).u32(ValueType::Array.tag()).count(2);
+            for strings in &inner {
+                nested.bytes.extend(string_array(ctx, strings).bytes);
+            }
+            let (_, outer) = array(ctx, 0)(&nested.bytes).unwrap();
+            assert!(!outer.ascii_prefixes());
+            let flags: Vec<bool> = outer
+                .iter()
+                .map(|v| v.as_array().unwrap().ascii_prefixes())
+                .collect();
+            assert_eq!(flags, [false, true], "{ctx:?}");
+            // Numbers, and an empty array of strings (no prefix at all).
+            let numbers = Enc::new(ctx).u32(ValueType::U8.tag()).count(1).raw(&[0x41]);
+            assert!(!array(ctx, 0)(&numbers.bytes).unwrap().1.ascii_prefixes());
+            let empty = string_array(ctx, &[]).bytes;
+            assert!(array(ctx, 0)(&empty).unwrap().1.ascii_prefixes());
+        }
     }
 }

@@ -152,8 +152,9 @@ impl<'a> Checker<'_, 'a> {
         };
         match element_type {
             ValueType::String => {
-                // One walk and one SIMD pass over runs of strings (crate::elements::Strs);
-                // no string can be too long in fewer bytes than the limit.
+                // One SIMD pass per run of strings joined by ASCII length prefixes, with no
+                // walk when every prefix is ASCII (crate::elements::Strs::invalid); no string
+                // can be too long in fewer bytes than the limit.
                 let invalid = array
                     .strs()
                     .map(|strs| strs.invalid().map(|e| (e.index, e.bytes)));
