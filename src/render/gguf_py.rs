@@ -24,6 +24,7 @@
 
 use std::io::{self, Write};
 
+use super::chunk::{self, Chunk, NUMBER_MAX};
 use super::json::{integer, str_value, string};
 use crate::document::Gguf;
 use crate::grammar::string::GgufStr;
@@ -155,15 +156,16 @@ fn leaves(
 ) -> io::Result<()> {
     if let (true, Some(strs)) = (strings, array.strs()) {
         // Checked as UTF-8 a run at a time, so most strings skip `utf8_string`'s own check.
+        let mut chunk = Chunk::new(out);
         for s in strs {
-            if !std::mem::take(first) {
-                out.write_all(b", ")?;
-            }
             match s {
-                Ok(text) => str_value(text, out)?,
+                Ok(text) => chunk.str_element(text, first)?,
                 Err(e) => return Err(not_utf8(e.bytes, e.valid_up_to)),
             }
         }
+        return chunk.finish();
+    }
+    if !strings && chunk::numbers(array, first, out, number)? {
         return Ok(());
     }
     super::each_element(array, |element| match element {
@@ -197,28 +199,43 @@ fn leaf(value: Value<'_>, strings: bool, first: &mut bool, out: &mut impl Write)
             io::ErrorKind::InvalidData,
             "a nested array mixes strings and numbers: gguf-py would decode a number's bytes as text",
         )),
-        Value::U8(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::I8(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::U16(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::I16(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::U32(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::I32(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::U64(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::I64(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::F32(v) => sep(out).and_then(|()| float(v.into(), out)),
-        Value::F64(v) => sep(out).and_then(|()| float(v, out)),
-        Value::Bool(byte) => sep(out).and_then(|()| write!(out, "{}", byte != 0)),
         Value::Array(_) => Ok(()), // flattened by `leaves`
+        scalar => {
+            sep(out)?;
+            let mut text = [0; NUMBER_MAX];
+            let len = number(scalar, &mut text);
+            out.write_all(&text[..len])
+        }
+    }
+}
+
+/// A number or bool as Python's `json.dumps` prints it, at the start of `dst` (nothing for a
+/// string or array); returns the length.
+#[inline(always)]
+fn number(value: Value<'_>, dst: &mut [u8; NUMBER_MAX]) -> usize {
+    match value {
+        Value::U8(v) => chunk::integer(v, dst),
+        Value::I8(v) => chunk::integer(v, dst),
+        Value::U16(v) => chunk::integer(v, dst),
+        Value::I16(v) => chunk::integer(v, dst),
+        Value::U32(v) => chunk::integer(v, dst),
+        Value::I32(v) => chunk::integer(v, dst),
+        Value::U64(v) => chunk::integer(v, dst),
+        Value::I64(v) => chunk::integer(v, dst),
+        Value::F32(v) => float(v.into(), dst),
+        Value::F64(v) => float(v, dst),
+        Value::Bool(byte) => chunk::literal(if byte != 0 { b"true" } else { b"false" }, dst),
+        Value::String(_) | Value::Array(_) => 0,
     }
 }
 
 /// Python's `json.dumps` of a float: the shortest round-trip form, `NaN`, `Infinity`.
-fn float(v: f64, out: &mut impl Write) -> io::Result<()> {
+fn float(v: f64, dst: &mut [u8; NUMBER_MAX]) -> usize {
     match v {
-        v if v.is_nan() => out.write_all(b"NaN"),
-        f64::INFINITY => out.write_all(b"Infinity"),
-        f64::NEG_INFINITY => out.write_all(b"-Infinity"),
-        v => super::float::write(v, out),
+        v if v.is_nan() => chunk::literal(b"NaN", dst),
+        f64::INFINITY => chunk::literal(b"Infinity", dst),
+        f64::NEG_INFINITY => chunk::literal(b"-Infinity", dst),
+        v => super::float::format(v, dst),
     }
 }
 
@@ -269,9 +286,11 @@ mod tests {
     #[test]
     fn floats_print_as_python_prints_the_widened_value() {
         let mut out = Vec::new();
-        float(f64::from(0.1f32), &mut out).unwrap();
-        float(f64::NAN, &mut out).unwrap();
-        float(f64::NEG_INFINITY, &mut out).unwrap();
+        for v in [f64::from(0.1f32), f64::NAN, f64::NEG_INFINITY] {
+            let mut text = [0; NUMBER_MAX];
+            let len = float(v, &mut text);
+            out.extend_from_slice(&text[..len]);
+        }
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "0.10000000149011612NaN-Infinity"

@@ -19,6 +19,7 @@
 
 use std::io::{self, Write};
 
+use super::chunk::{self, Chunk, NUMBER_MAX};
 use super::OrElse;
 use crate::document::Gguf;
 use crate::grammar::string::GgufStr;
@@ -93,19 +94,31 @@ fn array_fields(array: Array<'_>, out: &mut impl Write) -> io::Result<()> {
         array.element_type(),
         array.len()
     )?;
-    let mut sep: &[u8] = b"";
+    let mut first = true;
     if let Some(strs) = array.strs() {
         // Checked as UTF-8 a run at a time, so most strings skip `string`'s own check.
+        let mut chunk = Chunk::new(out);
         for s in strs {
-            out.write_all(std::mem::replace(&mut sep, b", "))?;
             match s {
-                Ok(text) => str_value(text, out)?,
-                Err(e) => string(e.bytes, out)?,
+                Ok(text) => chunk.str_element(text, &mut first)?,
+                Err(e) => {
+                    chunk.write_all(if std::mem::take(&mut first) {
+                        b""
+                    } else {
+                        b", "
+                    })?;
+                    string(e.bytes, &mut chunk)?;
+                }
             }
         }
-    } else {
+        chunk.finish()?;
+    } else if !chunk::numbers(array, &mut first, out, number)? {
         super::each_element(array, |element| {
-            out.write_all(std::mem::replace(&mut sep, b", "))?;
+            out.write_all(if std::mem::take(&mut first) {
+                b""
+            } else {
+                b", "
+            })?;
             value(element, out)
         })?;
     }
@@ -114,25 +127,39 @@ fn array_fields(array: Array<'_>, out: &mut impl Write) -> io::Result<()> {
 
 fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
     match value {
-        Value::U8(v) => integer(v, out),
-        Value::I8(v) => integer(v, out),
-        Value::U16(v) => integer(v, out),
-        Value::I16(v) => integer(v, out),
-        Value::U32(v) => integer(v, out),
-        Value::I32(v) => integer(v, out),
-        Value::U64(v) => integer(v, out),
-        Value::I64(v) => integer(v, out),
-        Value::F32(v) if v.is_finite() => super::float::write(v, out),
-        Value::F64(v) if v.is_finite() => super::float::write(v, out),
-        Value::F32(v) => non_finite(v.into(), out),
-        Value::F64(v) => non_finite(v, out),
-        Value::Bool(byte) => out.write_all(if byte != 0 { b"true" } else { b"false" }),
         Value::String(s) => string(s, out),
         Value::Array(array) => {
             out.write_all(b"{")?;
             array_fields(array, out)?;
             out.write_all(b"}")
         }
+        scalar => {
+            let mut text = [0; NUMBER_MAX];
+            let len = number(scalar, &mut text);
+            out.write_all(&text[..len])
+        }
+    }
+}
+
+/// A number or bool at the start of `dst` (nothing for a string or array); returns the
+/// length. Non-finite floats, which JSON lacks, are the strings `"nan"`, `"inf"`, `"-inf"`.
+#[inline(always)]
+fn number(value: Value<'_>, dst: &mut [u8; NUMBER_MAX]) -> usize {
+    match value {
+        Value::U8(v) => chunk::integer(v, dst),
+        Value::I8(v) => chunk::integer(v, dst),
+        Value::U16(v) => chunk::integer(v, dst),
+        Value::I16(v) => chunk::integer(v, dst),
+        Value::U32(v) => chunk::integer(v, dst),
+        Value::I32(v) => chunk::integer(v, dst),
+        Value::U64(v) => chunk::integer(v, dst),
+        Value::I64(v) => chunk::integer(v, dst),
+        Value::F32(v) if v.is_finite() => super::float::format(v, dst),
+        Value::F64(v) if v.is_finite() => super::float::format(v, dst),
+        Value::F32(v) => chunk::literal(non_finite(v.into()), dst),
+        Value::F64(v) => chunk::literal(non_finite(v), dst),
+        Value::Bool(byte) => chunk::literal(if byte != 0 { b"true" } else { b"false" }, dst),
+        Value::String(_) | Value::Array(_) => 0,
     }
 }
 
@@ -141,20 +168,17 @@ pub(super) fn integer<I: itoa::Integer + TryInto<u8>>(
     v: I,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    // Single digits (token types, flags) are most of a vocabulary's integers: one byte
-    // without `itoa`'s general path.
-    match v.try_into() {
-        Ok(digit @ 0..=9) => out.write_all(&[b'0' + digit]),
-        _ => out.write_all(itoa::Buffer::new().format(v).as_bytes()),
-    }
+    let mut text = [0; NUMBER_MAX];
+    let len = chunk::integer(v, &mut text);
+    out.write_all(&text[..len])
 }
 
-fn non_finite(v: f64, out: &mut impl Write) -> io::Result<()> {
-    out.write_all(match v {
+fn non_finite(v: f64) -> &'static [u8] {
+    match v {
         f64::INFINITY => b"\"inf\"",
         f64::NEG_INFINITY => b"\"-inf\"",
         _ => b"\"nan\"",
-    })
+    }
 }
 
 /// A JSON string, or `{"bytes_hex": ...}` for bytes that are not UTF-8.
@@ -201,19 +225,10 @@ pub(super) fn str_value(text: &str, out: &mut impl Write) -> io::Result<()> {
     out.write_all(b"\"")
 }
 
-/// Whether any byte of `bytes` is a control character, `"` or `\\`: eight bytes at a time,
-/// with the zero-byte and less-than tests of "Bit Twiddling Hacks" (exact as yes/no answers;
-/// bytes >= 0x80 never match).
-fn needs_escape(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let special = |x: u64| {
-        (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
-            | has_zero(x ^ (ONES * u64::from(b'"')))
-            | has_zero(x ^ (ONES * u64::from(b'\\')))
-            | has_zero(x ^ (ONES * 0x7f))
-    };
+/// Whether any byte of `bytes` is a control character, `"` or `\\`: eight bytes at a time
+/// (see [`chunk::escapes_in_word`]).
+pub(super) fn needs_escape(bytes: &[u8]) -> bool {
+    let special = chunk::escapes_in_word;
     let word = |chunk: &[u8]| chunk.try_into().map_or(0, u64::from_le_bytes);
     let half = |chunk: &[u8]| {
         chunk

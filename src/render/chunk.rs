@@ -1,0 +1,316 @@
+//! The element loops of the JSON renderings: numbers and strings formatted straight into a
+//! buffer of the renderer's own, handed to the output a chunk at a time.
+//!
+//! Each element asks once for room for its longest form, then writes its separator, digits
+//! or quoted text with fixed-size moves and advances by what it wrote. Writing each piece
+//! through `Write` instead (a capacity check and often a `memcpy` call per piece, three or
+//! four pieces per element) cost more than formatting the element itself. Whatever does not
+//! fit that pattern (long strings, strings that need escaping) goes through [`Write`].
+
+use std::io::{self, Write};
+
+use super::float;
+use crate::grammar::value::{Array, Value, ValueType};
+
+/// The longest text one number or bool takes in either JSON rendering
+/// (`-1.7976931348623157e308`, `-9223372036854775808`, `-Infinity`).
+pub(super) const NUMBER_MAX: usize = float::MAX_LEN;
+
+/// Strings up to this length take the fixed-size path of [`Chunk::str_element`].
+const SHORT: usize = 64;
+
+/// A buffer in front of `out`; what it holds is written when it fills and by [`Chunk::finish`].
+pub(super) struct Chunk<'w, W: Write> {
+    buf: Vec<u8>,
+    len: usize,
+    out: &'w mut W,
+}
+
+impl<'w, W: Write> Chunk<'w, W> {
+    const SIZE: usize = 1 << 14;
+
+    pub(super) fn new(out: &'w mut W) -> Self {
+        Chunk {
+            buf: vec![0; Self::SIZE],
+            len: 0,
+            out,
+        }
+    }
+
+    /// The free part of the buffer, at least `n` (<= `SIZE`) bytes: written bytes are
+    /// handed on first when fewer are left.
+    #[inline(always)]
+    fn room(&mut self, n: usize) -> io::Result<&mut [u8]> {
+        if self.buf.len() - self.len < n {
+            self.flush()?;
+        }
+        Ok(&mut self.buf[self.len..])
+    }
+
+    /// Hands on everything written so far.
+    pub(super) fn finish(mut self) -> io::Result<()> {
+        self.flush()
+    }
+
+    /// `", "` unless `*first` (which it clears), then `number`'s text for `value`.
+    #[inline(always)]
+    pub(super) fn number<'a>(
+        &mut self,
+        value: Value<'a>,
+        first: &mut bool,
+        number: &impl Fn(Value<'a>, &mut [u8; NUMBER_MAX]) -> usize,
+    ) -> io::Result<()> {
+        let skip = separator_len(first);
+        let room = self.room(2 + NUMBER_MAX)?;
+        room[..2].copy_from_slice(b", ");
+        let Some(text) = room[skip..].first_chunk_mut::<NUMBER_MAX>() else {
+            return Err(io::Error::other(
+                "not reached: room for a number was asked for",
+            ));
+        };
+        let len = number(value, text);
+        self.len += skip + len;
+        Ok(())
+    }
+
+    /// `", "` unless `*first` (which it clears), then `text` as a JSON string.
+    pub(super) fn str_element(&mut self, text: &str, first: &mut bool) -> io::Result<()> {
+        let bytes = text.as_bytes();
+        let skip = separator_len(first);
+        if bytes.len() <= 16 {
+            // Most tokens. Separator, quote and text in place, the text over 16 bytes that
+            // never need escaping, so that the escape test reads two whole words.
+            let room = self.room(24)?;
+            let Some(room) = room.first_chunk_mut::<24>() else {
+                return Err(io::Error::other(
+                    "not reached: room for a string was asked for",
+                ));
+            };
+            room[..2].copy_from_slice(b", ");
+            room[skip] = b'"';
+            let Some(in_place) = room[skip + 1..].first_chunk_mut::<16>() else {
+                return Err(io::Error::other(
+                    "not reached: room for a string was asked for",
+                ));
+            };
+            *in_place = [b'a'; 16];
+            copy_short(in_place, bytes);
+            let (low, high) = in_place.split_at(8);
+            let word = |half: &[u8]| u64::from_le_bytes(half.try_into().unwrap_or([0; 8]));
+            if escapes_in_word(word(low)) | escapes_in_word(word(high)) == 0 {
+                room[skip + 1 + bytes.len()] = b'"';
+                self.len += skip + bytes.len() + 2;
+                return Ok(());
+            }
+        } else if bytes.len() <= SHORT && !super::json::needs_escape(bytes) {
+            let room = self.room(SHORT + 4)?;
+            room[..2].copy_from_slice(b", ");
+            room[skip] = b'"';
+            room[skip + 1..skip + 1 + bytes.len()].copy_from_slice(bytes);
+            room[skip + 1 + bytes.len()] = b'"';
+            self.len += skip + bytes.len() + 2;
+            return Ok(());
+        }
+        self.write_all(&b", "[2 - skip..])?;
+        super::json::str_value(text, self)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let written = std::mem::take(&mut self.len);
+        self.out.write_all(&self.buf[..written])
+    }
+}
+
+impl<W: Write> Write for Chunk<'_, W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        if bytes.len() >= Self::SIZE {
+            self.flush()?;
+            return self.out.write(bytes);
+        }
+        let room = self.room(bytes.len())?;
+        room[..bytes.len()].copy_from_slice(bytes);
+        self.len += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Chunk::flush(self)?;
+        self.out.flush()
+    }
+}
+
+/// How many bytes of `", "` go before the next element: none for the first.
+fn separator_len(first: &mut bool) -> usize {
+    if std::mem::take(first) {
+        0
+    } else {
+        2
+    }
+}
+
+/// Every element of a numeric or bool `array`, formatted by `number` and `", "`-separated
+/// (before the first too unless `*first`), through a [`Chunk`]; `false`, with nothing
+/// written, for strings and nested arrays.
+pub(super) fn numbers<'a, W: Write>(
+    array: Array<'a>,
+    first: &mut bool,
+    out: &mut W,
+    number: impl Fn(Value<'a>, &mut [u8; NUMBER_MAX]) -> usize,
+) -> io::Result<bool> {
+    let mut chunk = Chunk::new(out);
+    // A local copy the loops keep in a register.
+    let mut is_first = *first;
+    macro_rules! each {
+        ($t:ty, $variant:ident) => {
+            for v in array.numbers::<$t>().into_iter().flatten() {
+                chunk.number(Value::$variant(v), &mut is_first, &number)?;
+            }
+        };
+    }
+    match array.element_type().known() {
+        Some(ValueType::U8) => each!(u8, U8),
+        Some(ValueType::I8) => each!(i8, I8),
+        Some(ValueType::U16) => each!(u16, U16),
+        Some(ValueType::I16) => each!(i16, I16),
+        Some(ValueType::U32) => each!(u32, U32),
+        Some(ValueType::I32) => each!(i32, I32),
+        Some(ValueType::U64) => each!(u64, U64),
+        Some(ValueType::I64) => each!(i64, I64),
+        Some(ValueType::F32) => each!(f32, F32),
+        Some(ValueType::F64) => each!(f64, F64),
+        Some(ValueType::Bool) => {
+            for &byte in array.raw_elements() {
+                chunk.number(Value::Bool(byte), &mut is_first, &number)?;
+            }
+        }
+        Some(ValueType::String | ValueType::Array) | None => return Ok(false),
+    }
+    *first = is_first;
+    chunk.finish()?;
+    Ok(true)
+}
+
+/// An integer's decimal digits at the start of `dst`; returns their count.
+#[inline(always)]
+pub(super) fn integer<I: itoa::Integer + TryInto<u8>>(v: I, dst: &mut [u8; NUMBER_MAX]) -> usize {
+    // Single digits (token types, flags) are most of a vocabulary's integers: one byte
+    // without `itoa`'s general path.
+    match v.try_into() {
+        Ok(digit @ 0..=9) => {
+            dst[0] = b'0' + digit;
+            1
+        }
+        _ => {
+            let mut itoa = itoa::Buffer::new();
+            let digits = itoa.format(v).as_bytes();
+            copy_short(dst, digits);
+            digits.len()
+        }
+    }
+}
+
+/// `text` at the start of `dst`; returns its length.
+pub(super) fn literal(text: &[u8], dst: &mut [u8; NUMBER_MAX]) -> usize {
+    copy_short(dst, text);
+    text.len()
+}
+
+/// Copies `src` to the start of `dst` with a few fixed-size moves (overlapping where the
+/// length is not a power of two) instead of a call to `memcpy`, which costs more for the
+/// short pieces JSON is made of; longer pieces go to `copy_from_slice`.
+#[inline(always)]
+pub(super) fn copy_short(dst: &mut [u8], src: &[u8]) {
+    let n = src.len();
+    match n {
+        0 => {}
+        1..=3 => {
+            dst[0] = src[0];
+            dst[n / 2] = src[n / 2];
+            dst[n - 1] = src[n - 1];
+        }
+        4..=7 => {
+            dst[..4].copy_from_slice(&src[..4]);
+            dst[n - 4..n].copy_from_slice(&src[n - 4..]);
+        }
+        8..=15 => {
+            dst[..8].copy_from_slice(&src[..8]);
+            dst[n - 8..n].copy_from_slice(&src[n - 8..]);
+        }
+        16..=32 => {
+            dst[..16].copy_from_slice(&src[..16]);
+            dst[n - 16..n].copy_from_slice(&src[n - 16..]);
+        }
+        _ => dst[..n].copy_from_slice(src),
+    }
+}
+
+/// Nonzero when any byte of the little-endian word `x` is a control character, `"` or `\\`
+/// (what [`super::json::str_value`] escapes): "Bit Twiddling Hacks"' zero-byte and
+/// less-than tests, exact as a yes/no answer (bytes >= 0x80 never match).
+pub(super) fn escapes_in_word(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+    (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+        | has_zero(x ^ (ONES * u64::from(b'"')))
+        | has_zero(x ^ (ONES * u64::from(b'\\')))
+        | has_zero(x ^ (ONES * 0x7f))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copy_short_copies_every_length() {
+        for n in 0..=40 {
+            let src: Vec<u8> = (1..=n as u8).collect();
+            let mut dst = [0u8; 48];
+            copy_short(&mut dst, &src);
+            assert_eq!(&dst[..n], &src[..], "length {n}");
+            assert!(
+                dst[n..].iter().all(|&b| b == 0),
+                "length {n}: wrote past the end"
+            );
+        }
+    }
+
+    /// The fixed-size paths write what the general one writes, for every length around
+    /// their limits, a byte to escape at every position or none, first or not.
+    #[test]
+    fn str_elements_are_written_as_str_value_writes_them() {
+        let mut texts = Vec::new();
+        for len in 0..=SHORT + 3 {
+            let plain: String = "abcdéfghijklmnopqrstuvwxyz0123456789"
+                .chars()
+                .cycle()
+                .take(len)
+                .collect();
+            texts.push(plain.clone());
+            for at in 0..len {
+                for special in ['"', '\\', '\n', '\u{1}', '\u{7f}'] {
+                    let mut text: Vec<char> = plain.chars().collect();
+                    text[at] = special;
+                    texts.push(text.into_iter().collect());
+                }
+            }
+        }
+        for first in [true, false] {
+            let (mut ours, mut expected) = (Vec::new(), Vec::new());
+            let mut chunk = Chunk::new(&mut ours);
+            let mut is_first = first;
+            for text in &texts {
+                chunk.str_element(text, &mut is_first).unwrap();
+                if !first || !std::ptr::eq(text, &texts[0]) {
+                    expected.extend_from_slice(b", ");
+                }
+                super::super::json::str_value(text, &mut expected).unwrap();
+            }
+            chunk.finish().unwrap();
+            assert_eq!(
+                String::from_utf8(ours).unwrap(),
+                String::from_utf8(expected).unwrap()
+            );
+        }
+    }
+}
