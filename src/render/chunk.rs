@@ -19,7 +19,8 @@ pub(super) const NUMBER_MAX: usize = float::MAX_LEN;
 /// Strings up to this length take the fixed-size path of [`Chunk::str_element`].
 const SHORT: usize = 64;
 
-/// A buffer in front of `out`; what it holds is written when it fills and by [`Chunk::finish`].
+/// A buffer in front of `out`, one per rendering; what it holds is written when it fills
+/// and by [`Chunk::finish`].
 pub(super) struct Chunk<'w, W: Write> {
     buf: Vec<u8>,
     len: usize,
@@ -27,7 +28,9 @@ pub(super) struct Chunk<'w, W: Write> {
 }
 
 impl<'w, W: Write> Chunk<'w, W> {
-    const SIZE: usize = 1 << 14;
+    /// Elements hand on at least 64 KiB at a time, which a `BufWriter` of up to that
+    /// capacity (the CLI's) passes straight to its writer instead of copying it again.
+    const SIZE: usize = (1 << 16) + 256;
 
     pub(super) fn new(out: &'w mut W) -> Self {
         Chunk {
@@ -54,11 +57,11 @@ impl<'w, W: Write> Chunk<'w, W> {
 
     /// `", "` unless `*first` (which it clears), then `number`'s text for `value`.
     #[inline(always)]
-    pub(super) fn number<'a>(
+    fn number<T>(
         &mut self,
-        value: Value<'a>,
+        value: T,
         first: &mut bool,
-        number: &impl Fn(Value<'a>, &mut [u8; NUMBER_MAX]) -> usize,
+        number: impl FnOnce(T, &mut [u8; NUMBER_MAX]) -> usize,
     ) -> io::Result<()> {
         let skip = separator_len(first);
         let room = self.room(2 + NUMBER_MAX)?;
@@ -139,6 +142,11 @@ impl<W: Write> Write for Chunk<'_, W> {
     }
 }
 
+/// What goes before the next element: nothing before the first.
+pub(super) fn separator(first: &mut bool) -> &'static [u8] {
+    &b", "[2 - separator_len(first)..]
+}
+
 /// How many bytes of `", "` go before the next element: none for the first.
 fn separator_len(first: &mut bool) -> usize {
     if std::mem::take(first) {
@@ -148,46 +156,70 @@ fn separator_len(first: &mut bool) -> usize {
     }
 }
 
-/// Every element of a numeric or bool `array`, formatted by `number` and `", "`-separated
-/// (before the first too unless `*first`), through a [`Chunk`]; `false`, with nothing
-/// written, for strings and nested arrays.
-pub(super) fn numbers<'a, W: Write>(
-    array: Array<'a>,
+/// How a JSON rendering prints floats; integers and bools print alike in both.
+pub(super) trait Floats {
+    fn f32(v: f32, dst: &mut [u8; NUMBER_MAX]) -> usize;
+    fn f64(v: f64, dst: &mut [u8; NUMBER_MAX]) -> usize;
+}
+
+/// A number or bool at the start of `dst` (nothing for a string or array); returns the
+/// length.
+pub(super) fn scalar<F: Floats>(value: Value<'_>, dst: &mut [u8; NUMBER_MAX]) -> usize {
+    match value {
+        Value::U8(v) => integer(v, dst),
+        Value::I8(v) => integer(v, dst),
+        Value::U16(v) => integer(v, dst),
+        Value::I16(v) => integer(v, dst),
+        Value::U32(v) => integer(v, dst),
+        Value::I32(v) => integer(v, dst),
+        Value::U64(v) => integer(v, dst),
+        Value::I64(v) => integer(v, dst),
+        Value::F32(v) => F::f32(v, dst),
+        Value::F64(v) => F::f64(v, dst),
+        Value::Bool(byte) => boolean(byte, dst),
+        Value::String(_) | Value::Array(_) => 0,
+    }
+}
+
+/// Every element of a numeric or bool `array`, `", "`-separated (before the first too
+/// unless `*first`), into `chunk`; `false`, with nothing written, for strings and nested
+/// arrays. One loop per element type, each with its formatter inlined.
+pub(super) fn numbers<F: Floats, W: Write>(
+    array: Array<'_>,
     first: &mut bool,
-    out: &mut W,
-    number: impl Fn(Value<'a>, &mut [u8; NUMBER_MAX]) -> usize,
+    chunk: &mut Chunk<'_, W>,
 ) -> io::Result<bool> {
-    let mut chunk = Chunk::new(out);
     // A local copy the loops keep in a register.
     let mut is_first = *first;
     macro_rules! each {
-        ($t:ty, $variant:ident) => {
-            for v in array.numbers::<$t>().into_iter().flatten() {
-                chunk.number(Value::$variant(v), &mut is_first, &number)?;
+        ($values:expr, $format:expr) => {
+            for v in $values {
+                chunk.number(v, &mut is_first, $format)?;
             }
         };
     }
     match array.element_type().known() {
-        Some(ValueType::U8) => each!(u8, U8),
-        Some(ValueType::I8) => each!(i8, I8),
-        Some(ValueType::U16) => each!(u16, U16),
-        Some(ValueType::I16) => each!(i16, I16),
-        Some(ValueType::U32) => each!(u32, U32),
-        Some(ValueType::I32) => each!(i32, I32),
-        Some(ValueType::U64) => each!(u64, U64),
-        Some(ValueType::I64) => each!(i64, I64),
-        Some(ValueType::F32) => each!(f32, F32),
-        Some(ValueType::F64) => each!(f64, F64),
-        Some(ValueType::Bool) => {
-            for &byte in array.raw_elements() {
-                chunk.number(Value::Bool(byte), &mut is_first, &number)?;
-            }
-        }
+        Some(ValueType::U8) => each!(array.numbers::<u8>().into_iter().flatten(), integer),
+        Some(ValueType::I8) => each!(array.numbers::<i8>().into_iter().flatten(), integer),
+        Some(ValueType::U16) => each!(array.numbers::<u16>().into_iter().flatten(), integer),
+        Some(ValueType::I16) => each!(array.numbers::<i16>().into_iter().flatten(), integer),
+        Some(ValueType::U32) => each!(array.numbers::<u32>().into_iter().flatten(), integer),
+        Some(ValueType::I32) => each!(array.numbers::<i32>().into_iter().flatten(), integer),
+        Some(ValueType::U64) => each!(array.numbers::<u64>().into_iter().flatten(), integer),
+        Some(ValueType::I64) => each!(array.numbers::<i64>().into_iter().flatten(), integer),
+        Some(ValueType::F32) => each!(array.numbers::<f32>().into_iter().flatten(), F::f32),
+        Some(ValueType::F64) => each!(array.numbers::<f64>().into_iter().flatten(), F::f64),
+        Some(ValueType::Bool) => each!(array.raw_elements().iter().copied(), boolean),
         Some(ValueType::String | ValueType::Array) | None => return Ok(false),
     }
     *first = is_first;
-    chunk.finish()?;
     Ok(true)
+}
+
+/// `true` or `false` at the start of `dst`; returns the length.
+#[inline(always)]
+fn boolean(byte: u8, dst: &mut [u8; NUMBER_MAX]) -> usize {
+    literal(if byte != 0 { b"true" } else { b"false" }, dst)
 }
 
 /// An integer's decimal digits at the start of `dst`; returns their count.

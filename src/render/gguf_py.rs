@@ -44,6 +44,12 @@ use crate::grammar::Endian;
 /// assert!(text.contains(r#""test.answer": {"index": 5, "type": "UINT32", "offset": 108, "value": 42}"#));
 /// ```
 pub fn write(gguf: &Gguf<'_>, filename: &str, out: &mut impl Write) -> io::Result<()> {
+    let mut chunk = Chunk::new(out);
+    document(gguf, filename, &mut chunk)?;
+    chunk.finish()
+}
+
+fn document<W: Write>(gguf: &Gguf<'_>, filename: &str, out: &mut Chunk<'_, W>) -> io::Result<()> {
     out.write_all(b"{\"filename\": ")?;
     string(GgufStr(filename.as_bytes()), out)?;
     let endian = match gguf.endian() {
@@ -148,24 +154,23 @@ fn type_chain(array: Array<'_>) -> Vec<ValueType> {
 }
 
 /// Every leaf of `array`, nested arrays flattened, comma-separated.
-fn leaves(
+fn leaves<W: Write>(
     array: Array<'_>,
     strings: bool,
     first: &mut bool,
-    out: &mut impl Write,
+    out: &mut Chunk<'_, W>,
 ) -> io::Result<()> {
     if let (true, Some(strs)) = (strings, array.strs()) {
         // Checked as UTF-8 a run at a time, so most strings skip `utf8_string`'s own check.
-        let mut chunk = Chunk::new(out);
         for s in strs {
             match s {
-                Ok(text) => chunk.str_element(text, first)?,
+                Ok(text) => out.str_element(text, first)?,
                 Err(e) => return Err(not_utf8(e.bytes, e.valid_up_to)),
             }
         }
-        return chunk.finish();
+        return Ok(());
     }
-    if !strings && chunk::numbers(array, first, out, number)? {
+    if !strings && chunk::numbers::<Python, _>(array, first, out)? {
         return Ok(());
     }
     super::each_element(array, |element| match element {
@@ -211,31 +216,28 @@ fn leaf(value: Value<'_>, strings: bool, first: &mut bool, out: &mut impl Write)
 
 /// A number or bool as Python's `json.dumps` prints it, at the start of `dst` (nothing for a
 /// string or array); returns the length.
-#[inline(always)]
 fn number(value: Value<'_>, dst: &mut [u8; NUMBER_MAX]) -> usize {
-    match value {
-        Value::U8(v) => chunk::integer(v, dst),
-        Value::I8(v) => chunk::integer(v, dst),
-        Value::U16(v) => chunk::integer(v, dst),
-        Value::I16(v) => chunk::integer(v, dst),
-        Value::U32(v) => chunk::integer(v, dst),
-        Value::I32(v) => chunk::integer(v, dst),
-        Value::U64(v) => chunk::integer(v, dst),
-        Value::I64(v) => chunk::integer(v, dst),
-        Value::F32(v) => float(v.into(), dst),
-        Value::F64(v) => float(v, dst),
-        Value::Bool(byte) => chunk::literal(if byte != 0 { b"true" } else { b"false" }, dst),
-        Value::String(_) | Value::Array(_) => 0,
-    }
+    chunk::scalar::<Python>(value, dst)
 }
 
-/// Python's `json.dumps` of a float: the shortest round-trip form, `NaN`, `Infinity`.
-fn float(v: f64, dst: &mut [u8; NUMBER_MAX]) -> usize {
-    match v {
-        v if v.is_nan() => chunk::literal(b"NaN", dst),
-        f64::INFINITY => chunk::literal(b"Infinity", dst),
-        f64::NEG_INFINITY => chunk::literal(b"-Infinity", dst),
-        v => super::float::format(v, dst),
+/// Python's `json.dumps` of a float (a float32 widened to float64): the shortest round-trip
+/// form, `NaN`, `Infinity`, `-Infinity`.
+struct Python;
+
+impl chunk::Floats for Python {
+    #[inline(always)]
+    fn f32(v: f32, dst: &mut [u8; NUMBER_MAX]) -> usize {
+        Self::f64(v.into(), dst)
+    }
+
+    #[inline(always)]
+    fn f64(v: f64, dst: &mut [u8; NUMBER_MAX]) -> usize {
+        match v {
+            v if v.is_nan() => chunk::literal(b"NaN", dst),
+            f64::INFINITY => chunk::literal(b"Infinity", dst),
+            f64::NEG_INFINITY => chunk::literal(b"-Infinity", dst),
+            v => super::float::format(v, dst),
+        }
     }
 }
 
@@ -288,7 +290,7 @@ mod tests {
         let mut out = Vec::new();
         for v in [f64::from(0.1f32), f64::NAN, f64::NEG_INFINITY] {
             let mut text = [0; NUMBER_MAX];
-            let len = float(v, &mut text);
+            let len = <Python as chunk::Floats>::f64(v, &mut text);
             out.extend_from_slice(&text[..len]);
         }
         assert_eq!(

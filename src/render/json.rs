@@ -36,6 +36,12 @@ use crate::grammar::value::{Array, Value};
 /// assert!(text.contains(r#"{"key": "test.answer", "type": "uint32", "value": 42}"#));
 /// ```
 pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Result<()> {
+    let mut chunk = Chunk::new(out);
+    document(gguf, file_size, &mut chunk)?;
+    chunk.finish()
+}
+
+fn document<W: Write>(gguf: &Gguf<'_>, file_size: u64, out: &mut Chunk<'_, W>) -> io::Result<()> {
     write!(
         out,
         "{{\"version\": {}, \"endian\": \"{}\", \"alignment\": {}, \"tensor_data_offset\": {}, \"file_size\": {},\n \"metadata\": [",
@@ -87,7 +93,7 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
 }
 
 /// `"element_type": T, "len": N, "value": [...]`
-fn array_fields(array: Array<'_>, out: &mut impl Write) -> io::Result<()> {
+fn array_fields<W: Write>(array: Array<'_>, out: &mut Chunk<'_, W>) -> io::Result<()> {
     write!(
         out,
         "\"element_type\": \"{}\", \"len\": {}, \"value\": [",
@@ -97,35 +103,25 @@ fn array_fields(array: Array<'_>, out: &mut impl Write) -> io::Result<()> {
     let mut first = true;
     if let Some(strs) = array.strs() {
         // Checked as UTF-8 a run at a time, so most strings skip `string`'s own check.
-        let mut chunk = Chunk::new(out);
         for s in strs {
             match s {
-                Ok(text) => chunk.str_element(text, &mut first)?,
+                Ok(text) => out.str_element(text, &mut first)?,
                 Err(e) => {
-                    chunk.write_all(if std::mem::take(&mut first) {
-                        b""
-                    } else {
-                        b", "
-                    })?;
-                    string(e.bytes, &mut chunk)?;
+                    out.write_all(chunk::separator(&mut first))?;
+                    string(e.bytes, out)?;
                 }
             }
         }
-        chunk.finish()?;
-    } else if !chunk::numbers(array, &mut first, out, number)? {
+    } else if !chunk::numbers::<Native, _>(array, &mut first, out)? {
         super::each_element(array, |element| {
-            out.write_all(if std::mem::take(&mut first) {
-                b""
-            } else {
-                b", "
-            })?;
+            out.write_all(chunk::separator(&mut first))?;
             value(element, out)
         })?;
     }
     out.write_all(b"]")
 }
 
-fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
+fn value<W: Write>(value: Value<'_>, out: &mut Chunk<'_, W>) -> io::Result<()> {
     match value {
         Value::String(s) => string(s, out),
         Value::Array(array) => {
@@ -142,24 +138,32 @@ fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
 }
 
 /// A number or bool at the start of `dst` (nothing for a string or array); returns the
-/// length. Non-finite floats, which JSON lacks, are the strings `"nan"`, `"inf"`, `"-inf"`.
-#[inline(always)]
+/// length.
 fn number(value: Value<'_>, dst: &mut [u8; NUMBER_MAX]) -> usize {
-    match value {
-        Value::U8(v) => chunk::integer(v, dst),
-        Value::I8(v) => chunk::integer(v, dst),
-        Value::U16(v) => chunk::integer(v, dst),
-        Value::I16(v) => chunk::integer(v, dst),
-        Value::U32(v) => chunk::integer(v, dst),
-        Value::I32(v) => chunk::integer(v, dst),
-        Value::U64(v) => chunk::integer(v, dst),
-        Value::I64(v) => chunk::integer(v, dst),
-        Value::F32(v) if v.is_finite() => super::float::format(v, dst),
-        Value::F64(v) if v.is_finite() => super::float::format(v, dst),
-        Value::F32(v) => chunk::literal(non_finite(v.into()), dst),
-        Value::F64(v) => chunk::literal(non_finite(v), dst),
-        Value::Bool(byte) => chunk::literal(if byte != 0 { b"true" } else { b"false" }, dst),
-        Value::String(_) | Value::Array(_) => 0,
+    chunk::scalar::<Native>(value, dst)
+}
+
+/// Floats in their shortest round-trip form; non-finite ones, which JSON lacks, as the
+/// strings `"nan"`, `"inf"`, `"-inf"`.
+struct Native;
+
+impl chunk::Floats for Native {
+    #[inline(always)]
+    fn f32(v: f32, dst: &mut [u8; NUMBER_MAX]) -> usize {
+        if v.is_finite() {
+            super::float::format(v, dst)
+        } else {
+            chunk::literal(non_finite(v.into()), dst)
+        }
+    }
+
+    #[inline(always)]
+    fn f64(v: f64, dst: &mut [u8; NUMBER_MAX]) -> usize {
+        if v.is_finite() {
+            super::float::format(v, dst)
+        } else {
+            chunk::literal(non_finite(v), dst)
+        }
     }
 }
 
@@ -316,7 +320,9 @@ mod tests {
     fn floats_are_shortest_round_trip_and_non_finite_are_strings() {
         let render = |v: Value<'_>| {
             let mut out = Vec::new();
-            value(v, &mut out).unwrap();
+            let mut chunk = Chunk::new(&mut out);
+            value(v, &mut chunk).unwrap();
+            chunk.finish().unwrap();
             String::from_utf8(out).unwrap()
         };
         assert_eq!(render(Value::F32(0.1)), "0.1");
