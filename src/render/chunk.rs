@@ -77,35 +77,40 @@ impl<'w, W: Write> Chunk<'w, W> {
     }
 
     /// `", "` unless `*first` (which it clears), then `text` as a JSON string.
+    #[inline(always)]
     pub(super) fn str_element(&mut self, text: &str, first: &mut bool) -> io::Result<()> {
         let bytes = text.as_bytes();
         let skip = separator_len(first);
-        if bytes.len() <= 16 {
-            // Most tokens. Separator, quote and text in place, the text over 16 bytes that
-            // never need escaping, so that the escape test reads two whole words.
-            let room = self.room(24)?;
-            let Some(room) = room.first_chunk_mut::<24>() else {
-                return Err(io::Error::other(
-                    "not reached: room for a string was asked for",
-                ));
-            };
+        // Most tokens: separator, quote and text in place, the text over 16 bytes that
+        // never need escaping, so that the escape test reads two whole words.
+        if let (0..=16, Some(room)) = (
+            bytes.len(),
+            self.buf
+                .get_mut(self.len..)
+                .and_then(|r| r.first_chunk_mut::<24>()),
+        ) {
             room[..2].copy_from_slice(b", ");
             room[skip] = b'"';
-            let Some(in_place) = room[skip + 1..].first_chunk_mut::<16>() else {
-                return Err(io::Error::other(
-                    "not reached: room for a string was asked for",
-                ));
-            };
-            *in_place = [b'a'; 16];
-            copy_short(in_place, bytes);
+            let mut in_place = [b'a'; 16];
+            copy_short(&mut in_place, bytes);
             let (low, high) = in_place.split_at(8);
             let word = |half: &[u8]| u64::from_le_bytes(half.try_into().unwrap_or([0; 8]));
             if escapes_in_word(word(low)) | escapes_in_word(word(high)) == 0 {
+                room[skip + 1..skip + 17].copy_from_slice(&in_place);
                 room[skip + 1 + bytes.len()] = b'"';
                 self.len += skip + bytes.len() + 2;
                 return Ok(());
             }
-        } else if bytes.len() <= SHORT && !super::json::needs_escape(bytes) {
+        }
+        self.str_element_slow(text, skip)
+    }
+
+    /// [`Chunk::str_element`] for longer strings, those that need escaping, and where the
+    /// buffer is nearly full; `skip` is the separator's length.
+    #[inline(never)]
+    fn str_element_slow(&mut self, text: &str, skip: usize) -> io::Result<()> {
+        let bytes = text.as_bytes();
+        if bytes.len() <= SHORT && !super::json::needs_escape(bytes) {
             let room = self.room(SHORT + 4)?;
             room[..2].copy_from_slice(b", ");
             room[skip] = b'"';

@@ -83,8 +83,8 @@ pub(crate) fn format<F: Float>(v: F, dst: &mut [u8; MAX_LEN]) -> usize {
     let exponential = abs >= F::EXPONENTIAL_FROM || abs < F::EXPONENTIAL_BELOW;
     // Where both print plain decimals and no tie can arise, zmij's text is `{:?}`'s. (An
     // exponent, when zmij writes one, is in the last five bytes: `e-5`, `e+13`.)
-    let tail = &text[text.len().saturating_sub(5)..];
-    let plain = !exponential && tail.iter().fold(true, |plain, &c| plain & (c != b'e'));
+    let n = text.len();
+    let plain = !exponential && !(2..=5).any(|k| n >= k && text[n - k] == b'e');
     if plain && !may_tie(v, || plain_significant_digits(text)) {
         super::chunk::copy_short(dst, signed);
         return signed.len();

@@ -162,12 +162,14 @@ fn leaves<W: Write>(
 ) -> io::Result<()> {
     if let (true, Some(strs)) = (strings, array.strs()) {
         // Checked as UTF-8 a run at a time, so most strings skip `utf8_string`'s own check.
+        let mut is_first = *first; // a local the loop keeps in a register
         for s in strs {
             match s {
-                Ok(text) => out.str_element(text, first)?,
+                Ok(text) => out.str_element(text, &mut is_first)?,
                 Err(e) => return Err(not_utf8(e.bytes, e.valid_up_to)),
             }
         }
+        *first = is_first;
         return Ok(());
     }
     if !strings && chunk::numbers::<Python, _>(array, first, out)? {
