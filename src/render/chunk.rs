@@ -81,22 +81,18 @@ impl<'w, W: Write> Chunk<'w, W> {
     pub(super) fn str_element(&mut self, text: &str, first: &mut bool) -> io::Result<()> {
         let bytes = text.as_bytes();
         let skip = separator_len(first);
-        // Most tokens: separator, quote and text in place, the text over 16 bytes that
-        // never need escaping, so that the escape test reads two whole words.
+        // Most tokens. The escape test reads the text where it is: reading back a copy just
+        // written piece by piece would stall on store forwarding.
         if let (0..=16, Some(room)) = (
             bytes.len(),
             self.buf
                 .get_mut(self.len..)
                 .and_then(|r| r.first_chunk_mut::<24>()),
         ) {
-            room[..2].copy_from_slice(b", ");
-            room[skip] = b'"';
-            let mut in_place = [b'a'; 16];
-            copy_short(&mut in_place, bytes);
-            let (low, high) = in_place.split_at(8);
-            let word = |half: &[u8]| u64::from_le_bytes(half.try_into().unwrap_or([0; 8]));
-            if escapes_in_word(word(low)) | escapes_in_word(word(high)) == 0 {
-                room[skip + 1..skip + 17].copy_from_slice(&in_place);
+            if !short_needs_escape(bytes) {
+                room[..2].copy_from_slice(b", ");
+                room[skip] = b'"';
+                copy_short(&mut room[skip + 1..], bytes);
                 room[skip + 1 + bytes.len()] = b'"';
                 self.len += skip + bytes.len() + 2;
                 return Ok(());
@@ -281,17 +277,55 @@ pub(super) fn copy_short(dst: &mut [u8], src: &[u8]) {
     }
 }
 
+/// Whether any byte of `bytes` is one [`super::json::str_value`] escapes; up to 16 bytes,
+/// one or two words loaded straight from the text (overlapping, or bytes gathered twice,
+/// which a yes/no test does not mind), no loop.
+#[inline(always)]
+fn short_needs_escape(bytes: &[u8]) -> bool {
+    let n = bytes.len();
+    let word = |at: usize| {
+        bytes
+            .get(at..at + 8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, u64::from_le_bytes)
+    };
+    let half = |at: usize| {
+        bytes
+            .get(at..at + 4)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, |b| u64::from(u32::from_le_bytes(b)))
+    };
+    let found = match n {
+        0 => 0,
+        1..=3 => escapes_in_word(u64::from_le_bytes([
+            bytes[0],
+            bytes[n / 2],
+            bytes[n - 1],
+            b'a',
+            b'a',
+            b'a',
+            b'a',
+            b'a',
+        ])),
+        4..=7 => escapes_in_word(half(0) | half(n - 4) << 32),
+        8..=16 => escapes_in_word(word(0)) | escapes_in_word(word(n - 8)),
+        _ => return super::json::needs_escape(bytes),
+    };
+    found != 0
+}
+
 /// Nonzero when any byte of the little-endian word `x` is a control character, `"` or `\\`
 /// (what [`super::json::str_value`] escapes): "Bit Twiddling Hacks"' zero-byte and
 /// less-than tests, exact as a yes/no answer (bytes >= 0x80 never match).
 pub(super) fn escapes_in_word(x: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
+    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
+    ((x.wrapping_sub(ONES * 0x20) & !x)
         | has_zero(x ^ (ONES * u64::from(b'"')))
         | has_zero(x ^ (ONES * u64::from(b'\\')))
-        | has_zero(x ^ (ONES * 0x7f))
+        | has_zero(x ^ (ONES * 0x7f)))
+        & HIGH
 }
 
 #[cfg(test)]
