@@ -16,7 +16,8 @@ use crate::grammar::value::{Array, Value, ValueType};
 /// (`-1.7976931348623157e308`, `-9223372036854775808`, `-Infinity`).
 pub(super) const NUMBER_MAX: usize = float::MAX_LEN;
 
-/// Strings up to this length take the fixed-size path of [`Chunk::str_element`].
+/// Strings up to this length that need no escaping are copied in place in one piece;
+/// longer ones go through [`super::json::str_value`].
 const SHORT: usize = 64;
 
 /// A buffer in front of `out`, one per rendering; what it holds is written when it fills
