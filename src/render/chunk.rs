@@ -385,4 +385,34 @@ mod tests {
             );
         }
     }
+
+    /// Strings longer than the buffer, with and without escapes, around a partly filled
+    /// buffer: the paths that hand bytes on before or instead of buffering them.
+    #[test]
+    fn strings_longer_than_the_buffer_are_written_whole() {
+        let size = Chunk::<Vec<u8>>::SIZE;
+        let mut texts = vec!["short".to_string()];
+        for len in [size - 3, size, size + 1, 3 * size] {
+            texts.push("é".repeat(len / 2));
+            texts.push(format!("{}\n\"{}", "a".repeat(len), "b".repeat(7)));
+            texts.push("tail".to_string());
+        }
+        let (mut ours, mut expected) = (Vec::new(), Vec::new());
+        let mut chunk = Chunk::new(&mut ours);
+        let mut first = true;
+        for (i, text) in texts.iter().enumerate() {
+            chunk.str_element(text, &mut first).unwrap();
+            if i > 0 {
+                expected.extend_from_slice(b", ");
+            }
+            super::super::json::str_value(text, &mut expected).unwrap();
+        }
+        chunk.finish().unwrap();
+        assert!(
+            ours == expected,
+            "{} bytes, expected {}",
+            ours.len(),
+            expected.len()
+        );
+    }
 }
