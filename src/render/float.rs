@@ -56,42 +56,61 @@ impl Float for f64 {
     }
 }
 
-/// Writes finite `v` as `format!("{v:?}")` would.
-pub(crate) fn write<F: Float>(v: F, out: &mut impl Write) -> io::Result<()> {
+/// The longest text [`format`] writes: `-1.7976931348623157e308`, `-0.00012345678901234567`.
+pub(crate) const MAX_LEN: usize = 32;
+
+/// Writes finite `v` into `dst` as `format!("{v:?}")` would and returns the length.
+pub(crate) fn format<F: Float>(v: F, dst: &mut [u8; MAX_LEN]) -> usize {
     let wide: f64 = v.into();
     let abs = wide.abs();
-    let sign: &[u8] = if wide.is_sign_negative() { b"-" } else { b"" };
-    if abs < F::EXACT_INTEGERS && abs.trunc() == abs {
-        // One write: `-`, the integer, `.0`.
-        let mut integer = [0u8; 24];
+    let sign = usize::from(wide.is_sign_negative());
+    dst[0] = b'-';
+    // Integral: the integer's digits and `.0`. Adding and subtracting 2^52 rounds a
+    // magnitude below 2^52 to an integer (three instructions, where `trunc` is a library
+    // call without SSE4.1); from 2^52 on, odd integers fail the test and take zmij's path.
+    const ROUNDS_TO_INTEGER: f64 = 4_503_599_627_370_496.0;
+    if abs < F::EXACT_INTEGERS && (abs + ROUNDS_TO_INTEGER) - ROUNDS_TO_INTEGER == abs {
         let mut itoa = itoa::Buffer::new();
         let digits = itoa.format(abs as u64).as_bytes();
-        let text = [sign, digits, b".0"];
-        let mut len = 0;
-        for part in text {
-            integer[len..len + part.len()].copy_from_slice(part);
-            len += part.len();
-        }
-        return out.write_all(&integer[..len]);
+        let end = sign + digits.len();
+        super::chunk::copy_short(&mut dst[sign..], digits);
+        dst[end..end + 2].copy_from_slice(b".0");
+        return end + 2;
     }
     let mut zmij = zmij::Buffer::new();
     let signed = zmij.format_finite(v).as_bytes();
-    let text = &signed[sign.len()..];
+    let text = &signed[sign..];
     let exponential = abs >= F::EXPONENTIAL_FROM || abs < F::EXPONENTIAL_BELOW;
     // Where both print plain decimals and no tie can arise, zmij's text is `{:?}`'s. (An
     // exponent, when zmij writes one, is in the last five bytes: `e-5`, `e+13`.)
-    let tail = &text[text.len().saturating_sub(5)..];
-    let plain = !exponential && tail.iter().fold(true, |plain, &c| plain & (c != b'e'));
+    let n = text.len();
+    let plain = !exponential && !(2..=5).any(|k| n >= k && text[n - k] == b'e');
     if plain && !may_tie(v, || plain_significant_digits(text)) {
-        return out.write_all(signed);
+        super::chunk::copy_short(dst, signed);
+        return signed.len();
     }
-    out.write_all(sign)?;
-    let Some((digits, exponent)) = shortest(v, text) else {
-        // Not reached for finite values (see `shortest`); the sign is written already.
-        return out.write_all(format!("{v:?}").trim_start_matches('-').as_bytes());
-    };
     let mut itoa = itoa::Buffer::new();
-    layout(itoa.format(digits).as_bytes(), exponential, exponent, out)
+    let mut laid_out = io::Cursor::new(&mut dst[sign..]);
+    match shortest(v, text) {
+        Some((digits, exponent))
+            if layout(
+                itoa.format(digits).as_bytes(),
+                exponential,
+                exponent,
+                &mut laid_out,
+            )
+            .is_ok() =>
+        {
+            sign + laid_out.position() as usize
+        }
+        // Not reached for finite values (see `shortest`; `{:?}` text fits `MAX_LEN`).
+        _ => {
+            let debug = format!("{v:?}");
+            let len = debug.len().min(MAX_LEN);
+            dst[..len].copy_from_slice(&debug.as_bytes()[..len]);
+            len
+        }
+    }
 }
 
 /// The shortest round-trip digits of finite, non-zero `v` as `{:?}` chooses them, as an
@@ -202,23 +221,43 @@ fn may_tie<F: Float>(v: F, digits: impl FnOnce() -> u32) -> bool {
         return false;
     };
     let exponent = power + 1;
-    let Some(five_pow) = 5u128.checked_pow(exponent.unsigned_abs()) else {
+    // Past the table, q is too large (exponent < 0) or 5^exponent exceeds odd (> 0).
+    let Some(&five_pow) = POWERS_OF_FIVE.get(exponent.unsigned_abs() as usize) else {
         return false;
     };
     let q = if exponent < 0 {
-        five_pow.saturating_mul(odd.into())
-    } else if u128::from(odd) % five_pow == 0 {
-        u128::from(odd) / five_pow
+        match odd.checked_mul(five_pow) {
+            Some(q) => q,
+            None => return false,
+        }
+    } else if odd % five_pow == 0 {
+        odd / five_pow
     } else {
         return false;
     };
-    let bound = |n: u32| 10u128.checked_pow(n).map_or(u128::MAX, |p| 2 * p);
+    let bound = |n: u32| {
+        10u64
+            .checked_pow(n)
+            .and_then(|p| p.checked_mul(2))
+            .unwrap_or(u64::MAX)
+    };
     if q >= bound(F::MAX_DIGITS) {
         return false;
     }
     let digits = digits();
     bound(digits.saturating_sub(1)) < q && q < bound(digits)
 }
+
+/// 5^k for k from 0 to 27, the last below 2^64.
+const POWERS_OF_FIVE: [u64; 28] = {
+    let mut powers = [1u64; 28];
+    let mut k = 1;
+    while k < powers.len() {
+        powers[k] = powers[k - 1] * 5;
+        k += 1;
+    }
+    powers
+};
 
 /// `digits`·10^`exponent` (no sign) laid out as `{:?}` does.
 fn layout(digits: &[u8], exponential: bool, exponent: i32, out: &mut impl Write) -> io::Result<()> {
@@ -259,6 +298,12 @@ fn zeros(n: i64) -> &'static [u8] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn write<F: Float>(v: F, out: &mut Vec<u8>) -> io::Result<()> {
+        let mut text = [0u8; MAX_LEN];
+        let len = format(v, &mut text);
+        out.write_all(&text[..len])
+    }
 
     fn check<F: Float>(v: F) {
         let mut ours = Vec::new();
@@ -301,6 +346,10 @@ mod tests {
             1e-4,
             1e16,
             9_007_199_254_740_993.0,
+            // Around 2^52, where the integral test's rounding trick stops being exact.
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_497.0,
+            9_007_199_254_740_991.0,
             5e-324,
             f64::MAX,
             2.5e-8,

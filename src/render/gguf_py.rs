@@ -24,6 +24,7 @@
 
 use std::io::{self, Write};
 
+use super::chunk::{self, Chunk, NUMBER_MAX};
 use super::json::{integer, str_value, string};
 use crate::document::Gguf;
 use crate::grammar::string::GgufStr;
@@ -43,6 +44,12 @@ use crate::grammar::Endian;
 /// assert!(text.contains(r#""test.answer": {"index": 5, "type": "UINT32", "offset": 108, "value": 42}"#));
 /// ```
 pub fn write(gguf: &Gguf<'_>, filename: &str, out: &mut impl Write) -> io::Result<()> {
+    let mut chunk = Chunk::new(out);
+    document(gguf, filename, &mut chunk)?;
+    chunk.finish()
+}
+
+fn document<W: Write>(gguf: &Gguf<'_>, filename: &str, out: &mut Chunk<'_, W>) -> io::Result<()> {
     out.write_all(b"{\"filename\": ")?;
     string(GgufStr(filename.as_bytes()), out)?;
     let endian = match gguf.endian() {
@@ -147,23 +154,25 @@ fn type_chain(array: Array<'_>) -> Vec<ValueType> {
 }
 
 /// Every leaf of `array`, nested arrays flattened, comma-separated.
-fn leaves(
+fn leaves<W: Write>(
     array: Array<'_>,
     strings: bool,
     first: &mut bool,
-    out: &mut impl Write,
+    out: &mut Chunk<'_, W>,
 ) -> io::Result<()> {
     if let (true, Some(strs)) = (strings, array.strs()) {
         // Checked as UTF-8 a run at a time, so most strings skip `utf8_string`'s own check.
+        let mut is_first = *first; // a local the loop keeps in a register
         for s in strs {
-            if !std::mem::take(first) {
-                out.write_all(b", ")?;
-            }
             match s {
-                Ok(text) => str_value(text, out)?,
+                Ok(text) => out.str_element(text, &mut is_first)?,
                 Err(e) => return Err(not_utf8(e.bytes, e.valid_up_to)),
             }
         }
+        *first = is_first;
+        return Ok(());
+    }
+    if !strings && chunk::numbers::<Python, _>(array, first, out)? {
         return Ok(());
     }
     super::each_element(array, |element| match element {
@@ -197,28 +206,40 @@ fn leaf(value: Value<'_>, strings: bool, first: &mut bool, out: &mut impl Write)
             io::ErrorKind::InvalidData,
             "a nested array mixes strings and numbers: gguf-py would decode a number's bytes as text",
         )),
-        Value::U8(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::I8(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::U16(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::I16(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::U32(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::I32(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::U64(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::I64(v) => sep(out).and_then(|()| integer(v, out)),
-        Value::F32(v) => sep(out).and_then(|()| float(v.into(), out)),
-        Value::F64(v) => sep(out).and_then(|()| float(v, out)),
-        Value::Bool(byte) => sep(out).and_then(|()| write!(out, "{}", byte != 0)),
         Value::Array(_) => Ok(()), // flattened by `leaves`
+        scalar => {
+            sep(out)?;
+            let mut text = [0; NUMBER_MAX];
+            let len = number(scalar, &mut text);
+            out.write_all(&text[..len])
+        }
     }
 }
 
-/// Python's `json.dumps` of a float: the shortest round-trip form, `NaN`, `Infinity`.
-fn float(v: f64, out: &mut impl Write) -> io::Result<()> {
-    match v {
-        v if v.is_nan() => out.write_all(b"NaN"),
-        f64::INFINITY => out.write_all(b"Infinity"),
-        f64::NEG_INFINITY => out.write_all(b"-Infinity"),
-        v => super::float::write(v, out),
+/// A number or bool as Python's `json.dumps` prints it, at the start of `dst` (nothing for a
+/// string or array); returns the length.
+fn number(value: Value<'_>, dst: &mut [u8; NUMBER_MAX]) -> usize {
+    chunk::scalar::<Python>(value, dst)
+}
+
+/// Python's `json.dumps` of a float (a float32 widened to float64): the shortest round-trip
+/// form, `NaN`, `Infinity`, `-Infinity`.
+struct Python;
+
+impl chunk::Floats for Python {
+    #[inline(always)]
+    fn f32(v: f32, dst: &mut [u8; NUMBER_MAX]) -> usize {
+        Self::f64(v.into(), dst)
+    }
+
+    #[inline(always)]
+    fn f64(v: f64, dst: &mut [u8; NUMBER_MAX]) -> usize {
+        match v {
+            v if v.is_nan() => chunk::literal(b"NaN", dst),
+            f64::INFINITY => chunk::literal(b"Infinity", dst),
+            f64::NEG_INFINITY => chunk::literal(b"-Infinity", dst),
+            v => super::float::format(v, dst),
+        }
     }
 }
 
@@ -269,9 +290,11 @@ mod tests {
     #[test]
     fn floats_print_as_python_prints_the_widened_value() {
         let mut out = Vec::new();
-        float(f64::from(0.1f32), &mut out).unwrap();
-        float(f64::NAN, &mut out).unwrap();
-        float(f64::NEG_INFINITY, &mut out).unwrap();
+        for v in [f64::from(0.1f32), f64::NAN, f64::NEG_INFINITY] {
+            let mut text = [0; NUMBER_MAX];
+            let len = <Python as chunk::Floats>::f64(v, &mut text);
+            out.extend_from_slice(&text[..len]);
+        }
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "0.10000000149011612NaN-Infinity"

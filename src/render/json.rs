@@ -19,6 +19,7 @@
 
 use std::io::{self, Write};
 
+use super::chunk::{self, Chunk, NUMBER_MAX};
 use super::OrElse;
 use crate::document::Gguf;
 use crate::grammar::string::GgufStr;
@@ -35,6 +36,12 @@ use crate::grammar::value::{Array, Value};
 /// assert!(text.contains(r#"{"key": "test.answer", "type": "uint32", "value": 42}"#));
 /// ```
 pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Result<()> {
+    let mut chunk = Chunk::new(out);
+    document(gguf, file_size, &mut chunk)?;
+    chunk.finish()
+}
+
+fn document<W: Write>(gguf: &Gguf<'_>, file_size: u64, out: &mut Chunk<'_, W>) -> io::Result<()> {
     write!(
         out,
         "{{\"version\": {}, \"endian\": \"{}\", \"alignment\": {}, \"tensor_data_offset\": {}, \"file_size\": {},\n \"metadata\": [",
@@ -86,52 +93,76 @@ pub fn write(gguf: &Gguf<'_>, file_size: u64, out: &mut impl Write) -> io::Resul
 }
 
 /// `"element_type": T, "len": N, "value": [...]`
-fn array_fields(array: Array<'_>, out: &mut impl Write) -> io::Result<()> {
+fn array_fields<W: Write>(array: Array<'_>, out: &mut Chunk<'_, W>) -> io::Result<()> {
     write!(
         out,
         "\"element_type\": \"{}\", \"len\": {}, \"value\": [",
         array.element_type(),
         array.len()
     )?;
-    let mut sep: &[u8] = b"";
+    let mut first = true;
     if let Some(strs) = array.strs() {
         // Checked as UTF-8 a run at a time, so most strings skip `string`'s own check.
         for s in strs {
-            out.write_all(std::mem::replace(&mut sep, b", "))?;
             match s {
-                Ok(text) => str_value(text, out)?,
-                Err(e) => string(e.bytes, out)?,
+                Ok(text) => out.str_element(text, &mut first)?,
+                Err(e) => {
+                    out.write_all(chunk::separator(&mut first))?;
+                    string(e.bytes, out)?;
+                }
             }
         }
-    } else {
+    } else if !chunk::numbers::<Native, _>(array, &mut first, out)? {
         super::each_element(array, |element| {
-            out.write_all(std::mem::replace(&mut sep, b", "))?;
+            out.write_all(chunk::separator(&mut first))?;
             value(element, out)
         })?;
     }
     out.write_all(b"]")
 }
 
-fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
+fn value<W: Write>(value: Value<'_>, out: &mut Chunk<'_, W>) -> io::Result<()> {
     match value {
-        Value::U8(v) => integer(v, out),
-        Value::I8(v) => integer(v, out),
-        Value::U16(v) => integer(v, out),
-        Value::I16(v) => integer(v, out),
-        Value::U32(v) => integer(v, out),
-        Value::I32(v) => integer(v, out),
-        Value::U64(v) => integer(v, out),
-        Value::I64(v) => integer(v, out),
-        Value::F32(v) if v.is_finite() => super::float::write(v, out),
-        Value::F64(v) if v.is_finite() => super::float::write(v, out),
-        Value::F32(v) => non_finite(v.into(), out),
-        Value::F64(v) => non_finite(v, out),
-        Value::Bool(byte) => out.write_all(if byte != 0 { b"true" } else { b"false" }),
         Value::String(s) => string(s, out),
         Value::Array(array) => {
             out.write_all(b"{")?;
             array_fields(array, out)?;
             out.write_all(b"}")
+        }
+        scalar => {
+            let mut text = [0; NUMBER_MAX];
+            let len = number(scalar, &mut text);
+            out.write_all(&text[..len])
+        }
+    }
+}
+
+/// A number or bool at the start of `dst` (nothing for a string or array); returns the
+/// length.
+fn number(value: Value<'_>, dst: &mut [u8; NUMBER_MAX]) -> usize {
+    chunk::scalar::<Native>(value, dst)
+}
+
+/// Floats in their shortest round-trip form; non-finite ones, which JSON lacks, as the
+/// strings `"nan"`, `"inf"`, `"-inf"`.
+struct Native;
+
+impl chunk::Floats for Native {
+    #[inline(always)]
+    fn f32(v: f32, dst: &mut [u8; NUMBER_MAX]) -> usize {
+        if v.is_finite() {
+            super::float::format(v, dst)
+        } else {
+            chunk::literal(non_finite(v.into()), dst)
+        }
+    }
+
+    #[inline(always)]
+    fn f64(v: f64, dst: &mut [u8; NUMBER_MAX]) -> usize {
+        if v.is_finite() {
+            super::float::format(v, dst)
+        } else {
+            chunk::literal(non_finite(v), dst)
         }
     }
 }
@@ -141,20 +172,17 @@ pub(super) fn integer<I: itoa::Integer + TryInto<u8>>(
     v: I,
     out: &mut impl Write,
 ) -> io::Result<()> {
-    // Single digits (token types, flags) are most of a vocabulary's integers: one byte
-    // without `itoa`'s general path.
-    match v.try_into() {
-        Ok(digit @ 0..=9) => out.write_all(&[b'0' + digit]),
-        _ => out.write_all(itoa::Buffer::new().format(v).as_bytes()),
-    }
+    let mut text = [0; NUMBER_MAX];
+    let len = chunk::integer(v, &mut text);
+    out.write_all(&text[..len])
 }
 
-fn non_finite(v: f64, out: &mut impl Write) -> io::Result<()> {
-    out.write_all(match v {
+fn non_finite(v: f64) -> &'static [u8] {
+    match v {
         f64::INFINITY => b"\"inf\"",
         f64::NEG_INFINITY => b"\"-inf\"",
         _ => b"\"nan\"",
-    })
+    }
 }
 
 /// A JSON string, or `{"bytes_hex": ...}` for bytes that are not UTF-8.
@@ -201,19 +229,10 @@ pub(super) fn str_value(text: &str, out: &mut impl Write) -> io::Result<()> {
     out.write_all(b"\"")
 }
 
-/// Whether any byte of `bytes` is a control character, `"` or `\\`: eight bytes at a time,
-/// with the zero-byte and less-than tests of "Bit Twiddling Hacks" (exact as yes/no answers;
-/// bytes >= 0x80 never match).
-fn needs_escape(bytes: &[u8]) -> bool {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
-    let special = |x: u64| {
-        (x.wrapping_sub(ONES * 0x20) & !x & HIGH)
-            | has_zero(x ^ (ONES * u64::from(b'"')))
-            | has_zero(x ^ (ONES * u64::from(b'\\')))
-            | has_zero(x ^ (ONES * 0x7f))
-    };
+/// Whether any byte of `bytes` is a control character, `"` or `\\`: eight bytes at a time
+/// (see [`chunk::escapes_in_word`]).
+pub(super) fn needs_escape(bytes: &[u8]) -> bool {
+    let special = chunk::escapes_in_word;
     let word = |chunk: &[u8]| chunk.try_into().map_or(0, u64::from_le_bytes);
     let half = |chunk: &[u8]| {
         chunk
@@ -301,7 +320,9 @@ mod tests {
     fn floats_are_shortest_round_trip_and_non_finite_are_strings() {
         let render = |v: Value<'_>| {
             let mut out = Vec::new();
-            value(v, &mut out).unwrap();
+            let mut chunk = Chunk::new(&mut out);
+            value(v, &mut chunk).unwrap();
+            chunk.finish().unwrap();
             String::from_utf8(out).unwrap()
         };
         assert_eq!(render(Value::F32(0.1)), "0.1");

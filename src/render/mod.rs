@@ -1,6 +1,7 @@
 //! Renderings of a parsed [`crate::Gguf`]: a human-readable dump, a one-screen model summary,
 //! the native JSON and gguf-py's JSON, the annotated byte map.
 
+mod chunk;
 pub mod diff;
 pub mod escape;
 mod float;
