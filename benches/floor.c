@@ -1,6 +1,12 @@
 /* The whole-process floor for scripts/bench-process.sh: map a little-endian GGUF v2/v3 file
  * and walk its header as benches/floor/mod.rs does (skip strings by their length, check only
- * that each read stays inside the file), then print where the tensor infos end. */
+ * that each read stays inside the file), then print where the tensor infos end.
+ *
+ * Built with -DREAD_INTO_MEMORY (floor-read), the header is read into anonymous memory
+ * (advised to use huge pages) instead of mapped, as `gguf` reads it: no `gguf` command maps a file, so that another process truncating
+ * it cannot kill the reader (SIGBUS). The walk reads on demand, 1 MiB at a time, so it copies
+ * its header and at most 1 MiB more, never walking anything twice: the floor for a reader that
+ * copies. The difference between the two floors is what the copy costs. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,9 +23,34 @@ static int fail(void) {
     _exit(1);
 }
 
+#ifdef READ_INTO_MEMORY
+/* The buffer, the file, and how much of it is in the buffer. */
+static uint8_t *copy_buf;
+static int copy_fd;
+static uint64_t have;
+
+/* Reads until bytes up to `end` (at most the file's size) are in the buffer. */
+__attribute__((noinline, cold)) static void grow(uint64_t end) {
+    while (have < end) {
+        uint64_t want = end - have < (1 << 20) ? (1 << 20) : end - have;
+        if (want > size - have) want = size - have;
+        ssize_t n = read(copy_fd, copy_buf + have, want);
+        if (n <= 0) fail();
+        have += (uint64_t)n;
+    }
+}
+
+static inline void need(uint64_t end) {
+    if (__builtin_expect(end > have, 0)) grow(end);
+}
+#else
+#define need(end)
+#endif
+
 static uint64_t u64_at(uint64_t pos) {
     uint64_t v;
     if (pos > size || size - pos < 8) fail();
+    need(pos + 8);
     memcpy(&v, base + pos, 8);
     return v;
 }
@@ -27,6 +58,7 @@ static uint64_t u64_at(uint64_t pos) {
 static uint32_t u32_at(uint64_t pos) {
     uint32_t v;
     if (pos > size || size - pos < 4) fail();
+    need(pos + 4);
     memcpy(&v, base + pos, 4);
     return v;
 }
@@ -57,18 +89,33 @@ int main(int argc, char **argv) {
         fprintf(stderr, "usage: floor FILE.gguf\n");
         return 2;
     }
-    int fd = open(argv[1], O_RDONLY);
+    const char *path = argv[1];
+    int fd = open(path, O_RDONLY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        perror(argv[1]);
+        perror(path);
         return 2;
     }
     size = (uint64_t)st.st_size;
+#ifdef READ_INTO_MEMORY
+    {
+        uint8_t *buf = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buf == MAP_FAILED) {
+            perror("mmap");
+            return 2;
+        }
+        madvise(buf, size, MADV_HUGEPAGE);
+        copy_buf = buf;
+        copy_fd = fd;
+        base = buf;
+    }
+#else
     base = mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (base == MAP_FAILED) {
         perror("mmap");
         return 2;
     }
+#endif
     uint64_t n_tensors = u64_at(8), n_kv = u64_at(16), pos = 24;
     for (uint64_t i = 0; i < n_kv; i++) {
         pos += 8 + u64_at(pos);

@@ -7,15 +7,16 @@
 # Files: the Llama 3 tokenizer (tests/corpus), a gemma3-style 262,144-token vocabulary
 # written with gguf-py (as benches/decode.rs builds it), and SmolLM2-135M
 # (scripts/fetch-models.sh). Prints one table row per file and command: the median wall time
-# of RUNS runs and its ratio to the C walk's median; then, when valgrind is installed, the
-# instructions each process executes (callgrind), which a busy machine does not disturb.
-# Needs cc, the venv (scripts/venv.sh) and a release build, which it makes. Not part of the
-# test suite: timings are not assertions.
+# of RUNS runs and its ratio to the C walk's median (the walk maps the file; `floor-read`, floor.c built with -DREAD_INTO_MEMORY,
+# copies the header into memory as gguf does: the floor for a reader that maps nothing); then,
+# when valgrind is installed, the instructions each process executes (callgrind), which a busy
+# machine does not disturb. Needs cc, the venv (scripts/venv.sh) and a release build, which
+# it makes. Not part of the test suite: timings are not assertions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 runs="${1:-40}"
@@ -23,6 +24,7 @@ runs="${1:-40}"
 out=target/bench
 mkdir -p "$out"
 cc -O2 -Wall -Wextra -o "$out/floor" benches/floor.c
+cc -O2 -Wall -Wextra -DREAD_INTO_MEMORY -o "$out/floor-read" benches/floor.c
 cargo build --release --quiet --bin gguf
 source scripts/venv.sh
 python="$GGUF_PYTHON"
@@ -71,6 +73,7 @@ for path in files:
     name = os.path.basename(path)
     commands = [
         ("C walk (benches/floor.c)", [floor, path]),
+        ("C walk reading, not mapping (floor-read)", [floor + "-read", path]),
         ("gguf check", [gguf, "check", path]),
         ("gguf dump --json", [gguf, "dump", "--json", path]),
         ("gguf dump", [gguf, "dump", path]),
@@ -101,7 +104,7 @@ instructions() {
 }
 for path in tests/corpus/ggml-vocab-llama-bpe.gguf "$vocab" "$smollm2"; do
     base="$(instructions "$out/floor" "$path")"
-    for command in "$out/floor" "target/release/gguf check" "target/release/gguf dump --json" "target/release/gguf dump"; do
+    for command in "$out/floor" "$out/floor-read" "target/release/gguf check" "target/release/gguf dump --json" "target/release/gguf dump"; do
         # shellcheck disable=SC2086 # the command is words
         n="$(instructions $command "$path")"
         printf '| %s | %s | %s | %s |\n' "$(basename "$path")" "${command#target/release/}" "$n" \
