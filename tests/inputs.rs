@@ -83,6 +83,13 @@ fn standard_input_from_a_file_at_an_offset_reads_what_remains_as_a_pipe_would() 
             assert_eq!(from_file.stderr, piped.stderr, "{args:?} at {offset}");
         }
     }
+    // Opened for writing only, it cannot be read: exit 2, not "ends inside the magic".
+    let write_only = std::fs::File::options().append(true).open(&path).unwrap();
+    let out = common::command(&["check", "-"])
+        .stdin(Stdio::from(write_only))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", common::text(&out.stderr));
 }
 
 // Item 10.
