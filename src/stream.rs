@@ -77,17 +77,25 @@ pub(crate) fn read_growing(
 /// was read, so a good guess reads the rest of the header at once: four times `needed`,
 /// which counts each string still to come as its 8-byte length alone (tokens and merges
 /// average 12–20 bytes with their text), and at least as much again as was read so far.
-/// In all, at most four times the header is read. On the corpus, SmolLM2 and a 262k
-/// vocabulary, each followed by tensor data, this walks 43 % of one parse in failed attempts
-/// where reading `needed` (or doubling) walked 89 %, and reads 11 MB past the 34 MB of
-/// headers instead of 8 MB (`BENCHMARKS.md`, "Fourth pass").
+/// Rounded up to [`FILE_RETRY_UNIT`], a huge page. In all, at most four times the header
+/// (and one unit) is read. On the corpus, SmolLM2 and a 262k vocabulary, each followed by
+/// tensor data, four times walks 43 % of one parse in failed attempts where reading `needed`
+/// (or doubling) walked 89 %, and reads 11 MB past the 34 MB of headers instead of 8 MB
+/// (`BENCHMARKS.md`, "Fourth pass"); rounding to 2 MiB rather than 64 KiB reads SmolLM2's
+/// 1.8 MB header in two attempts instead of three ("Fifth pass").
 fn file_read_size(needed: u64, read: u64) -> u64 {
     needed
         .saturating_mul(4)
         .max(read)
-        .div_ceil(CHUNK)
-        .saturating_mul(CHUNK)
+        .div_ceil(FILE_RETRY_UNIT)
+        .saturating_mul(FILE_RETRY_UNIT)
 }
+
+/// What a regular file's retries are rounded up to: a 2 MiB huge page. The first read stays
+/// one [`CHUNK`], so a small header (a shard's, a model with a short vocabulary) costs one
+/// small read; a first read of 1 or 2 MiB cost small headers more than it saved large ones
+/// (`BENCHMARKS.md`, "Fifth pass").
+const FILE_RETRY_UNIT: u64 = 2 << 20;
 
 /// The most address space a regular file's [`ReadBuf::Anonymous`] reserves up front; a
 /// larger header moves to a larger buffer as it is read.
@@ -257,9 +265,13 @@ mod tests {
 
     #[test]
     fn each_retry_reads_four_times_the_least_still_needed_and_never_less_than_was_read() {
-        assert_eq!(file_read_size(1, 0), CHUNK);
-        assert_eq!(file_read_size(CHUNK, CHUNK), 4 * CHUNK);
-        assert_eq!(file_read_size(1, 10 * CHUNK), 10 * CHUNK);
+        assert_eq!(file_read_size(1, CHUNK), FILE_RETRY_UNIT);
+        assert_eq!(file_read_size(FILE_RETRY_UNIT, CHUNK), 4 * FILE_RETRY_UNIT);
+        assert_eq!(
+            file_read_size(FILE_RETRY_UNIT + 1, CHUNK),
+            5 * FILE_RETRY_UNIT
+        );
+        assert_eq!(file_read_size(1, 3 * FILE_RETRY_UNIT), 3 * FILE_RETRY_UNIT);
         assert_eq!(file_read_size(u64::MAX, 0), u64::MAX);
     }
 }

@@ -54,6 +54,44 @@ fn a_pipe_gives_the_same_output_as_the_file() {
     }
 }
 
+#[test]
+fn standard_input_from_a_file_at_an_offset_reads_what_remains_as_a_pipe_would() {
+    let bytes = std::fs::read(common::root().join(FILE)).unwrap();
+    let dir = common::scratch("stdin-offset");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    // What a shell or `head -c` consumed before the command runs, then the model.
+    let junk = 1000;
+    let path = dir.join("prefixed.gguf");
+    std::fs::write(&path, [&vec![0xab; junk][..], &bytes].concat()).unwrap();
+    let whole = std::fs::read(&path).unwrap();
+    // At the model (accepted), inside its magic, and inside its tokens (both rejected).
+    for offset in [junk, junk + 2, junk + bytes.len() / 2] {
+        for args in [&["check", "-"][..], &["dump", "--json", "-"]] {
+            let mut file = std::fs::File::open(&path).unwrap();
+            std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset as u64)).unwrap();
+            let from_file = common::command(args)
+                .stdin(Stdio::from(file))
+                .output()
+                .unwrap();
+            let piped = common::with_stdin(args, &whole[offset..]);
+            assert_eq!(
+                from_file.status.code(),
+                piped.status.code(),
+                "{args:?} at {offset}"
+            );
+            assert_eq!(from_file.stdout, piped.stdout, "{args:?} at {offset}");
+            assert_eq!(from_file.stderr, piped.stderr, "{args:?} at {offset}");
+        }
+    }
+    // Opened for writing only, it cannot be read: exit 2, not "ends inside the magic".
+    let write_only = std::fs::File::options().append(true).open(&path).unwrap();
+    let out = common::command(&["check", "-"])
+        .stdin(Stdio::from(write_only))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", common::text(&out.stderr));
+}
+
 // Item 10.
 #[test]
 fn endless_devices_end_with_exit_1_and_directories_with_exit_2() {

@@ -32,7 +32,8 @@
 //! ```
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, Write};
+use std::os::fd::AsFd;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
@@ -77,19 +78,29 @@ pub struct Source {
 }
 
 impl Source {
-    /// Opens `path`: `-` is standard input; a directory is an error; a regular file is read
-    /// with its length known; anything else is read as a stream to its end.
+    /// Opens `path`: `-` is standard input (when redirected from a regular file, that file
+    /// from its current offset on); a directory is an error; a regular file is read with its
+    /// length known; anything else is read as a stream to its end.
     pub fn open(path: &Path) -> Result<Source, SourceError> {
         let io_err = |source| SourceError::Io {
             path: path.to_path_buf(),
             source,
         };
         if path == Path::new("-") {
-            return Ok(Source {
-                path: path.to_path_buf(),
-                reader: Box::new(io::stdin()),
-                len: None,
-            });
+            // Standard input redirected from a regular file is read as that file, from
+            // where its offset stands; a pipe or terminal (or a closed fd 0) as a stream.
+            let stdin = io::stdin().as_fd().try_clone_to_owned();
+            return match stdin
+                .map(File::from)
+                .map(|file| Source::from_open(path, file))
+            {
+                Ok(Ok(source)) => Ok(source),
+                _ => Ok(Source {
+                    path: path.to_path_buf(),
+                    reader: Box::new(io::stdin()),
+                    len: None,
+                }),
+            };
         }
         let meta = std::fs::metadata(path).map_err(io_err)?;
         if meta.is_dir() {
@@ -100,6 +111,22 @@ impl Source {
             path: path.to_path_buf(),
             reader: Box::new(file),
             len: meta.is_file().then_some(meta.len()),
+        })
+    }
+
+    /// An already open `file`, read from its current offset: a regular file as the bytes
+    /// from that offset to its end (one read of about the header, as a named file), anything
+    /// else as a stream. Fails only when the file cannot be asked its kind or offset.
+    fn from_open(path: &Path, mut file: File) -> io::Result<Source> {
+        let meta = file.metadata()?;
+        let len = match meta.is_file() {
+            true => Some(meta.len().saturating_sub(file.stream_position()?)),
+            false => None,
+        };
+        Ok(Source {
+            path: path.to_path_buf(),
+            reader: Box::new(file),
+            len,
         })
     }
 
@@ -321,4 +348,31 @@ pub fn holds_copy(
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::SeekFrom;
+
+    #[test]
+    fn an_open_regular_file_is_read_as_a_file_from_its_offset_and_anything_else_as_a_stream() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let bytes = std::fs::read(root.join("tests/conformance/cases/minimal-llama.gguf")).unwrap();
+        // 1000 bytes that a shell (or `head -c 1000`) already consumed, then the model.
+        let path = std::env::temp_dir().join(format!("gguf-source-{}", std::process::id()));
+        std::fs::write(&path, [&[0xab; 1000][..], &bytes].concat()).unwrap();
+        let mut file = File::open(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        file.seek(SeekFrom::Start(1000)).unwrap();
+        let mut source = Source::from_open(Path::new("-"), file).unwrap();
+        assert_eq!(source.len, Some(bytes.len() as u64));
+        let (header, len) = source.read_header().unwrap();
+        assert_eq!(len, bytes.len() as u64);
+        let whole = crate::Gguf::parse(&bytes).unwrap();
+        assert_eq!(header.bytes(), &bytes[..whole.tensor_data_offset as usize]);
+
+        let device = Source::from_open(Path::new("-"), File::open("/dev/null").unwrap()).unwrap();
+        assert_eq!(device.len, None);
+    }
 }

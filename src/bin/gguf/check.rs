@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use gguf_grammar::render::escape::{terminal, Terminal};
-use gguf_grammar::set::{self, shard_name, GgufSet};
+use gguf_grammar::set::{self, shard_name, GgufSet, ShardFile};
 use gguf_grammar::source::http::is_remote;
 use gguf_grammar::validate::{self, Diagnostic, Profile};
 use gguf_grammar::Gguf;
@@ -61,7 +61,14 @@ pub enum CheckProfile {
 
 pub fn run(args: Args) -> ExitCode {
     let files = if args.shard_only {
-        args.files.into_iter().map(|path| (path, None)).collect()
+        args.files
+            .into_iter()
+            .map(|path| Checked {
+                path,
+                set_findings: None,
+                opened: None,
+            })
+            .collect()
     } else {
         with_shards(args.files)
     };
@@ -74,16 +81,28 @@ pub fn run(args: Args) -> ExitCode {
     )
 }
 
-/// Each file, or for a shard every shard of its set, with the set's findings about it
-/// (`Some`, possibly empty, for a shard).
-fn with_shards(files: Vec<PathBuf>) -> Vec<(PathBuf, Option<Vec<Diagnostic>>)> {
-    let mut expanded = Vec::new();
+/// A file to check.
+struct Checked {
+    path: PathBuf,
+    /// For a shard, the set's findings about it (possibly none).
+    set_findings: Option<Vec<Diagnostic>>,
+    /// A shard's header, already read for the set: not read again.
+    opened: Option<ShardFile>,
+}
+
+/// Each file, or for a shard every shard of its set, with the set's findings about it.
+fn with_shards(files: Vec<PathBuf>) -> Vec<Checked> {
+    let mut expanded: Vec<Checked> = Vec::new();
     for path in files {
         let set = match shard_name(&path).and_then(|_| GgufSet::open(&path).ok()) {
             Some(set) if set.is_sharded() => set,
             // A single file, or one that cannot be read (reported when checked).
             _ => {
-                expanded.push((path, None));
+                expanded.push(Checked {
+                    path,
+                    set_findings: None,
+                    opened: None,
+                });
                 continue;
             }
         };
@@ -96,9 +115,13 @@ fn with_shards(files: Vec<PathBuf>) -> Vec<(PathBuf, Option<Vec<Diagnostic>>)> {
         for (shard, d) in set.diagnose() {
             found[shard].push(d);
         }
-        for (shard, found) in set.shards.iter().zip(found) {
-            if !expanded.iter().any(|(p, _)| *p == shard.path) {
-                expanded.push((shard.path.clone(), Some(found)));
+        for (shard, found) in set.shards.into_iter().zip(found) {
+            if !expanded.iter().any(|c| c.path == shard.path) {
+                expanded.push(Checked {
+                    path: shard.path,
+                    set_findings: Some(found),
+                    opened: shard.file.ok(),
+                });
             }
         }
     }
@@ -128,18 +151,17 @@ fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: bool) -> Vec<
 
 /// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
 /// cannot be read.
-fn check(
-    files: &[(PathBuf, Option<Vec<Diagnostic>>)],
-    profile: Profile,
-    json: bool,
-    schema: bool,
-    verbose: bool,
-) -> ExitCode {
+fn check(files: &[Checked], profile: Profile, json: bool, schema: bool, verbose: bool) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
     let (mut rejected, mut unreadable) = (false, false);
     let mut written = Ok(());
     let mut documents = Vec::new();
-    for (path, set_findings) in files {
+    for Checked {
+        path,
+        set_findings,
+        opened,
+    } in files
+    {
         let shown = path.display().to_string();
         let missing_shard = set_findings
             .iter()
@@ -150,14 +172,20 @@ fn check(
                 Ok(judge(gguf, size, profile, schema))
             })
             .map(Some),
-            None => match crate::input::header_or_parse_error(path) {
-                Ok(Ok((header, file_len))) => {
-                    Ok(Some(judge(header.gguf(), file_len, profile, schema)))
-                }
-                Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
-                // A missing shard is a finding about the set, not an unreadable argument.
-                Err(_) if missing_shard => Ok(None),
-                Err(failure) => Err(failure),
+            None => match opened {
+                Some(shard) => Ok(Some(match shard.parse() {
+                    Ok(gguf) => judge(&gguf, shard.len(), profile, schema),
+                    Err(e) => vec![validate::parse_failure(&e)],
+                })),
+                None => match crate::input::header_or_parse_error(path) {
+                    Ok(Ok((header, file_len))) => {
+                        Ok(Some(judge(header.gguf(), file_len, profile, schema)))
+                    }
+                    Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
+                    // A missing shard is a finding about the set, not an unreadable argument.
+                    Err(_) if missing_shard => Ok(None),
+                    Err(failure) => Err(failure),
+                },
             },
         };
         let mut diagnostics = match found {
