@@ -275,6 +275,37 @@ fn valid_prefix(bytes: &[u8]) -> &str {
         .unwrap_or_default()
 }
 
+impl<'a> Strs<'a> {
+    /// Runs `each` over the strings in a loop compiled once per length prefix width and byte
+    /// order (as `fold` does), stopping at its first error.
+    #[inline(always)]
+    pub(crate) fn try_each<E>(
+        mut self,
+        mut each: impl FnMut(Result<&'a str, StrError<'a>>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.block.prefix.specialise(|prefix| {
+            while let Some(item) = self.next_with(prefix) {
+                each(item)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// [`Iterator::next`] with `prefix` (`self.block.prefix`) passed in, so that a caller
+    /// can make it a constant.
+    #[inline(always)]
+    fn next_with(&mut self, prefix: LengthPrefix) -> Option<Result<&'a str, StrError<'a>>> {
+        match self.block.next_in(prefix) {
+            Some(text) => Some(Ok(text)),
+            None => {
+                let (block, item) = Self::next_block(self.block.clone(), self.elements, self.len);
+                self.block = block;
+                item
+            }
+        }
+    }
+}
+
 impl<'a> Iterator for Strs<'a> {
     type Item = Result<&'a str, StrError<'a>>;
 
