@@ -275,6 +275,37 @@ fn valid_prefix(bytes: &[u8]) -> &str {
         .unwrap_or_default()
 }
 
+impl<'a> Strs<'a> {
+    /// Runs `each` over the strings in a loop compiled once per length prefix width and byte
+    /// order (as `fold` does), stopping at its first error.
+    #[inline(always)]
+    pub(crate) fn try_each<E>(
+        mut self,
+        mut each: impl FnMut(Result<&'a str, StrError<'a>>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.block.prefix.specialise(|prefix| {
+            while let Some(item) = self.next_with(prefix) {
+                each(item)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// [`Iterator::next`] with `prefix` (`self.block.prefix`) passed in, so that a caller
+    /// can make it a constant.
+    #[inline(always)]
+    fn next_with(&mut self, prefix: LengthPrefix) -> Option<Result<&'a str, StrError<'a>>> {
+        match self.block.next_in(prefix) {
+            Some(text) => Some(Ok(text)),
+            None => {
+                let (block, item) = Self::next_block(self.block.clone(), self.elements, self.len);
+                self.block = block;
+                item
+            }
+        }
+    }
+}
+
 impl<'a> Iterator for Strs<'a> {
     type Item = Result<&'a str, StrError<'a>>;
 
@@ -750,6 +781,34 @@ mod tests {
     }
 
     #[test]
+    fn valid_prefix_is_the_longest_valid_prefix_as_std_finds_it() {
+        // Every cut of text with characters of each width, and the same with bytes of each
+        // kind (ASCII, continuation, lead, never valid) put in one place or at the end.
+        let text = "a\u{e9}\u{20ac}\u{1f600}b\u{e9}\u{20ac}\u{1f600}".as_bytes();
+        let mut cases = Vec::new();
+        for end in 0..=text.len() {
+            cases.push(text[..end].to_vec());
+            for bad in [b'x', 0x80, 0xc3, 0xe2, 0xf0, 0xff] {
+                let mut after = text[..end].to_vec();
+                after.push(bad);
+                cases.push(after);
+                let mut inside = text[..end].to_vec();
+                inside.insert(end / 2, bad);
+                cases.push(inside);
+            }
+        }
+        for bytes in cases {
+            let expected = match std::str::from_utf8(&bytes) {
+                Ok(_) => bytes.len(),
+                Err(e) => e.valid_up_to(),
+            };
+            let got = valid_prefix(&bytes);
+            assert_eq!(got.len(), expected, "{bytes:x?}");
+            assert_eq!(got.as_ptr(), bytes.as_ptr(), "{bytes:x?}");
+        }
+    }
+
+    #[test]
     fn a_run_that_is_valid_as_a_whole_still_checks_each_string() {
         // "\xc3" then the length 0xa9 = 169: the bytes c3 a9 form "é" across the boundary,
         // so the element bytes are valid UTF-8 while the first string is not.
@@ -981,6 +1040,13 @@ mod tests {
                 Value::U32,
             );
             check(ctx, &[-2i32, 3], |v| v.to_be_bytes().to_vec(), Value::I32);
+            // Long enough for the vectorised loops' bodies, not only their scalar tails.
+            let long: Vec<i32> = (-40..37).map(|v| v * 1_000_003).collect();
+            check(ctx, &long, |v| v.to_be_bytes().to_vec(), Value::I32);
+            let long: Vec<f32> = long.iter().map(|&v| v as f32 / 7.0).collect();
+            check(ctx, &long, |v| v.to_be_bytes().to_vec(), Value::F32);
+            let long: Vec<u16> = (0..77).map(|v| v * 851).collect();
+            check(ctx, &long, |v| v.to_be_bytes().to_vec(), Value::U16);
             check(
                 ctx,
                 &[u64::MAX, 2],

@@ -103,15 +103,13 @@ fn array_fields<W: Write>(array: Array<'_>, out: &mut Chunk<'_, W>) -> io::Resul
     let mut first = true;
     if let Some(strs) = array.strs() {
         // Checked as UTF-8 a run at a time, so most strings skip `string`'s own check.
-        for s in strs {
-            match s {
-                Ok(text) => out.str_element(text, &mut first)?,
-                Err(e) => {
-                    out.write_all(chunk::separator(&mut first))?;
-                    string(e.bytes, out)?;
-                }
+        strs.try_each(|s| match s {
+            Ok(text) => out.str_element(text, &mut first),
+            Err(e) => {
+                out.write_all(chunk::separator(&mut first))?;
+                string(e.bytes, out)
             }
-        }
+        })?;
     } else if !chunk::numbers::<Native, _>(array, &mut first, out)? {
         super::each_element(array, |element| {
             out.write_all(chunk::separator(&mut first))?;
@@ -282,6 +280,53 @@ mod tests {
             }
         }
         assert!(!needs_escape(b""));
+    }
+
+    /// Accepts `left` bytes, then fails every write.
+    struct FailsAfter {
+        left: usize,
+    }
+
+    impl Write for FailsAfter {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            if self.left == 0 {
+                return Err(io::Error::new(io::ErrorKind::BrokenPipe, "full"));
+            }
+            let n = bytes.len().min(self.left);
+            self.left -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_write_error_inside_a_string_array_is_returned() {
+        use crate::grammar::{value::ValueType, Ctx};
+        use crate::write::{GgufBuilder, OwnedValue};
+        // Valid and invalid strings, several chunks of output in all.
+        let strings = (0..30_000u32).map(|i| match i % 1_000 {
+            7 => OwnedValue::string(b"\xff".to_vec()),
+            _ => OwnedValue::string(format!("t{i}\"q")),
+        });
+        let bytes = GgufBuilder::new(Ctx::V3_LE)
+            .kv("tokens", OwnedValue::array(ValueType::String, strings))
+            .build()
+            .unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        let mut whole = Vec::new();
+        write(&gguf, bytes.len() as u64, &mut whole).unwrap();
+        for left in [0, 100, 70_000, 200_000, whole.len() - 1] {
+            let e = write(&gguf, bytes.len() as u64, &mut FailsAfter { left }).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::BrokenPipe, "{left}");
+        }
+        write(
+            &gguf,
+            bytes.len() as u64,
+            &mut FailsAfter { left: whole.len() },
+        )
+        .unwrap();
     }
 
     fn json_string(bytes: &[u8]) -> String {
