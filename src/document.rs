@@ -394,8 +394,9 @@ impl OwnedGguf {
         self.gguf().bytes
     }
 
-    /// [`OwnedGguf::bytes`], owned: without a copy when they were read, a copy of the mapped
-    /// file otherwise.
+    /// [`OwnedGguf::bytes`], owned: without a copy when they were given as a `Vec` (or read
+    /// from a stream), a copy when they were mapped or read from a regular file (into
+    /// anonymous memory, see [`crate::source::Source::read_header`]).
     pub fn into_bytes(self) -> Vec<u8> {
         let len = self.bytes().len();
         let mut bytes = self.0.into_owner().into_read().into_vec();
