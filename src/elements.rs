@@ -127,9 +127,10 @@ impl Strings<'_> {
 /// a slice of them is valid exactly when both its ends are character boundaries (neither end
 /// falls on a continuation byte). So iterating checks up to [`BLOCK`] bytes at a time, keeps
 /// their longest valid prefix as text, and cuts each string from that text with a test of
-/// its two ends, the only per-string cost beyond the parse's own walk. A string the text cannot give (it is invalid, or a length prefix next to it holds
-/// bytes >= 0x80 that make the block invalid or run into the string) starts a new block, and
-/// if it is still not inside one it is checked on its own.
+/// its two ends, the only per-string cost beyond the parse's own walk. A string the text
+/// cannot give (it is invalid, or a length prefix next to it holds bytes >= 0x80 that make the
+/// block invalid or run into the string) starts a new block, and if it is still not inside
+/// one it is checked on its own.
 ///
 /// [`Strs::invalid`] needs no walk at all for an array whose length prefixes are all ASCII.
 #[derive(Clone, Debug)]
@@ -260,22 +261,7 @@ impl<'a> Strs<'a> {
             index += run;
         })
     }
-}
 
-/// The longest valid UTF-8 prefix of `bytes`, always a slice of `bytes` (the walks find their
-/// place by its address).
-fn valid_prefix(bytes: &[u8]) -> &str {
-    // compat stops at the first error; basic then yields the valid prefix as a &str.
-    let valid = match simdutf8::compat::from_utf8(bytes) {
-        Ok(text) => return text,
-        Err(e) => &bytes[..e.valid_up_to()],
-    };
-    simdutf8::basic::from_utf8(valid)
-        .or_else(|_| std::str::from_utf8(&valid[..0]))
-        .unwrap_or_default()
-}
-
-impl<'a> Strs<'a> {
     /// Runs `each` over the strings in a loop compiled once per length prefix width and byte
     /// order (as `fold` does), stopping at its first error.
     #[inline(always)]
@@ -306,19 +292,25 @@ impl<'a> Strs<'a> {
     }
 }
 
+/// The longest valid UTF-8 prefix of `bytes`, always a slice of `bytes` (the walks find their
+/// place by its address).
+fn valid_prefix(bytes: &[u8]) -> &str {
+    // compat stops at the first error; basic then yields the valid prefix as a &str.
+    let valid = match simdutf8::compat::from_utf8(bytes) {
+        Ok(text) => return text,
+        Err(e) => &bytes[..e.valid_up_to()],
+    };
+    simdutf8::basic::from_utf8(valid)
+        .or_else(|_| std::str::from_utf8(&valid[..0]))
+        .unwrap_or_default()
+}
+
 impl<'a> Iterator for Strs<'a> {
     type Item = Result<&'a str, StrError<'a>>;
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        match self.block.next_in(self.block.prefix) {
-            Some(text) => Some(Ok(text)),
-            None => {
-                let (block, item) = Self::next_block(self.block.clone(), self.elements, self.len);
-                self.block = block;
-                item
-            }
-        }
+        self.next_with(self.block.prefix)
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
