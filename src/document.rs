@@ -389,14 +389,14 @@ impl OwnedGguf {
 
     /// The bytes the document was parsed from: the whole file when mapped or given whole;
     /// for a header read on its own ([`crate::stream::read_header`],
-    /// [`crate::source::Source::read_header`]), the header up to its data start.
+    /// `gguf_tools::source::Source::read_header`), the header up to its data start.
     pub fn bytes(&self) -> &[u8] {
         self.gguf().bytes
     }
 
     /// [`OwnedGguf::bytes`], owned: without a copy when they were given as a `Vec` (or read
     /// from a stream), a copy when they were mapped or read from a regular file (into
-    /// anonymous memory, see [`crate::source::Source::read_header`]).
+    /// anonymous memory, see `gguf_tools::source::Source::read_header`).
     pub fn into_bytes(self) -> Vec<u8> {
         let len = self.bytes().len();
         let mut bytes = self.0.into_owner().into_read().into_vec();
@@ -415,10 +415,10 @@ impl OwnedGguf {
 /// Who still maps: only the library API that hands out a file's bytes as one `&[u8]`,
 /// [`GgufFile::open`] and [`OwnedGguf::open`] (used by library callers, the examples and
 /// tests). Nothing else in the crate or the `gguf` CLI does: commands read headers into
-/// memory ([`crate::source::Source::read_header`]), tensor data with positioned reads
-/// ([`crate::source::read_exact_at`], [`crate::source::copy_range`]), and writers verify the
+/// memory (`gguf_tools::source::Source::read_header`), tensor data with positioned reads
+/// ([`crate::file_range::read_exact_at`], [`crate::file_range::copy_range`]), and writers verify the
 /// file they wrote the same way ([`crate::write::GgufBuilder::verify_file`],
-/// [`crate::source::holds_copy`]), so no command can die of SIGBUS.
+/// [`crate::file_range::holds_copy`]), so no command can die of SIGBUS.
 ///
 /// Safety: `memmap2::Mmap::map` is unsafe because the mapping aliases a file that another
 /// process could truncate or modify while we hold it; the bytes would then change under a
@@ -427,7 +427,7 @@ impl OwnedGguf {
 /// for memory safety: every access is bounds-checked against the mapping's length fixed at
 /// map time. Concurrent truncation of a model file while a caller inspects it through these
 /// two functions is outside what they defend against, as with every mmap-based reader
-/// (ggml's included); a caller that must survive it reads with [`crate::source`] instead.
+/// (ggml's included); a caller that must survive it reads with [`crate::file_range`] instead.
 #[allow(unsafe_code)]
 fn map_read_only(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(file) }

@@ -47,22 +47,20 @@
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 
+#[cfg(feature = "data")]
 pub mod data;
 mod document;
-pub mod edit;
 pub mod elements;
 pub mod error;
-pub mod fixtures;
+pub mod escape;
+pub mod file_range;
 pub mod ggml_type;
 pub mod grammar;
-pub mod mutate;
-pub mod render;
-pub mod set;
-pub mod snapshot;
-pub mod source;
 pub mod stream;
 pub mod summary;
+#[cfg(feature = "validate")]
 pub mod validate;
+#[cfg(feature = "write")]
 pub mod write;
 
 /// The README's examples, run as doctests.
@@ -70,9 +68,9 @@ pub mod write;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-pub use document::{
-    alignment, Gguf, GgufFile, OwnedGguf, Tensor, ALIGNMENT_KEY, DEFAULT_ALIGNMENT,
-};
+#[cfg(feature = "mmap")]
+pub use document::GgufFile;
+pub use document::{alignment, Gguf, OwnedGguf, Tensor, ALIGNMENT_KEY, DEFAULT_ALIGNMENT};
 pub use error::{Error, ErrorKind, GetError, ReadError};
 pub use ggml_type::{GgmlType, TypeStatus};
 pub use grammar::header::Header;

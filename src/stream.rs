@@ -37,11 +37,19 @@ pub fn read_header<R: Read>(mut reader: R, endian: Option<Endian>) -> Result<Own
     read_growing(&mut reader, endian, None)
 }
 
+/// Reads the header of a regular file `file_len` bytes long from `reader` (at its start, or
+/// at the offset the file's bytes start at): as [`read_header`], but the reads are sized for
+/// a file, where reading past the header costs only the reading, and a header is never
+/// looked for past `file_len`.
+pub fn read_file_header<R: Read>(mut reader: R, file_len: u64) -> Result<OwnedGguf, ReadError> {
+    read_growing(&mut reader, None, Some(file_len))
+}
+
 /// Reads from `reader` until its bytes hold a whole header, parsing once per read and
 /// keeping the parse that succeeds. Of a stream (`file_len` `None`) it reads what each
 /// failed parse says is missing, rounded up to [`CHUNK`]; of a regular file `file_len`
 /// bytes long, where reading past the header costs only the reading, see [`file_read_size`].
-pub(crate) fn read_growing(
+fn read_growing(
     reader: &mut dyn Read,
     endian: Option<Endian>,
     file_len: Option<u64>,
