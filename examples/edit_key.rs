@@ -9,7 +9,7 @@
 use std::error::Error;
 use std::path::Path;
 
-use gguf_grammar::edit::{write_atomically, Replace};
+use gguf_tools::edit::{write_atomically, Replace};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::GgufFile;
 

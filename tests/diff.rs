@@ -7,7 +7,7 @@ use common::{gguf, scratch};
 
 use std::fs;
 
-use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
+use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, Endian, GgmlType, ValueType, Version};
 

@@ -9,7 +9,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use gguf_grammar::mutate;
+use gguf_tools::mutate;
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType};
 

@@ -9,7 +9,7 @@ use common::{gguf, scratch};
 use std::fs;
 use std::process::Output;
 
-use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
+use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType, Gguf};
 

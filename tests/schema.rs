@@ -4,7 +4,7 @@
 
 mod common;
 
-use gguf_grammar::render::summary;
+use gguf_tools::render::summary;
 use gguf_grammar::summary::{size_label, Hparams};
 use gguf_grammar::validate::schema;
 use gguf_grammar::validate::{Diagnostic, Severity};

@@ -9,8 +9,8 @@ use common::{gguf, scratch};
 use std::fs;
 use std::path::Path;
 
-use gguf_grammar::set::{shard_name, GgufSet};
-use gguf_grammar::source::read_exact_at;
+use gguf_tools::set::{shard_name, GgufSet};
+use gguf_grammar::file_range::read_exact_at;
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::Gguf;
 

@@ -11,11 +11,11 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use gguf_grammar::edit::Edit;
+//! use gguf_tools::edit::Edit;
 //! use gguf_grammar::write::GgufBuilder;
 //! use gguf_grammar::Gguf;
 //!
-//! let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf")?;
+//! let bytes = std::fs::read("../../tests/conformance/cases/minimal-llama.gguf")?;
 //! let gguf = Gguf::parse(&bytes)?;
 //! let mut builder = GgufBuilder::from_gguf(&gguf);
 //! for arg in ["general.name=minimal edited", "my.count=u16:7"] {
@@ -200,7 +200,7 @@ impl Edit {
     /// `u8:x`.
     ///
     /// ```
-    /// use gguf_grammar::edit::{Edit, SetType};
+    /// use gguf_tools::edit::{Edit, SetType};
     /// use gguf_grammar::ValueType;
     ///
     /// assert_eq!(
@@ -350,7 +350,7 @@ fn type_named(name: &str) -> Option<ValueType> {
 /// `false` for bools, any text for strings; `None` if it does not fit (arrays never do).
 ///
 /// ```
-/// use gguf_grammar::edit::parse_value;
+/// use gguf_tools::edit::parse_value;
 /// use gguf_grammar::write::OwnedValue;
 /// use gguf_grammar::ValueType;
 ///
@@ -413,7 +413,7 @@ impl Identity {
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use gguf_grammar::edit::{write_atomically, Locked, Replace};
+/// use gguf_tools::edit::{write_atomically, Locked, Replace};
 /// use gguf_grammar::write::GgufBuilder;
 /// use gguf_grammar::{Ctx, Gguf};
 ///

@@ -19,7 +19,8 @@
 //! [`expected`] gives these values, which the tests compare with gguf-py's dequantisation.
 //!
 //! ```
-//! use gguf_grammar::{fixtures, validate::{self, Profile}, Gguf};
+//! use gguf_grammar::{validate::{self, Profile}, Gguf};
+//! use gguf_tools::fixtures;
 //!
 //! let tiny = fixtures::llama3_tiny();
 //! let gguf = Gguf::parse(&tiny)?;
@@ -242,7 +243,8 @@ pub fn truncated_metadata() -> Vec<u8> {
 /// `ggml_type` (f32, f16, q8_0 or q4_K; `None` for other types).
 ///
 /// ```
-/// use gguf_grammar::{fixtures::expected, GgmlType};
+/// use gguf_grammar::GgmlType;
+/// use gguf_tools::fixtures::expected;
 /// assert_eq!(expected(GgmlType::Q8_0, 0, 0), Some(-127.0 / 64.0));
 /// assert_eq!(expected(GgmlType::Q4_K, 1, 40), Some((2.0 * 11.0 - 8.0) / 16.0));
 /// ```
@@ -346,7 +348,7 @@ impl Verdict {
     /// Judges `bytes`, the whole file.
     ///
     /// ```
-    /// use gguf_grammar::fixtures::{self, Verdict};
+    /// use gguf_tools::fixtures::{self, Verdict};
     /// let v = Verdict::of(&fixtures::truncated_metadata());
     /// assert_eq!(v.expect(), "parser_error");
     /// assert_eq!(v.accepts, [false; 5]);

@@ -10,8 +10,8 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
-//! use gguf_grammar::set::GgufSet;
+//! use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
+//! use gguf_tools::set::GgufSet;
 //! use gguf_grammar::write::GgufBuilder;
 //! use gguf_grammar::{Ctx, GgmlType};
 //!
@@ -383,7 +383,7 @@ impl<'a> ParsedSet<'a> {
 /// llama.cpp's `llama_split_path` names it.
 ///
 /// ```
-/// use gguf_grammar::set::shard_path;
+/// use gguf_tools::set::shard_path;
 /// use std::path::Path;
 ///
 /// assert_eq!(shard_path(Path::new("out/model"), 0, 3), Path::new("out/model-00001-of-00003.gguf"));
@@ -398,7 +398,7 @@ pub fn shard_path(prefix: &Path, no: usize, count: usize) -> PathBuf {
 /// [`shard_path`], as llama.cpp's `llama_split_prefix`), else `None`.
 ///
 /// ```
-/// use gguf_grammar::set::shard_prefix;
+/// use gguf_tools::set::shard_prefix;
 /// use std::path::Path;
 ///
 /// let first = Path::new("out/model-00001-of-00003.gguf");

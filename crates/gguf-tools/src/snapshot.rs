@@ -25,7 +25,8 @@
 //! terminal.
 //!
 //! ```
-//! use gguf_grammar::{fixtures, snapshot, Gguf};
+//! use gguf_grammar::Gguf;
+//! use gguf_tools::{fixtures, snapshot};
 //!
 //! let bytes = fixtures::minimal_llama();
 //! let text = snapshot::render(&Gguf::parse(&bytes)?);
@@ -58,7 +59,8 @@ pub fn render(gguf: &Gguf<'_>) -> String {
 /// whole file.
 ///
 /// ```
-/// use gguf_grammar::{fixtures, snapshot, stream, Gguf};
+/// use gguf_grammar::{stream, Gguf};
+/// use gguf_tools::{fixtures, snapshot};
 ///
 /// let bytes = fixtures::minimal_llama();
 /// let header = stream::read_header(&bytes[..], None)?;

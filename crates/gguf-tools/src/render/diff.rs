@@ -7,7 +7,7 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use gguf_grammar::render::diff;
+//! use gguf_tools::render::diff;
 //! use gguf_grammar::write::GgufBuilder;
 //! use gguf_grammar::{Ctx, GgmlType, Gguf};
 //!
@@ -104,7 +104,7 @@ pub fn compare_with(a: &Gguf<'_>, b: &Gguf<'_>, offsets: bool) -> Diff {
 /// [`crate::source::read_exact_at`]) and its error ends the comparison.
 ///
 /// ```
-/// use gguf_grammar::render::diff::data_differences;
+/// use gguf_tools::render::diff::data_differences;
 ///
 /// let a: [(&[u8], &[u8]); 2] = [(b"w", &[1, 2]), (b"v", &[3])];
 /// let b: [(&[u8], &[u8]); 2] = [(b"v", &[3]), (b"w", &[1, 9])];

@@ -35,10 +35,10 @@ use gguf_grammar::grammar::Endian;
 /// the path it was given.
 ///
 /// ```
-/// let bytes = std::fs::read("tests/conformance/cases/kv-only.gguf").unwrap();
+/// let bytes = std::fs::read("../../tests/conformance/cases/kv-only.gguf").unwrap();
 /// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
 /// let mut out = Vec::new();
-/// gguf_grammar::render::gguf_py::write(&gguf, "kv-only.gguf", &mut out).unwrap();
+/// gguf_tools::render::gguf_py::write(&gguf, "kv-only.gguf", &mut out).unwrap();
 /// let text = String::from_utf8(out).unwrap();
 /// assert!(text.contains(r#""GGUF.version": {"index": 0, "type": "UINT32", "offset": 4, "value": 3}"#));
 /// assert!(text.contains(r#""test.answer": {"index": 5, "type": "UINT32", "offset": 108, "value": 42}"#));
@@ -264,7 +264,7 @@ mod tests {
     use super::*;
 
     fn render(path: &str) -> io::Result<serde_json::Value> {
-        let bytes = std::fs::read(path).unwrap();
+        let bytes = std::fs::read(std::path::Path::new("../..").join(path)).unwrap();
         let gguf = Gguf::parse(&bytes).unwrap();
         let mut out = Vec::new();
         write(&gguf, path, &mut out)?;

@@ -28,10 +28,10 @@ use gguf_grammar::grammar::value::{Array, Value};
 /// Writes the native JSON document for `gguf`; `file_size` is the length of the whole file.
 ///
 /// ```
-/// let bytes = std::fs::read("tests/conformance/cases/kv-only.gguf").unwrap();
+/// let bytes = std::fs::read("../../tests/conformance/cases/kv-only.gguf").unwrap();
 /// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
 /// let mut out = Vec::new();
-/// gguf_grammar::render::json::write(&gguf, bytes.len() as u64, &mut out).unwrap();
+/// gguf_tools::render::json::write(&gguf, bytes.len() as u64, &mut out).unwrap();
 /// let text = String::from_utf8(out).unwrap();
 /// assert!(text.contains(r#"{"key": "test.answer", "type": "uint32", "value": 42}"#));
 /// ```

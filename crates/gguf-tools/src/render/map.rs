@@ -57,7 +57,7 @@ pub enum Meaning<'a, 'r> {
 /// whole file (for the tensor-data row). Stops at the first error `each` returns.
 ///
 /// ```
-/// use gguf_grammar::render::map::{rows, Meaning};
+/// use gguf_tools::render::map::{rows, Meaning};
 /// use gguf_grammar::{write::GgufBuilder, Ctx};
 ///
 /// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "tiny").build().unwrap();
@@ -510,7 +510,7 @@ const HEX_SHOWN: u64 = 8;
 /// `colour` is set.
 ///
 /// ```
-/// use gguf_grammar::render::map::{write_text, Filter};
+/// use gguf_tools::render::map::{write_text, Filter};
 /// use gguf_grammar::{write::GgufBuilder, Ctx};
 ///
 /// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "red\x1b[31m").build().unwrap();
@@ -594,7 +594,7 @@ impl std::fmt::Display for Hex<'_, '_> {
 /// is not UTF-8) and the crate's description otherwise. Paths are exact JSON of the path text.
 ///
 /// ```
-/// use gguf_grammar::render::map::{write_json, Filter};
+/// use gguf_tools::render::map::{write_json, Filter};
 /// use gguf_grammar::{write::GgufBuilder, Ctx};
 ///
 /// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "tiny").build().unwrap();
@@ -618,7 +618,7 @@ pub fn write_json(
 /// (`{"bytes_hex": ...}` when it is not UTF-8).
 ///
 /// ```
-/// use gguf_grammar::render::map::{write_json_of_file, Filter};
+/// use gguf_tools::render::map::{write_json_of_file, Filter};
 /// use gguf_grammar::{write::GgufBuilder, Ctx};
 ///
 /// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "tiny").build().unwrap();
@@ -691,7 +691,7 @@ pub const VIEW_JS: &str = include_str!("map_view.js");
 /// derives their spans from it and shows their text from the bytes.
 ///
 /// ```
-/// use gguf_grammar::render::map::write_html;
+/// use gguf_tools::render::map::write_html;
 /// use gguf_grammar::{write::GgufBuilder, Ctx};
 ///
 /// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "</script>").build().unwrap();

@@ -29,10 +29,10 @@ fn or_dash(value: Option<impl ToString>) -> String {
 /// Writes the summary of `gguf`.
 ///
 /// ```
-/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+/// let bytes = std::fs::read("../../tests/conformance/cases/minimal-llama.gguf").unwrap();
 /// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
 /// let mut out = Vec::new();
-/// gguf_grammar::render::summary::write(&gguf, &mut out).unwrap();
+/// gguf_tools::render::summary::write(&gguf, &mut out).unwrap();
 /// let text = String::from_utf8(out).unwrap();
 /// assert!(text.contains("vocabulary     8\n"), "{text}");
 /// assert!(text.contains("parameters     9,824 (10K)\n"), "{text}");

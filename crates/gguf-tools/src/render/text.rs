@@ -14,10 +14,10 @@ pub const ARRAY_PREVIEW: usize = 8;
 /// Writes the dump of `gguf`; `file_size` is the length of the whole file.
 ///
 /// ```
-/// let bytes = std::fs::read("tests/conformance/cases/kv-only.gguf").unwrap();
+/// let bytes = std::fs::read("../../tests/conformance/cases/kv-only.gguf").unwrap();
 /// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
 /// let mut out = Vec::new();
-/// gguf_grammar::render::text::write(&gguf, bytes.len() as u64, &mut out).unwrap();
+/// gguf_tools::render::text::write(&gguf, bytes.len() as u64, &mut out).unwrap();
 /// let text = String::from_utf8(out).unwrap();
 /// assert!(text.contains("test.answer = 42"), "{text}");
 /// ```

@@ -27,7 +27,7 @@
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use gguf_grammar::set::split::{merge, split, SplitLimit, SplitOptions};
+//! use gguf_tools::set::split::{merge, split, SplitLimit, SplitOptions};
 //! use gguf_grammar::write::GgufBuilder;
 //! use gguf_grammar::{Ctx, GgmlType};
 //!

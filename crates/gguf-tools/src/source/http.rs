@@ -15,7 +15,7 @@
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! use gguf_grammar::source::http::Remote;
+//! use gguf_tools::source::http::Remote;
 //!
 //! let mut remote = Remote::new("hf://bartowski/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct-Q4_K_M.gguf")?;
 //! let mut buf = Vec::new();
@@ -274,7 +274,7 @@ fn content_range(value: &str) -> Option<(u64, u64, Option<u64>)> {
 /// hub's resolve URL under `endpoint` (default `https://huggingface.co`). `None` otherwise.
 ///
 /// ```
-/// use gguf_grammar::source::http::resolve;
+/// use gguf_tools::source::http::resolve;
 ///
 /// assert_eq!(
 ///     resolve("hf://owner/repo/dir/model.gguf@v2", None).as_deref(),
