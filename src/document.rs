@@ -252,11 +252,13 @@ impl<'a> Gguf<'a> {
 /// assert_eq!(gguf.version(), gguf_grammar::Version::V2);
 /// # Ok(()) }
 /// ```
+#[cfg(feature = "mmap")]
 #[derive(Debug)]
 pub struct GgufFile {
     map: Option<memmap2::Mmap>,
 }
 
+#[cfg(feature = "mmap")]
 impl GgufFile {
     /// Maps the file at `path` read-only.
     pub fn open(path: impl AsRef<Path>) -> std::io::Result<Self> {
@@ -317,6 +319,7 @@ impl std::fmt::Debug for OwnedGguf {
 #[derive(Debug)]
 enum OwnedBytes {
     Read(ReadBuf),
+    #[cfg(feature = "mmap")]
     Mapped(GgufFile),
 }
 
@@ -324,6 +327,7 @@ impl OwnedBytes {
     fn bytes(&self) -> &[u8] {
         match self {
             OwnedBytes::Read(bytes) => bytes.bytes(),
+            #[cfg(feature = "mmap")]
             OwnedBytes::Mapped(file) => file.bytes(),
         }
     }
@@ -331,6 +335,7 @@ impl OwnedBytes {
     fn into_read(self) -> ReadBuf {
         match self {
             OwnedBytes::Read(bytes) => bytes,
+            #[cfg(feature = "mmap")]
             OwnedBytes::Mapped(file) => ReadBuf::Heap(file.bytes().to_vec()),
         }
     }
@@ -346,10 +351,23 @@ self_cell::self_cell!(
 );
 
 impl OwnedGguf {
-    /// Memory-maps the file at `path` and parses its header.
+    /// Opens the file at `path` and parses its header. With the `mmap` feature (a default)
+    /// the file is memory-mapped and [`OwnedGguf::bytes`] is the whole file, tensor data
+    /// included; without it only the header is read into memory (as
+    /// [`crate::stream::read_file_header`]), and tensor data is read with
+    /// [`crate::file_range`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        let bytes = OwnedBytes::Mapped(GgufFile::open(path)?);
-        Ok(Self::parse(bytes, None)?)
+        #[cfg(feature = "mmap")]
+        {
+            let bytes = OwnedBytes::Mapped(GgufFile::open(path)?);
+            Ok(Self::parse(bytes, None)?)
+        }
+        #[cfg(not(feature = "mmap"))]
+        {
+            let file = std::fs::File::open(path)?;
+            let len = file.metadata()?.len();
+            crate::stream::read_file_header(file, len)
+        }
     }
 
     /// Takes `bytes` (a whole file, or a prefix holding its header) and parses them.
@@ -428,6 +446,7 @@ impl OwnedGguf {
 /// map time. Concurrent truncation of a model file while a caller inspects it through these
 /// two functions is outside what they defend against, as with every mmap-based reader
 /// (ggml's included); a caller that must survive it reads with [`crate::file_range`] instead.
+#[cfg(feature = "mmap")]
 #[allow(unsafe_code)]
 fn map_read_only(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(file) }

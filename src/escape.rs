@@ -14,7 +14,7 @@ use std::fmt::{self, Write as _};
 /// escaping.
 ///
 /// ```
-/// use gguf_grammar::render::escape::terminal;
+/// use gguf_grammar::escape::terminal;
 ///
 /// assert_eq!(terminal(b"tokenizer.ggml.model"), "tokenizer.ggml.model");
 /// assert_eq!(terminal(b"red\x1b[31m\x07"), "red\\e[31m\\u{7}");

@@ -37,12 +37,22 @@
 //! Layout: [`grammar`] holds the parsers, [`Gguf`] the parsed document (and [`OwnedGguf`]
 //! one that owns its bytes), [`summary`] the figures people ask first, [`GgmlType`] the
 //! ggml tensor type table, [`stream`] the reader that pulls only the header from any
-//! [`std::io::Read`], [`validate`] the diagnostics, [`write`](mod@write) and [`edit`] the writer,
-//! [`render`] the text and JSON dumps, [`error`] the located errors. The `examples/` folder
-//! of the repository has five short programs for the first things people do.
+//! [`std::io::Read`], [`file_range`] positioned reads of tensor data, [`error`] the located
+//! errors, [`escape`] the terminal escape for text from a file. The `examples/` folder of the
+//! repository has five short programs for the first things people do.
 //!
-//! With `default-features = false` the crate has no CLI dependencies; the default `cli`
-//! feature builds the `gguf` command.
+//! Features, all on by default and none adding a dependency but `mmap`'s memmap2:
+//!
+//! | feature | what |
+//! |---|---|
+//! | `mmap` | `GgufFile` (a memory-mapped file); [`OwnedGguf::open`] maps instead of reading the header |
+//! | `write` | `write`: `GgufBuilder`, byte-exact re-encoding |
+//! | `validate` | `validate`: diagnostics per reference implementation and the model schema |
+//! | `data` | `data`: tensor block layouts, dequantisation, byte swapping |
+//!
+//! The tools built on the library (renderings, edits with safe file replacement, shard sets,
+//! remote headers, hashes, fixtures) are the `gguf-tools` crate, the `gguf` command
+//! `gguf-cli`.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]

@@ -623,7 +623,7 @@ impl<'a> GgufBuilder<'a> {
     }
 
     /// Like [`from_gguf`](GgufBuilder::from_gguf) over a header held in memory (such as
-    /// [`crate::file_range::Source::read_header`] or [`crate::stream::read_header`] give),
+    /// `gguf_tools::source::Source::read_header` or [`crate::stream::read_header`] give),
     /// with the data region read from `file`, `file_len` bytes long, when writing: with
     /// positioned reads through a bounded buffer, never a memory map, so a file truncated by
     /// another process meanwhile makes writing fail with [`WriteError::Source`] instead of
@@ -631,12 +631,13 @@ impl<'a> GgufBuilder<'a> {
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use gguf_grammar::source::Source;
+    /// use gguf_grammar::stream::read_file_header;
     /// use gguf_grammar::write::GgufBuilder;
     ///
     /// let path = std::path::Path::new("tests/conformance/cases/minimal-llama.gguf");
     /// let file = std::fs::File::open(path)?;
-    /// let (header, len) = Source::open(path)?.read_header()?;
+    /// let len = file.metadata()?.len();
+    /// let header = read_file_header(&file, len)?;
     /// let mut builder = GgufBuilder::from_header_and_file(header.gguf(), &file, len);
     /// builder.set("general.architecture", "llama");
     /// let out = builder.build()?;

@@ -5,9 +5,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gguf_tools::fixtures::{self, Verdict};
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::Gguf;
+use gguf_tools::fixtures::{self, Verdict};
 
 mod common;
 

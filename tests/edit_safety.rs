@@ -14,9 +14,9 @@ use std::process::{Command, Output};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use gguf_tools::edit::{write_atomically, EditError, Replace};
 use gguf_grammar::write::{GgufBuilder, WriteError};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
+use gguf_tools::edit::{write_atomically, EditError, Replace};
 
 #[global_allocator]
 static ALLOC: alloc::Counting = alloc::Counting;

@@ -7,9 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use gguf_tools::render::map::{rows, Meaning};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, Gguf, GgufFile};
+use gguf_tools::render::map::{rows, Meaning};
 
 struct Span {
     offset: u64,

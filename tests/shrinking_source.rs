@@ -7,11 +7,11 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use gguf_tools::edit::{replace_atomically, write_atomically, EditError, Replace};
 use gguf_grammar::file_range::RangeError;
-use gguf_tools::source::Source;
 use gguf_grammar::write::{GgufBuilder, WriteError};
 use gguf_grammar::{Ctx, GgmlType};
+use gguf_tools::edit::{replace_atomically, write_atomically, EditError, Replace};
+use gguf_tools::source::Source;
 
 /// A model with `mib` MiB of f32 tensor data: one tensor of rows of 1024 values.
 fn model(mib: usize) -> Vec<u8> {

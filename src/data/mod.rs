@@ -3,7 +3,7 @@
 //!
 //! - [`layout`]: the block layouts, one table shared by everything below;
 //! - [`dequant`]: blocks to `f32`, bit-identical to gguf-py 0.19.0's `gguf.quants.dequantize`;
-//! - [`hash`]: per-tensor and whole-model hashes as llama.cpp's `llama-gguf-hash` prints them;
+//! - (hashes as `llama-gguf-hash` prints them are `gguf_tools::hash`);
 //! - [`swap`]: tensor data in the other byte order, as gguf-py's `gguf-convert-endian`;
 //! - [`Tensor::data`]: a tensor's bytes, checked against the file's length.
 //!

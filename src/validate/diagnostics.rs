@@ -97,24 +97,12 @@ pub struct Diagnostics {
 impl Diagnostics {
     /// Records that the references in `rejected_by` (at least one) reject the file for this:
     /// an error.
-    pub fn reject(
-        &mut self,
-        code: &'static str,
-        rejected_by: References,
-        at: At,
-        message: String,
-    ) {
+    pub fn reject(&mut self, code: &'static str, rejected_by: References, at: At, message: String) {
         self.push(code, Severity::Error, rejected_by, at, message);
     }
 
     /// Records a finding no reference rejects a file for.
-    pub fn report(
-        &mut self,
-        code: &'static str,
-        severity: Severity,
-        at: At,
-        message: String,
-    ) {
+    pub fn report(&mut self, code: &'static str, severity: Severity, at: At, message: String) {
         self.push(code, severity, References::NONE, at, message);
     }
 

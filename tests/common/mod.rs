@@ -74,7 +74,9 @@ pub fn scratch(name: &str) -> PathBuf {
 /// The binary under test: this build's, or `$GGUF_BIN` (to show that another build, such as
 /// one from before a fix, fails the tests).
 pub fn bin() -> PathBuf {
-    // Set by cargo for the tests of gguf-cli, the package that builds the command.
+    // Set by cargo for the tests of gguf-cli, the package that builds the command; `env!`
+    // would not compile the library's tests, which share this file.
+    #[allow(clippy::option_env_unwrap)]
     let built = option_env!("CARGO_BIN_EXE_gguf").expect("a test that runs gguf is gguf-cli's");
     std::env::var_os("GGUF_BIN").map_or(built.into(), PathBuf::from)
 }
@@ -141,8 +143,8 @@ pub fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
 
 /// A five-tensor model split two tensors a shard: `m-00001-of-00003.gguf` … in `dir`.
 pub fn three_shards(dir: &std::path::Path) -> Vec<PathBuf> {
-    use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
     use gguf_grammar::{write::GgufBuilder, Ctx, GgmlType};
+    use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
     let w = [1u8; 64];
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     b.kv("general.architecture", "llama")

@@ -6,10 +6,10 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 use gguf_grammar::escape::{terminal, Terminal};
-use gguf_tools::set::{self, shard_name, GgufSet, ShardFile};
-use gguf_tools::source::http::is_remote;
 use gguf_grammar::validate::{self, Diagnostic, Profile};
 use gguf_grammar::Gguf;
+use gguf_tools::set::{self, shard_name, GgufSet, ShardFile};
+use gguf_tools::source::http::is_remote;
 
 use crate::{remote, Failure};
 

@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use gguf_grammar::data::swap::{convertible, swap_blocks};
-use gguf_tools::edit::{replace_atomically, EditError, Replace};
 use gguf_grammar::escape::terminal;
 use gguf_grammar::file_range::{range_is, read_exact_at};
-use gguf_tools::source::Source;
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Endian, GgmlType};
+use gguf_tools::edit::{replace_atomically, EditError, Replace};
+use gguf_tools::source::Source;
 
 use crate::Failure;
 

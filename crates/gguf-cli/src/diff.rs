@@ -7,12 +7,12 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use gguf_tools::render::diff::{self, Diff};
 use gguf_grammar::escape::terminal;
-use gguf_tools::set::{GgufSet, ParsedSet, SetError};
-use gguf_tools::source::http::is_remote;
 use gguf_grammar::file_range::{read_exact_at, RangeError, COPY_BUFFER};
 use gguf_grammar::Gguf;
+use gguf_tools::render::diff::{self, Diff};
+use gguf_tools::set::{GgufSet, ParsedSet, SetError};
+use gguf_tools::source::http::is_remote;
 
 use crate::{remote, Failure};
 

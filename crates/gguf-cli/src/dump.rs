@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 use gguf_grammar::escape::terminal;
-use gguf_tools::set::{shard_name, shard_path, GgufSet, ParsedSet, SetError};
-use gguf_tools::source::http::is_remote;
 use gguf_grammar::Gguf;
 use gguf_tools::render;
+use gguf_tools::set::{shard_name, shard_path, GgufSet, ParsedSet, SetError};
+use gguf_tools::source::http::is_remote;
 
 use crate::{remote, Failure};
 

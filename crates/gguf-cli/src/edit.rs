@@ -7,10 +7,10 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use clap::{Arg, ArgAction, ArgMatches, FromArgMatches};
-use gguf_tools::edit::{write_atomically, Edit, EditError, Locked, Replace};
 use gguf_grammar::escape::Terminal;
 use gguf_grammar::write::{GgufBuilder, WriteError};
 use gguf_grammar::{Gguf, OwnedGguf};
+use gguf_tools::edit::{write_atomically, Edit, EditError, Locked, Replace};
 
 use crate::Failure;
 

@@ -9,9 +9,9 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use gguf_tools::hash::{Algorithm, Hasher};
 use gguf_grammar::escape::terminal;
 use gguf_grammar::file_range::{read_exact_at, RangeError, COPY_BUFFER};
+use gguf_tools::hash::{Algorithm, Hasher};
 
 use crate::Failure;
 

@@ -4,8 +4,8 @@
 use std::fs::File;
 use std::path::Path;
 
-use gguf_tools::source::{Source, SourceError};
 use gguf_grammar::OwnedGguf;
+use gguf_tools::source::{Source, SourceError};
 
 use crate::Failure;
 
@@ -36,7 +36,7 @@ pub fn header_or_parse_error(
 }
 
 /// The regular file at `path` opened for positioned reads of its tensor data (see
-/// [`gguf_tools::source::read_exact_at`]: no memory map, so no SIGBUS when another process
+/// [`gguf_grammar::file_range::read_exact_at`]: no memory map, so no SIGBUS when another process
 /// truncates it), with its header and its length.
 pub fn with_data(path: &Path) -> Result<(File, OwnedGguf, u64), Failure> {
     let file = File::open(path)

@@ -3,10 +3,10 @@
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
+use gguf_grammar::OwnedGguf;
 use gguf_tools::render::map::{self, Filter};
 use gguf_tools::set::{shard_name, shard_path};
 use gguf_tools::source::http::is_remote;
-use gguf_grammar::OwnedGguf;
 
 use crate::{remote, Failure};
 

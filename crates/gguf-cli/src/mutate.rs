@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::builder::PossibleValuesParser;
-use gguf_tools::mutate::{self, Mutation, RULES};
 use gguf_grammar::escape::terminal;
+use gguf_tools::mutate::{self, Mutation, RULES};
 
 use crate::atomic;
 

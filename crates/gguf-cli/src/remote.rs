@@ -1,8 +1,8 @@
 //! Commands given a URL read the header with range requests ([`gguf_tools::source::http`]).
 
 use gguf_grammar::escape::terminal;
-use gguf_tools::source::http::Remote;
 use gguf_grammar::Gguf;
+use gguf_tools::source::http::Remote;
 
 use crate::Failure;
 

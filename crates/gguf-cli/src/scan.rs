@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use gguf_grammar::escape::terminal;
-use gguf_tools::render::json;
-use gguf_tools::set::{self, shard_name, GgufSet};
 use gguf_grammar::summary::{size_label, Summary};
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::{Gguf, GgufStr};
+use gguf_tools::render::json;
+use gguf_tools::set::{self, shard_name, GgufSet};
 use rayon::prelude::*;
 
 use crate::check::CheckProfile;

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use gguf_tools::edit::EditError;
 use gguf_grammar::escape::terminal;
+use gguf_tools::edit::EditError;
 use gguf_tools::set::split::{split, SplitError, SplitLimit, SplitOptions};
 use gguf_tools::set::SetError;
 

@@ -11,10 +11,10 @@ use gguf_grammar::data::{
     dequant::{dequantize_into, supported},
     DataError,
 };
-use gguf_tools::edit::{replace_atomically, EditError, Replace};
 use gguf_grammar::escape::terminal;
 use gguf_grammar::file_range::{read_exact_at, COPY_BUFFER};
 use gguf_grammar::{GgmlType, Tensor};
+use gguf_tools::edit::{replace_atomically, EditError, Replace};
 
 use crate::Failure;
 

@@ -4,7 +4,7 @@
 //! header keeps the hashes.
 //!
 //! ```
-//! use crate::hash::{digest, Algorithm};
+//! use gguf_tools::hash::{digest, Algorithm};
 //!
 //! assert_eq!(digest(Algorithm::Xxh64, [&b""[..]]), "ef46db3751d8e999");
 //! assert_eq!(digest(Algorithm::Sha1, [&b"ab"[..], b"c"]), "a9993e364706816aba3e25717850c26c9cd0d89d");
@@ -61,7 +61,7 @@ pub fn digest<'a>(algorithm: Algorithm, parts: impl IntoIterator<Item = &'a [u8]
 /// concatenated.
 ///
 /// ```
-/// use crate::hash::{digest, Algorithm, Hasher};
+/// use gguf_tools::hash::{digest, Algorithm, Hasher};
 ///
 /// let mut h = Hasher::new(Algorithm::Uuid);
 /// h.update(b"ab");

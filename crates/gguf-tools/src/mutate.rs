@@ -334,7 +334,10 @@ fn cut_inside(bytes: &[u8], g: &Gguf<'_>, part: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The first key/value whose value matches and after which the file has more constructs.
-fn not_last<'g, 'a>(g: &'g Gguf<'a>, wanted: fn(&Value<'a>) -> bool) -> Option<&'g gguf_grammar::Kv<'a>> {
+fn not_last<'g, 'a>(
+    g: &'g Gguf<'a>,
+    wanted: fn(&Value<'a>) -> bool,
+) -> Option<&'g gguf_grammar::Kv<'a>> {
     let n = g.kvs.len();
     g.kvs
         .iter()

@@ -73,7 +73,7 @@ pub struct Shard {
 }
 
 /// An opened shard: its header read into memory, its length, and the file itself for
-/// positioned reads of tensor data ([`crate::source::read_exact_at`]).
+/// positioned reads of tensor data ([`gguf_grammar::file_range::read_exact_at`]).
 #[derive(Debug)]
 pub struct ShardFile {
     file: File,

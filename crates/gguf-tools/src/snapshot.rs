@@ -39,8 +39,8 @@
 use std::fmt::Write as _;
 
 use crate::fixtures::sha256_hex;
-use gguf_grammar::escape::Terminal;
 use crate::render::text;
+use gguf_grammar::escape::Terminal;
 use gguf_grammar::{Array, Gguf, Value};
 
 /// Arrays up to this long are shown whole.

@@ -31,11 +31,11 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use gguf_grammar::{Gguf, Tensor};
+use crate::render::json;
+use gguf_grammar::escape::terminal;
 use gguf_grammar::grammar::string::GgufStr;
 use gguf_grammar::grammar::value::Value;
-use gguf_grammar::escape::terminal;
-use crate::render::json;
+use gguf_grammar::{Gguf, Tensor};
 
 /// Everything that differs; empty when the models are equal.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -101,7 +101,7 @@ pub fn compare_with(a: &Gguf<'_>, b: &Gguf<'_>, offsets: bool) -> Diff {
 /// Names of the tensors present in both `a` and `b` (pairs of a name and where its data
 /// is) whose data `differ` says differ, in `a`'s order. A name held twice counts by its
 /// first tensor. `differ` reads the data (from memory, or from files with
-/// [`crate::source::read_exact_at`]) and its error ends the comparison.
+/// [`gguf_grammar::file_range::read_exact_at`]) and its error ends the comparison.
 ///
 /// ```
 /// use gguf_tools::render::diff::data_differences;

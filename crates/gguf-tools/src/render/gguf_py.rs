@@ -26,10 +26,10 @@ use std::io::{self, Write};
 
 use super::chunk::{self, Chunk, NUMBER_MAX};
 use super::json::{integer, str_value, string};
-use gguf_grammar::Gguf;
 use gguf_grammar::grammar::string::GgufStr;
 use gguf_grammar::grammar::value::{Array, Value, ValueType};
 use gguf_grammar::grammar::Endian;
+use gguf_grammar::Gguf;
 
 /// Writes the gguf-py JSON document for `gguf`; `filename` is printed as `gguf-dump` prints
 /// the path it was given.

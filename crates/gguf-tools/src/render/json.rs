@@ -21,9 +21,9 @@ use std::io::{self, Write};
 
 use super::chunk::{self, Chunk, NUMBER_MAX};
 use super::OrElse;
-use gguf_grammar::Gguf;
 use gguf_grammar::grammar::string::GgufStr;
 use gguf_grammar::grammar::value::{Array, Value};
+use gguf_grammar::Gguf;
 
 /// Writes the native JSON document for `gguf`; `file_size` is the length of the whole file.
 ///

@@ -13,14 +13,14 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use gguf_grammar::escape::Terminal;
 use super::json;
 use super::text::Scalar;
-use gguf_grammar::Gguf;
 use gguf_grammar::error::{ConstructPath as Path, Segment};
+use gguf_grammar::escape::Terminal;
 use gguf_grammar::grammar::string::GgufStr;
 use gguf_grammar::grammar::value::{Array, Value};
 use gguf_grammar::grammar::Ctx;
+use gguf_grammar::Gguf;
 
 /// One construct of the header and its bytes.
 #[derive(Debug, Clone, Copy)]

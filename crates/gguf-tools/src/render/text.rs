@@ -3,10 +3,10 @@
 
 use std::io::{self, Write};
 
-use gguf_grammar::escape::Terminal;
 use super::OrElse;
-use gguf_grammar::Gguf;
+use gguf_grammar::escape::Terminal;
 use gguf_grammar::grammar::value::Value;
+use gguf_grammar::Gguf;
 
 /// Arrays longer than this show their first elements and a count of the rest.
 pub const ARRAY_PREVIEW: usize = 8;

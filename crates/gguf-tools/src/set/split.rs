@@ -63,9 +63,9 @@ use std::path::{Path, PathBuf};
 
 use super::{shard_path, shard_prefix, SetError};
 use crate::edit::{replace_atomically, EditError, Replace};
-use gguf_grammar::grammar::align_up;
 use crate::source::{Source, SourceError};
 use gguf_grammar::file_range::{copy_range, holds_copy, RangeError};
+use gguf_grammar::grammar::align_up;
 use gguf_grammar::validate::{self, Profile, Severity};
 use gguf_grammar::write::{GgufBuilder, OwnedKv, OwnedValue};
 use gguf_grammar::{Ctx, Endian, GgmlType, Gguf, OwnedGguf, Value, ValueType};
@@ -393,10 +393,7 @@ fn llama_tensors<'a>(
             let name = t.info.name.as_bytes();
             let refused = |why: &str| SplitError::Refused {
                 path: path.to_path_buf(),
-                reason: format!(
-                    "tensor \"{}\": {why}",
-                    gguf_grammar::escape::terminal(name)
-                ),
+                reason: format!("tensor \"{}\": {why}", gguf_grammar::escape::terminal(name)),
             };
             if t.info.dims.len() > MAX_DIMS {
                 return Err(refused("more than 4 dims"));

@@ -13,9 +13,9 @@
 //! A FIFO with no writer blocks until one opens it, as `cat` does; `/dev/zero` and
 //! `/dev/urandom` end with an error once the bytes fail to be a header.
 //!
-//! Tensor data is read with positioned reads ([`read_exact_at`], [`copy_range`]) rather than
+//! Tensor data is read with positioned reads ([`gguf_grammar::file_range`]) rather than
 //! through a map: a file that another process truncates meanwhile gives a located error
-//! ([`RangeError::Shrank`]), where a memory map would end the process with SIGBUS.
+//! (`RangeError::Shrank`), where a memory map would end the process with SIGBUS.
 //!
 //! Behind the `remote` feature, [`http`] reads a header over HTTP(S) range requests.
 //!
@@ -36,9 +36,9 @@ use std::io::{self, Read, Seek};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 
-use gguf_grammar::OwnedGguf;
 use gguf_grammar::error::ReadError;
 use gguf_grammar::stream::{read_file_header, read_header};
+use gguf_grammar::OwnedGguf;
 
 #[cfg(feature = "remote")]
 pub mod http;
@@ -153,8 +153,8 @@ impl Source {
             inner: &mut self.reader,
             read: 0,
         };
-        let header = read_header((&mut counted).take(MAX_STREAMED_HEADER), None)
-            .map_err(read_error)?;
+        let header =
+            read_header((&mut counted).take(MAX_STREAMED_HEADER), None).map_err(read_error)?;
         let rest = io::copy(&mut counted.inner, &mut io::sink()).map_err(io_err(&self.path))?;
         Ok((header, counted.read + rest))
     }
