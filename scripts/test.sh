@@ -20,6 +20,7 @@ step "the lean library: no feature, each feature alone (build and tests of the l
 for feature in "" mmap write validate data; do
     cargo test -p gguf-grammar --lib --no-default-features ${feature:+--features "$feature"} --quiet
 done
+cargo build -p gguf-grammar --example first_steps --no-default-features --features write
 step "the library's dependencies with default features are the ones the README lists"
 bash scripts/check-lean-tree.sh
 step "SmolLM2-135M (download once, sha256-checked)"

@@ -8,6 +8,8 @@ use crate::grammar::file::{file, File};
 use crate::grammar::header::Header;
 use crate::grammar::kv::Kv;
 use crate::grammar::tensor_info::TensorInfo;
+use crate::ggml_type::GgmlType;
+use crate::grammar::string::GgufStr;
 use crate::grammar::value::Array;
 use crate::grammar::value::Value;
 use crate::grammar::{Endian, Version};
@@ -238,6 +240,65 @@ impl<'a> Gguf<'a> {
             .contains(&at)
             .then(|| (at - start) as u64)
             .filter(|offset| offset + part.len() as u64 <= self.bytes.len() as u64)
+    }
+
+    /// The vocabulary size: the number of `tokenizer.ggml.tokens`, else `{arch}.vocab_size`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = gguf_grammar::OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
+    /// assert_eq!(model.gguf().n_vocab(), Some(8));
+    /// # Ok(()) }
+    /// ```
+    pub fn n_vocab(&self) -> Option<u64> {
+        self.summary().hparams.n_vocab()
+    }
+
+    /// The tokens of `tokenizer.ggml.tokens`, each checked as UTF-8 as it is read.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = gguf_grammar::OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
+    /// let tokens: Vec<&str> = model.gguf().tokens()?.collect::<Result<_, _>>()?;
+    /// assert_eq!(tokens[..3], ["<unk>", "<s>", "</s>"]);
+    /// # Ok(()) }
+    /// ```
+    pub fn tokens(&self) -> Result<crate::elements::Strs<'a>, GetError> {
+        const KEY: &str = "tokenizer.ggml.tokens";
+        let array = self.get_array(KEY)?;
+        array.strs().ok_or_else(|| GetError::WrongType {
+            key: KEY.to_owned(),
+            expected: "an array of strings",
+            found: crate::ValueType::Array,
+        })
+    }
+}
+
+impl<'a> Tensor<'a> {
+    /// The tensor's name, as stored (its `Display` escapes it for a terminal).
+    pub fn name(&self) -> GgufStr<'a> {
+        self.info.name
+    }
+
+    /// Dimensions in file order: `dims()[0]` is ne0, the fastest-varying.
+    pub fn dims(&self) -> &[u64] {
+        &self.info.dims
+    }
+
+    /// The element type (unknown ids are kept).
+    pub fn ggml_type(&self) -> GgmlType {
+        self.info.ggml_type
+    }
+
+    /// Absolute offset of the tensor's data in the file (`None` if it overflows).
+    pub fn offset(&self) -> Option<u64> {
+        self.data_offset
+    }
+
+    /// Size of the tensor's data in bytes (`None` for unknown or removed types, a row
+    /// length that is not a multiple of the block size, or overflow).
+    pub fn n_bytes(&self) -> Option<u64> {
+        self.n_bytes
     }
 }
 

@@ -154,6 +154,9 @@ pub enum WriteError {
     /// [`GgufBuilder::from_header_and_file`]): it shrank, or reading it failed.
     #[error("tensor data: {0}")]
     Source(crate::file_range::RangeError),
+    /// The file written by [`GgufBuilder::write_file`] is not what was meant to be written.
+    #[error("{0}")]
+    Verify(VerifyError),
 }
 
 with_fixed_size_variants!(value_enum! {
@@ -818,6 +821,50 @@ impl<'a> GgufBuilder<'a> {
             + self.source.data.len()
             + layout.added.len() as u64
             + layout.tail)
+    }
+
+    /// Writes the file to a new file at `path`, which must not exist yet, and checks what was
+    /// written as [`verify_file`](GgufBuilder::verify_file) does; returns the bytes written.
+    /// Kept tensor data is copied from its source through a bounded buffer, so memory stays
+    /// the size of the header whatever the model's size (unlike [`build`](GgufBuilder::build),
+    /// which holds the whole file). A file that fails to be written or checked is removed.
+    /// Replacing an existing file safely (a temporary file beside it, checked, then renamed)
+    /// is `gguf_tools::edit::write_atomically`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use gguf_grammar::{write::GgufBuilder, OwnedGguf};
+    ///
+    /// let model = OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
+    /// let mut builder = GgufBuilder::from_gguf(model.gguf());
+    /// builder.set("general.name", "renamed");
+    /// let path = std::env::temp_dir().join(format!("write-file-{}.gguf", std::process::id()));
+    /// let written = builder.write_file(&path)?;
+    /// assert_eq!(written, std::fs::metadata(&path)?.len());
+    /// assert!(builder.write_file(&path).is_err()); // never over an existing file
+    /// assert_eq!(OwnedGguf::open(&path)?.gguf().name()?, "renamed");
+    /// std::fs::remove_file(&path)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn write_file(&self, path: impl AsRef<std::path::Path>) -> Result<u64, WriteError> {
+        let path = path.as_ref();
+        let file = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        let written = (|| {
+            let mut out = std::io::BufWriter::new(&file);
+            let n = self.write_to(&mut out)?;
+            out.flush()?;
+            drop(out);
+            self.verify_file(&file).map_err(WriteError::Verify)?;
+            Ok(n)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(path);
+        }
+        written
     }
 
     /// Checks that `written` (the bytes [`write_to`](GgufBuilder::write_to) produced, read
