@@ -19,7 +19,11 @@ fn main() -> Result<(), Box<dyn Error>> {
         eprintln!("usage: first_steps MODEL.gguf EDITED.gguf");
         std::process::exit(2);
     };
-    run(Path::new(model), Path::new(edited), &mut std::io::stdout().lock())
+    run(
+        Path::new(model),
+        Path::new(edited),
+        &mut std::io::stdout().lock(),
+    )
 }
 
 /// Prints what the model at `path` is and writes a copy named "first steps" to `edited`.

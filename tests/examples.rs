@@ -5,11 +5,11 @@
 mod common;
 
 #[allow(dead_code)]
-#[path = "../examples/first_steps.rs"]
-mod first_steps;
-#[allow(dead_code)]
 #[path = "../examples/edit_key.rs"]
 mod edit_key;
+#[allow(dead_code)]
+#[path = "../examples/first_steps.rs"]
+mod first_steps;
 #[allow(dead_code)]
 #[path = "../examples/summary.rs"]
 mod summary;
@@ -164,11 +164,23 @@ fn first_steps_reads_lists_and_writes_a_checked_copy() {
     let dest = dir.join("edited.gguf");
     let text = output(|out| first_steps::run(&source, &dest, out));
     // Tokens, types, dims and offsets as gguf-py 0.19.0's GGUFReader reads this file.
-    assert!(text.starts_with("architecture: llama\nvocabulary: 8 tokens\n  token 0: \"<unk>\"\n  token 1: \"<s>\"\n"), "{text}");
-    assert!(text.contains("  tensor output_norm.weight: f32 [32] at byte 2464\n"), "{text}");
+    assert!(
+        text.starts_with(
+            "architecture: llama\nvocabulary: 8 tokens\n  token 0: \"<unk>\"\n  token 1: \"<s>\"\n"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("  tensor output_norm.weight: f32 [32] at byte 2464\n"),
+        "{text}"
+    );
     let edited = std::fs::read(&dest).unwrap();
     assert_eq!(Gguf::parse(&edited).unwrap().name(), Ok("first steps"));
-    assert!(text.ends_with(&format!("wrote {} bytes to {}\n", edited.len(), dest.display())));
+    assert!(text.ends_with(&format!(
+        "wrote {} bytes to {}\n",
+        edited.len(),
+        dest.display()
+    )));
     // A second run refuses to write over the copy.
     let mut out = Vec::new();
     assert!(first_steps::run(&source, &dest, &mut out).is_err());
