@@ -204,7 +204,8 @@ fn snapshot_check_reads_no_link_or_special_file() {
     fs::create_dir(&snaps).unwrap();
     fs::write(dir.join("secret"), "CI_TOKEN=hunter2\n").unwrap();
     let secret = dir.join("secret");
-    let cases: [(&str, &dyn Fn(&Path)); 5] = [
+    type Make<'a> = &'a dyn Fn(&Path);
+    let cases: [(&str, Make); 5] = [
         ("linked", &|p| {
             std::os::unix::fs::symlink(&secret, p).unwrap()
         }),
