@@ -1,5 +1,6 @@
 //! `gguf check`: diagnostics under a reader's or the specification's rules.
 
+use std::collections::HashSet;
 use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -93,11 +94,13 @@ struct Checked {
 /// Each file, or for a shard every shard of its set, with the set's findings about it.
 fn with_shards(files: Vec<PathBuf>) -> Vec<Checked> {
     let mut expanded: Vec<Checked> = Vec::new();
+    let mut listed: HashSet<PathBuf> = HashSet::new();
     for path in files {
         let set = match shard_name(&path).and_then(|_| GgufSet::open(&path).ok()) {
             Some(set) if set.is_sharded() => set,
             // A single file, or one that cannot be read (reported when checked).
             _ => {
+                listed.insert(path.clone());
                 expanded.push(Checked {
                     path,
                     set_findings: None,
@@ -116,7 +119,9 @@ fn with_shards(files: Vec<PathBuf>) -> Vec<Checked> {
             found[shard].push(d);
         }
         for (shard, found) in set.shards.into_iter().zip(found) {
-            if !expanded.iter().any(|c| c.path == shard.path) {
+            // A missing shard past the set's cap on findings has nothing to say.
+            let silent = shard.file.is_err() && found.is_empty();
+            if !silent && listed.insert(shard.path.clone()) {
                 expanded.push(Checked {
                     path: shard.path,
                     set_findings: Some(found),

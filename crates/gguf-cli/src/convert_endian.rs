@@ -52,6 +52,11 @@ enum Order {
 const CHUNK: usize = 1 << 20;
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    if args.output.as_deref() == Some(Path::new("-")) {
+        return Err(Failure::Unreadable(
+            "-o -: convert-endian reads back the file it writes, which standard output cannot be; give a file name".into(),
+        ));
+    }
     let target = match args.order {
         Order::Little => Endian::Little,
         Order::Big => Endian::Big,

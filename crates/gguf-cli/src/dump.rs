@@ -128,12 +128,12 @@ fn dump_remote_set(url: &str, verbose: bool, summary: bool) -> Result<(), Failur
     let Some((prefix, _, count)) = shard_name(Path::new(url)) else {
         return Err(Failure::Unreadable(format!("{url}: not a shard")));
     };
-    let paths: Vec<PathBuf> = (0..count)
-        .map(|no| shard_path(&prefix, no, count))
-        .collect();
-    let mut headers = Vec::with_capacity(paths.len());
-    for path in &paths {
+    // Grown as the shards are fetched, never reserved by the count the name claims.
+    let (mut paths, mut headers) = (Vec::new(), Vec::new());
+    for no in 0..count {
+        let path = shard_path(&prefix, no, count);
         headers.push(remote::fetch_header(&path.to_string_lossy(), verbose)?);
+        paths.push(path);
     }
     let shards = headers
         .iter()

@@ -154,6 +154,14 @@ impl Failure {
 
 /// A path from the command line as it is shown in messages: control and bidi characters
 /// escaped, like all text that did not come from us.
+/// The refusal of an output that is the input file (exit 2).
+fn onto_input(output: &std::path::Path) -> Failure {
+    Failure::Unreadable(format!(
+        "{}: is the input file; refusing to overwrite it",
+        shown(output)
+    ))
+}
+
 fn shown(path: &std::path::Path) -> String {
     use std::os::unix::ffi::OsStrExt;
     gguf_grammar::escape::terminal(path.as_os_str().as_bytes()).into_owned()

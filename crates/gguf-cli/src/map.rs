@@ -24,8 +24,8 @@ pub struct Args {
     /// row starts with `"file": PATH`, the shard it belongs to.
     #[arg(long)]
     json: bool,
-    /// Write a self-contained HTML page (tree, hex pane, search) to this file instead. For a
-    /// shard the page maps that file alone.
+    /// Write a self-contained HTML page (tree, hex pane, search) to this file instead (`-`:
+    /// standard output). For a shard the page maps that file alone.
     #[arg(long, value_name = "OUT.html", conflicts_with_all = ["json", "from", "to", "path"])]
     html: Option<PathBuf>,
     /// Only constructs ending after this offset (decimal or 0x hex; in a set, within each
@@ -63,13 +63,7 @@ fn offset(text: &str) -> Result<u64, String> {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let url = args.file.to_str().filter(|f| is_remote(f));
-    let set = shard_name(&args.file)
-        .filter(|_| !args.shard_only)
-        .map(|(prefix, _, count)| {
-            (0..count)
-                .map(|no| shard_path(&prefix, no, count))
-                .collect::<Vec<_>>()
-        });
+    let set = shard_name(&args.file).filter(|_| !args.shard_only);
     if let Some(out_path) = &args.html {
         if set.is_some() {
             eprintln!(
@@ -101,7 +95,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let colour = stdout.is_terminal() && !no_color;
     let mut out = BufWriter::new(stdout.lock());
-    let Some(shards) = set else {
+    let Some((prefix, _, count)) = set else {
         let (head, file_size) = header(&args.file, url.is_some(), args.verbose)?;
         let gguf = head.gguf();
         let written = if args.json {
@@ -114,10 +108,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
     eprintln!(
         "note: {} is a shard of {} files: mapping the whole set (--shard-only maps this file alone)",
         crate::shown(&args.file),
-        shards.len()
+        count
     );
-    // One shard's header in memory at a time.
-    for (no, shard) in shards.iter().enumerate() {
+    // One shard's header in memory at a time; paths made as they are read.
+    for no in 0..count {
+        let shard = &shard_path(&prefix, no, count);
         let (head, file_size) = header(shard, url.is_some(), args.verbose)?;
         let gguf = head.gguf();
         let written = if args.json {
@@ -129,7 +124,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 "== {} (shard {} of {}, {file_size} bytes) ==",
                 crate::shown(shard),
                 no + 1,
-                shards.len()
+                count
             )
             .and_then(|()| map::write_text(gguf, file_size, &filter, colour, &mut out))
         };
@@ -162,17 +157,16 @@ fn finish(written: io::Result<()>) -> Result<(), Failure> {
 }
 
 /// Writes the page safely ([`crate::atomic::write`]: beside its destination, then renamed
-/// into place, following a link to its target); refuses to overwrite the input.
+/// into place, following a link to its target), or to standard output for `-`; refuses to
+/// overwrite the input.
 fn write_page(input: &Path, out: &Path, page: &[u8]) -> Result<(), Failure> {
+    if out.as_os_str() == "-" {
+        let mut stdout = io::stdout().lock();
+        return finish(stdout.write_all(page).and_then(|()| stdout.flush()));
+    }
     let shown = crate::shown(out);
-    let same = std::fs::canonicalize(input)
-        .ok()
-        .zip(std::fs::canonicalize(out).ok())
-        .is_some_and(|(i, o)| i == o);
-    if same {
-        return Err(Failure::Unreadable(format!(
-            "{shown}: is the input file; refusing to overwrite it"
-        )));
+    if gguf_tools::same_file::same_file(input, out) {
+        return Err(crate::onto_input(out));
     }
     crate::atomic::write(out, page).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))
 }

@@ -31,7 +31,7 @@ pub struct Args {
     /// Apply this rule; the result goes to OUT (or to stdout when it is not a terminal).
     #[arg(long, value_name = "RULE", value_parser = PossibleValuesParser::new(RULES.iter().map(|r| r.name)))]
     rule: Option<String>,
-    /// Where --rule writes the mutated file.
+    /// Where --rule writes the mutated file (`-`: standard output).
     #[arg(short, long, value_name = "OUT", requires = "rule")]
     output: Option<PathBuf>,
     /// Write one file per applicable rule into OUTDIR (FILE's name with `.RULE.gguf`) and
@@ -48,6 +48,12 @@ fn shown(path: &Path) -> String {
 }
 
 pub fn run(args: Args) -> ExitCode {
+    if let (Some(file), Some(output)) = (&args.file, &args.output) {
+        if output.as_os_str() != "-" && gguf_tools::same_file::same_file(file, output) {
+            eprintln!("gguf: {}", crate::onto_input(output).message());
+            return ExitCode::from(2);
+        }
+    }
     let bytes = match &args.file {
         Some(path) => match fs::read(path) {
             Ok(bytes) => Some(bytes),
@@ -61,7 +67,11 @@ pub fn run(args: Args) -> ExitCode {
     let result = match (&bytes, &args.rule, &args.all) {
         (None, _, _) => list_rules(),
         (Some(bytes), _, _) if args.list => list_applicable(bytes),
-        (Some(bytes), Some(rule), _) => one(bytes, rule, args.output.as_deref()),
+        (Some(bytes), Some(rule), _) => {
+            // `-o -` is standard output.
+            let output = args.output.as_deref().filter(|o| o.as_os_str() != "-");
+            one(bytes, rule, output)
+        }
         (Some(bytes), None, Some(dir)) => {
             all(bytes, args.file.as_deref().unwrap_or(Path::new("")), dir)
         }

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::fs;
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -142,9 +142,9 @@ fn check(path: &Path, dir: &Path, update: bool, out: &mut impl Write) -> Outcome
         Err(outcome) => return outcome,
     };
     let snap = dir.join(format!("{}.snap", name(path)));
-    let stored = match fs::read_to_string(&snap) {
-        Ok(stored) => Some(stored),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+    let limit = STORED_LIMIT.max(2 * text.len() as u64);
+    let stored = match read_stored(&snap, limit) {
+        Ok(stored) => stored,
         Err(e) => {
             eprintln!("gguf: {}: {e}", shown(&snap));
             return Outcome::Unreadable;
@@ -179,15 +179,97 @@ fn check(path: &Path, dir: &Path, update: bool, out: &mut impl Write) -> Outcome
         ),
         Some(stored) => {
             eprintln!("gguf: {}: differs from {}", shown(path), shown(&snap));
-            let diff = similar::TextDiff::from_lines(body(&stored), text.as_str());
-            let _ = write!(
-                out,
-                "{}",
-                diff.unified_diff()
-                    .header(&shown(&snap), &shown(path))
-                    .context_radius(2)
-            );
+            let _ = write_diff(body(&stored), &text, (&shown(&snap), &shown(path)), out);
         }
     }
     Outcome::Changed
+}
+
+/// The largest stored snapshot read (or twice the file's own snapshot, when larger).
+const STORED_LIMIT: u64 = 64 << 20;
+
+/// The snapshot stored at `snap`, `None` when there is none. Only a regular file is read,
+/// never through a link, a FIFO or a device (in CI a pull request controls the folder), and
+/// at most `limit` bytes of it.
+fn read_stored(snap: &Path, limit: u64) -> Result<Option<String>, String> {
+    use rustix::fs::{Mode, OFlags};
+    let meta = match fs::symlink_metadata(snap) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e.to_string()),
+    };
+    let not_regular = "is not a regular file; refusing to read it as a snapshot";
+    if meta.file_type().is_symlink() {
+        return Err("is a symbolic link; refusing to read a snapshot through it".into());
+    }
+    if !meta.is_file() {
+        return Err(not_regular.into());
+    }
+    // No link followed and no wait on a FIFO put in its place since.
+    let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+    let file = fs::File::from(
+        rustix::fs::open(snap, flags, Mode::empty()).map_err(|e| io::Error::from(e).to_string())?,
+    );
+    if !file.metadata().map_err(|e| e.to_string())?.is_file() {
+        return Err(not_regular.into());
+    }
+    let mut bytes = Vec::new();
+    file.take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| e.to_string())?;
+    if bytes.len() as u64 > limit {
+        return Err(format!(
+            "larger than {limit} bytes; refusing to read it as a snapshot"
+        ));
+    }
+    String::from_utf8(bytes).map(Some).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        format!("not UTF-8 (byte {at}); not a snapshot")
+    })
+}
+
+/// The unified diff of `stored` and `text` (2 lines of context), the stored lines escaped
+/// for the terminal as the file's side already is: only they can hold raw controls, as the
+/// lines both sides share are the file's.
+fn write_diff(
+    stored: &str,
+    text: &str,
+    (stored_name, text_name): (&str, &str),
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let diff = similar::TextDiff::from_lines(stored, text);
+    let mut header = Some((stored_name, text_name));
+    for hunk in diff.unified_diff().context_radius(2).iter_hunks() {
+        if let Some((old, new)) = header.take() {
+            writeln!(out, "--- {old}\n+++ {new}")?;
+        }
+        writeln!(out, "{}", hunk.header())?;
+        for change in hunk.iter_changes() {
+            let line = change.value();
+            let (line, newline) = match line.strip_suffix('\n') {
+                Some(line) => (line, true),
+                None => (line, false),
+            };
+            match change.tag() {
+                similar::ChangeTag::Delete => write!(out, "-{}", stored_line(line))?,
+                tag => write!(out, "{tag}{line}")?,
+            }
+            if newline {
+                writeln!(out)?;
+            } else {
+                writeln!(out, "\n\\ No newline at end of file")?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A stored line with what the terminal would obey escaped; its backslashes are kept, as the
+/// stored text is already in the escaped form the file's side is rendered in.
+fn stored_line(line: &str) -> String {
+    let parts: Vec<_> = line
+        .split('\\')
+        .map(|part| terminal(part.as_bytes()))
+        .collect();
+    parts.join("\\")
 }

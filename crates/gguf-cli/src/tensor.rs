@@ -44,7 +44,7 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
-    /// Write to this file instead of standard output.
+    /// Write to this file instead of standard output (`-`: standard output).
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
 }
@@ -207,8 +207,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         Ok(())
     };
-    let written = match &args.output {
+    // `-o -` is standard output.
+    let output = args.output.as_ref().filter(|dest| dest.as_os_str() != "-");
+    let written = match output {
         Some(dest) => {
+            if gguf_tools::same_file::same_file(&args.file, dest) {
+                return Err(crate::onto_input(dest));
+            }
             let dest = std::fs::canonicalize(dest).unwrap_or_else(|_| dest.clone());
             replace_atomically(
                 &dest,

@@ -14,6 +14,7 @@ pub mod fixtures;
 pub mod hash;
 pub mod mutate;
 pub mod render;
+pub mod same_file;
 pub mod set;
 pub mod snapshot;
 pub mod source;

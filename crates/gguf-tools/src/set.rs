@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 use gguf_grammar::error::ReadError;
 use gguf_grammar::summary;
-use gguf_grammar::validate::{At, Diagnostic, Diagnostics, Severity};
+use gguf_grammar::validate::{At, Diagnostic, Diagnostics, Severity, MAX_PER_KIND};
 use gguf_grammar::{Gguf, OwnedGguf, Tensor, Value};
 
 pub mod split;
@@ -177,17 +177,17 @@ impl GgufSet {
             });
         };
         let mut given = Some(file);
-        let shards = (0..count)
-            .map(|i| {
-                let path = shard_path(&prefix, i, count);
-                let given = if i == no { given.take() } else { None };
-                let file = match given {
-                    Some(file) => Ok(file),
-                    None => ShardFile::open(&path),
-                };
-                Shard { path, file }
-            })
-            .collect();
+        // Grown shard by shard, never reserved by the count the name claims.
+        let mut shards = Vec::new();
+        for i in 0..count {
+            let path = shard_path(&prefix, i, count);
+            let given = if i == no { given.take() } else { None };
+            let file = match given {
+                Some(file) => Ok(file),
+                None => ShardFile::open(&path),
+            };
+            shards.push(Shard { path, file });
+        }
         Ok(GgufSet {
             prefix: Some(prefix),
             shards,
@@ -240,10 +240,18 @@ impl GgufSet {
             .flatten()
             .map(|g| g.tensors.len() as u64)
             .sum();
+        let any_missing = parsed.iter().any(Option::is_none);
+        // Shards missing or not GGUF, counted over the whole set: the first
+        // [`MAX_PER_KIND`] are reported each, the rest as one "and N more" on the first shard.
+        let mut missing = 0u64;
         let mut first_seen: HashMap<&[u8], usize> = HashMap::new();
         for (i, (shard, gguf)) in self.shards.iter().zip(&parsed).enumerate() {
             let mut diagnostics = Diagnostics::default();
             let Some(gguf) = gguf else {
+                missing += 1;
+                if missing > MAX_PER_KIND {
+                    continue;
+                }
                 let why = match &shard.file {
                     Err(e) => format!("shard {} of {count} cannot be read: {e}", i + 1),
                     Ok(_) => format!("shard {} of {count} is not GGUF", i + 1),
@@ -279,7 +287,7 @@ impl GgufSet {
             ];
             for (name, wanted, code, what) in expect {
                 // With a shard missing, the tensors found say nothing about the count.
-                if code == "set-tensors-count" && parsed.iter().any(Option::is_none) {
+                if code == "set-tensors-count" && any_missing {
                     continue;
                 }
                 match key(name) {
@@ -334,6 +342,19 @@ impl GgufSet {
                 }
             }
             found.extend(diagnostics.finish().into_iter().map(|d| (i, d)));
+        }
+        if missing > MAX_PER_KIND {
+            let mut diagnostics = Diagnostics::default();
+            diagnostics.report(
+                "set-missing-shard",
+                Severity::Error,
+                At::default(),
+                format!(
+                    "and {} more shards of {count} missing or not GGUF",
+                    missing - MAX_PER_KIND
+                ),
+            );
+            found.extend(diagnostics.finish().into_iter().map(|d| (0, d)));
         }
         found
     }
@@ -410,7 +431,8 @@ pub fn shard_prefix(path: &Path, no: usize, count: usize) -> Option<PathBuf> {
 }
 
 /// `(prefix, no from 0, count)` when `path` is named `PREFIX-0000K-of-0000N.gguf` with
-/// 1 <= K <= N (at least five digits each, as `gguf-split` writes them).
+/// 1 <= K <= N <= 65535 (at least five digits each, as `gguf-split` writes them; N beyond
+/// `split.count`'s u16 is no shard set, so a name never sets an unbounded count).
 pub fn shard_name(path: &Path) -> Option<(PathBuf, usize, usize)> {
     // Only the ASCII tail is read here; a non-UTF-8 prefix is kept as is by `shard_prefix`.
     let name = path.file_name()?.to_string_lossy();
@@ -422,7 +444,7 @@ pub fn shard_name(path: &Path) -> Option<(PathBuf, usize, usize)> {
         return None;
     }
     let (no, count): (usize, usize) = (no.parse().ok()?, count.parse().ok()?);
-    if no == 0 || no > count {
+    if no == 0 || no > count || count > usize::from(u16::MAX) {
         return None;
     }
     let prefix = shard_prefix(path, no - 1, count)?;

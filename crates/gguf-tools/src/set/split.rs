@@ -132,6 +132,12 @@ pub enum SplitError {
         /// The shards the limit would make.
         count: usize,
     },
+    /// An output would be written over the input (the same file, by identity).
+    #[error("{}: is the input file; refusing to overwrite it", path.display())]
+    OntoInput {
+        /// The output.
+        path: PathBuf,
+    },
     /// The merge output exists (a merge never overwrites, as `llama-gguf-split`).
     #[error("{}: already exists", path.display())]
     OutputExists {
@@ -163,6 +169,13 @@ pub fn split(
         reason: format!("{} tensors: split.tensors.count is an i32", parts.len()),
     })?;
 
+    // Refused before any shard is written: a shard's name may be the input's own.
+    if let Some(path) = (0..count)
+        .map(|no| shard_path(prefix, no, count))
+        .find(|dest| crate::same_file::same_file(input, dest))
+    {
+        return Err(SplitError::OntoInput { path });
+    }
     let mut written = Vec::with_capacity(count);
     for (no, range) in plan.into_iter().enumerate() {
         let mut shard_kvs = if no == 0 { kvs.clone() } else { Vec::new() };
