@@ -1,47 +1,72 @@
 //! The compute buffer: an estimate of what `ggml_backend_sched_reserve` allocates for the
-//! worst-case graph `llama_context` reserves (a full ubatch of `min(n_ctx, n_ubatch)` tokens,
+//! worst-case graph `llama_context` reserves (a ubatch of `T = min(n_ctx, n_ubatch)` tokens,
 //! every token an output, attention over the whole cache).
 //!
 //! ggml-alloc (ggml-alloc.c) gives each graph node memory when it is computed and frees it
-//! once its last consumer ran, so the buffer is the peak of the tensors alive at once. This
-//! module models that peak for the decoder graph of llama-style architectures (llama-graph.cpp:
-//! `build_attn_mha`, `build_ffn`, the output head) from the shapes; see [`estimate`] for the
-//! terms and the `check-fit.sh` table for the error per case.
+//! after its last consumer, so the buffer is the high-water mark of the tensors alive at
+//! once (plus fragmentation, which is not modelled). The model is the largest of three
+//! phases of the llama-style decoder graph (llama-graph.cpp), in f32 unless said, fitted to
+//! llama.cpp's reported sizes on tiny models that vary one dimension at a time:
+//!
+//! - attention: the KQ mask `[n_kv, pad(T/n_stream, 64), n_stream]` of every cache (base and
+//!   sliding-window) and, with flash attention, its f16 copy; without flash attention
+//!   `KQ = [n_kv, T, n_head]` (the softmax runs in place) and `T·(4·n_embd + 2·n_embd_k_gqa + 5)`
+//!   of activations; with flash attention `T·(4·n_embd + 7)`;
+//! - feed-forward: the mask (f32, or its f16 copy with flash attention) and
+//!   `T·(3·n_ff + 3·n_embd + 5)` (gate, up and their product);
+//! - output head: the logits `T·n_vocab` and `T·2·n_embd` (the mask is no longer counted:
+//!   ggml-alloc has freed or reused it by then);
+//! - recurrent layers (mamba-style): `T·6·d_inner` in place of attention (fitted on one tiny
+//!   model only).
+//!
+//! The test table (`scripts/check-fit.sh`) gives the error per case.
 
-use crate::{Buffer, Device, Estimate, Params};
+use crate::{Buffer, Device, Estimate, MemoryKind, Params};
 
-/// The compute buffer of the CPU backend (the only one llama.cpp reserves memory on when
-/// nothing is offloaded; with offload the same graph is split across devices, which this
-/// estimate does not model: it is reported on the CPU).
+/// The compute buffer of the CPU backend. With layers offloaded llama.cpp splits the graph
+/// across devices; this estimate does not model the split and reports the whole on the CPU.
 pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
     let hp = &e.hparams;
-    let t = u64::from(e.n_ctx.min(e.n_ubatch)); // n_tokens of the reserved ubatch
-    let n_kv = e
+    let t = u64::from(e.n_ctx.min(e.n_ubatch));
+    let f32 = 4u64;
+    let kv: Vec<_> = e
         .caches
         .iter()
-        .filter(|c| c.kind == "kv" && !c.swa)
-        .map(|c| u64::from(c.cells))
-        .max()
-        .or_else(|| {
-            e.caches
-                .iter()
-                .filter(|c| c.kind == "kv")
-                .map(|c| u64::from(c.cells))
-                .max()
-        })
-        .unwrap_or(0);
-    let n_head = u64::from(hp.n_head.iter().copied().max().unwrap_or(0));
+        .filter(|c| c.kind == "kv" && !c.layers.is_empty())
+        .collect();
+    let mut mask = 0;
+    for c in &kv {
+        let ns = u64::from(c.n_stream);
+        let per = t.div_ceil(ns).div_ceil(64) * 64;
+        mask += f32 * u64::from(c.cells) * per * ns;
+    }
+    // With flash attention the f32 mask is cast to f16 for the kernel.
+    let mask_f16 = if params.flash_attn { mask / 2 } else { 0 };
+    let n_kv = kv.iter().map(|c| u64::from(c.cells)).max().unwrap_or(0);
     let n_embd = u64::from(hp.n_embd);
-    let f32 = 4u64;
-    // The output head: the logits of every token and the normalised hidden state before it.
-    let output = f32 * t * (hp.n_vocab + n_embd);
-    // Attention without flash attention: KQ and its softmax, both [n_kv, n_tokens, n_head].
-    let attention = if params.flash_attn {
-        f32 * t * n_head * u64::from(hp.n_embd_head_v.max(hp.n_embd_head_k)) * 2
+    let n_head = u64::from(hp.n_head.iter().copied().max().unwrap_or(0));
+    let n_embd_kv = (0..hp.n_layer as usize)
+        .map(|il| hp.n_embd_k_gqa(il))
+        .max()
+        .unwrap_or(0);
+    let n_ff = u64::from(hp.n_ff.iter().copied().max().unwrap_or(0));
+    let attention = if kv.is_empty() {
+        0
+    } else if params.flash_attn {
+        f32 * t * (4 * n_embd + 7)
     } else {
-        2 * f32 * n_kv * t * n_head
+        f32 * n_kv * t * n_head + f32 * t * (4 * n_embd + 2 * n_embd_kv + 5)
     };
-    let bytes = output.max(attention);
+    let recurrent = if e.hparams.memory == MemoryKind::Kv || e.hparams.memory == MemoryKind::None {
+        0
+    } else {
+        f32 * t * 6 * u64::from(hp.ssm_d_inner.max(hp.n_embd))
+    };
+    let ffn = f32 * t * (3 * n_ff + 3 * n_embd + 5);
+    let output = f32 * t * (hp.n_vocab + 2 * n_embd);
+    let bytes = (mask + mask_f16 + attention.max(recurrent))
+        .max(if params.flash_attn { mask_f16 } else { mask } + ffn)
+        .max(output);
     vec![Buffer {
         name: "CPU".into(),
         device: Device::Cpu,

@@ -170,13 +170,13 @@ impl Hparams {
         let n_ff = key_or_arr(gguf, &k("feed_forward_length"), n_layer)?
             .unwrap_or_else(|| vec![0; n_layer as usize]);
         let head0 = n_head.first().copied().unwrap_or(0);
-        let (n_embd_head_k, n_embd_head_v) = if head0 > 0 {
-            (
-                opt_u32(gguf, &k("attention.key_length"))?.unwrap_or(n_embd / head0),
-                opt_u32(gguf, &k("attention.value_length"))?.unwrap_or(n_embd / head0),
-            )
-        } else {
-            (0, 0)
+        // Models without attention heads have no per-head lengths.
+        let (n_embd_head_k, n_embd_head_v) = match n_embd.checked_div(head0) {
+            Some(head) => (
+                opt_u32(gguf, &k("attention.key_length"))?.unwrap_or(head),
+                opt_u32(gguf, &k("attention.value_length"))?.unwrap_or(head),
+            ),
+            None => (0, 0),
         };
         let memory = match arch.as_str() {
             "bert" | "jina-bert-v2" | "nomic-bert" | "nomic-bert-moe" | "neo-bert"

@@ -10,7 +10,7 @@ pub struct Tiny {
     pub bytes: Vec<u8>,
 }
 
-struct Spec {
+pub struct Spec {
     arch: &'static str,
     kvs: Vec<(String, OwnedValue)>,
     tensors: Vec<(String, Vec<u64>, GgmlType)>,
@@ -65,7 +65,7 @@ impl Spec {
         self
     }
 
-    fn build(&self) -> Vec<u8> {
+    pub fn build(&self) -> Vec<u8> {
         let data: Vec<Vec<u8>> = self
             .tensors
             .iter()
@@ -88,7 +88,7 @@ fn u32s(values: &[u32]) -> OwnedValue {
 
 /// A llama block set: `n_layer` blocks of `n_head` heads (`n_head_kv` KV heads) of `head` each.
 #[allow(clippy::too_many_arguments)]
-fn llama_like(
+pub fn llama_like(
     arch: &'static str,
     n_vocab: u32,
     n_embd: u64,

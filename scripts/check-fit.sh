@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# crates/gguf-fit's estimate against llama.cpp itself: builds scripts/llama/fit_probe.cpp
+# (scripts/build-fit-probe.sh, on the cached llama.cpp build) and runs the comparison test
+# (crates/gguf-fit/tests/llama.rs) over the tiny models it writes, SmolLM2 and the corpus,
+# at several context sizes, batch sizes, KV cache types, flash attention on and off. It
+# prints the table of cases and fails on any difference in the weights, KV/recurrent caches,
+# output buffer or n_ctx, or a compute buffer outside the stated bound.
+#
+# Usage: scripts/check-fit.sh [--help]   (GGUF_SMOLLM2: the SmolLM2 file, else fetched)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    exit 0
+fi
+
+probe="$(bash scripts/build-fit-probe.sh)"
+smollm2="${GGUF_SMOLLM2:-$(bash scripts/fetch-models.sh)}"
+models="$smollm2"
+for f in "$PWD"/tests/corpus/*.gguf; do
+    models="$models:$f"
+done
+FIT_PROBE="$probe" GGUF_FIT_MODELS="$models" \
+    cargo test --manifest-path crates/gguf-fit/Cargo.toml --test llama -- --ignored --nocapture
