@@ -16,8 +16,8 @@
 //!   `T·(3·n_ff + 3·n_embd + 5)` (gate, up and their product);
 //! - output head: the logits `T·n_vocab` and `T·2·n_embd` (the mask is no longer counted:
 //!   ggml-alloc has freed or reused it by then);
-//! - recurrent layers (mamba-style): `T·6·d_inner` in place of attention (fitted on one tiny
-//!   model only).
+//! - recurrent layers (mamba-style), in place of attention: `T·(6·d_inner + 2)` and, per
+//!   sequence, the `s` state and twice the `r` state (fitted on one tiny mamba only).
 //!
 //! The test table (`scripts/check-fit.sh`) gives the error per case.
 
@@ -60,7 +60,13 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
     let recurrent = if e.hparams.memory == MemoryKind::Kv || e.hparams.memory == MemoryKind::None {
         0
     } else {
-        f32 * t * 6 * u64::from(hp.ssm_d_inner.max(hp.n_embd))
+        let n_seqs = if params.kv_unified {
+            1
+        } else {
+            u64::from(params.n_parallel.max(1))
+        };
+        f32 * t * (6 * u64::from(hp.ssm_d_inner.max(hp.n_embd)) + 2)
+            + f32 * n_seqs * (hp.n_embd_s() + 2 * hp.n_embd_r())
     };
     let ffn = f32 * t * (3 * n_ff + 3 * n_embd + 5);
     let output = f32 * t * (hp.n_vocab + 2 * n_embd);

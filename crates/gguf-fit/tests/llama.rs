@@ -85,6 +85,14 @@ fn cases() -> Vec<Params> {
     vec![
         Params { n_ctx: 512, ..d() },
         d(),
+        // The model's training context; a batch under GGML_KQ_MASK_PAD (raised to 64).
+        Params { n_ctx: 0, ..d() },
+        Params {
+            n_ctx: 256,
+            n_batch: 32,
+            n_ubatch: 16,
+            ..d()
+        },
         Params {
             n_ctx: 1000,
             flash_attn: true,
