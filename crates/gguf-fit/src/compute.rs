@@ -57,6 +57,14 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
     } else {
         f32 * n_kv * t * n_head + f32 * t * (4 * n_embd + 2 * n_embd_kv + 5)
     };
+    // MLA attends in the compressed space: the absorbed queries `[n_embd_head_k, n_head, T]`
+    // and their permuted copy.
+    let mla = if hp.n_embd_head_k_mla > 0 && !kv.is_empty() {
+        2 * f32 * t * n_head * u64::from(hp.n_embd_head_k)
+    } else {
+        0
+    };
+    let attention = attention + mla;
     let recurrent = if e.hparams.memory == MemoryKind::Kv || e.hparams.memory == MemoryKind::None {
         0
     } else {

@@ -84,6 +84,9 @@ pub struct Hparams {
     pub n_expert_used: u32,
     /// Feed-forward length per layer (`{arch}.feed_forward_length`).
     pub n_ff: Vec<u32>,
+    /// `{arch}.attention.key_length_mla`: a head's key length after decompression (deepseek2
+    /// with MLA; 0 otherwise).
+    pub n_embd_head_k_mla: u32,
 }
 
 fn arch_key(arch: &str, key: &str) -> String {
@@ -268,6 +271,7 @@ impl Hparams {
             n_expert: opt_u32(gguf, &k("expert_count"))?.unwrap_or(0),
             n_expert_used: opt_u32(gguf, &k("expert_used_count"))?.unwrap_or(0),
             n_ff,
+            n_embd_head_k_mla: opt_u32(gguf, &k("attention.key_length_mla"))?.unwrap_or(0),
             arch,
         })
     }

@@ -439,9 +439,9 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     }
     // Tied embeddings: without `output.weight`, decoders create the output from token_embd
     // with TENSOR_DUPLICATED, as an output-layer matmul weight.
-    if let (false, Some((placed, dims)), false) =
-        (has_output, &token_embd, hp.memory == MemoryKind::None)
-    {
+    // (lfm2 multiplies by token_embd itself, without a duplicate.)
+    let duplicates = hp.memory != MemoryKind::None && hp.arch != "lfm2";
+    if let (false, Some((placed, dims)), true) = (has_output, &token_embd, duplicates) {
         let buft = buft_for(device_of(Layer::Output), "output.weight", placed, dims);
         ctxs.entry(buft)
             .or_default()

@@ -278,5 +278,108 @@ pub fn all() -> Vec<Tiny> {
             bytes: s.build(),
         });
     }
+    // deepseek2 with MLA (as converted with key_length_mla): one KV head holding the
+    // compressed latent (kv_lora_rank 32) and the RoPE part (16) as K, the latent as V.
+    {
+        let mut s = Spec::new("deepseek2", 128);
+        let (n_embd, n_head, rope, nope, v_mla, kv_lora, q_lora) =
+            (64u64, 4u64, 16u64, 16u64, 32u64, 32u64, 32u64);
+        s.kv("context_length", 4096u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 2u32)
+            .kv("feed_forward_length", 128u32)
+            .kv("leading_dense_block_count", 2u32)
+            .kv("attention.head_count", n_head as u32)
+            .kv("attention.head_count_kv", 1u32)
+            .kv("attention.key_length", (kv_lora + rope) as u32)
+            .kv("attention.value_length", kv_lora as u32)
+            .kv("attention.key_length_mla", (nope + rope) as u32)
+            .kv("attention.value_length_mla", v_mla as u32)
+            .kv("attention.q_lora_rank", q_lora as u32)
+            .kv("attention.kv_lora_rank", kv_lora as u32)
+            .kv("rope.dimension_count", rope as u32)
+            .kv("expert_feed_forward_length", 64u32)
+            .kv("expert_shared_count", 0u32)
+            .kv("expert_weights_scale", 1.0f32)
+            .kv("attention.layer_norm_rms_epsilon", 1e-6f32);
+        s.t("token_embd.weight", &[n_embd, 128], GgmlType::F16)
+            .t("output_norm.weight", &[n_embd], GgmlType::F32)
+            .t("output.weight", &[n_embd, 128], GgmlType::F16);
+        for i in 0..2 {
+            let p = |n: &str| format!("blk.{i}.{n}.weight");
+            s.t(&p("attn_norm"), &[n_embd], GgmlType::F32)
+                .t(&p("attn_q_a_norm"), &[q_lora], GgmlType::F32)
+                .t(&p("attn_kv_a_norm"), &[kv_lora], GgmlType::F32)
+                .t(&p("attn_q_a"), &[n_embd, q_lora], GgmlType::F16)
+                .t(
+                    &p("attn_q_b"),
+                    &[q_lora, n_head * (nope + rope)],
+                    GgmlType::F16,
+                )
+                .t(
+                    &p("attn_kv_a_mqa"),
+                    &[n_embd, kv_lora + rope],
+                    GgmlType::F16,
+                )
+                .t(&p("attn_k_b"), &[nope, kv_lora, n_head], GgmlType::F16)
+                .t(&p("attn_v_b"), &[kv_lora, v_mla, n_head], GgmlType::F16)
+                .t(&p("attn_output"), &[n_head * v_mla, n_embd], GgmlType::F16)
+                .t(&p("ffn_norm"), &[n_embd], GgmlType::F32)
+                .t(&p("ffn_gate"), &[n_embd, 128], GgmlType::F16)
+                .t(&p("ffn_down"), &[128, n_embd], GgmlType::F16)
+                .t(&p("ffn_up"), &[n_embd, 128], GgmlType::F16);
+        }
+        out.push(Tiny {
+            name: "deepseek2-mla.gguf",
+            bytes: s.build(),
+        });
+    }
+    // lfm2: hybrid memory, short-convolution state for the layers without KV heads and a
+    // KV cache for the one attention layer; the output reuses token_embd (no duplicate).
+    {
+        let mut s = Spec::new("lfm2", 128);
+        let n_embd = 64u64;
+        s.kv("context_length", 4096u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 3u32)
+            .kv("feed_forward_length", 128u32)
+            .kv("attention.head_count", 4u32)
+            .kv("attention.head_count_kv", u32s(&[0, 2, 0]))
+            .kv("shortconv.l_cache", 3u32)
+            .kv("attention.layer_norm_rms_epsilon", 1e-5f32);
+        s.t("token_embd.weight", &[n_embd, 128], GgmlType::F16).t(
+            "token_embd_norm.weight",
+            &[n_embd],
+            GgmlType::F32,
+        );
+        for i in 0..3 {
+            let p = |n: &str| format!("blk.{i}.{n}.weight");
+            s.t(&p("ffn_norm"), &[n_embd], GgmlType::F32)
+                .t(&p("ffn_gate"), &[n_embd, 128], GgmlType::F16)
+                .t(&p("ffn_down"), &[128, n_embd], GgmlType::F16)
+                .t(&p("ffn_up"), &[n_embd, 128], GgmlType::F16)
+                .t(&p("attn_norm"), &[n_embd], GgmlType::F32);
+            if i == 1 {
+                s.t(&p("attn_q_norm"), &[16], GgmlType::F32)
+                    .t(&p("attn_k_norm"), &[16], GgmlType::F32)
+                    .t(&p("attn_q"), &[n_embd, n_embd], GgmlType::F16)
+                    .t(&p("attn_k"), &[n_embd, 32], GgmlType::F16)
+                    .t(&p("attn_v"), &[n_embd, 32], GgmlType::F16)
+                    .t(&p("attn_output"), &[n_embd, n_embd], GgmlType::F16);
+            } else {
+                s.t(&p("shortconv.conv"), &[3, n_embd], GgmlType::F32)
+                    .t(
+                        &p("shortconv.in_proj"),
+                        &[n_embd, 3 * n_embd],
+                        GgmlType::F16,
+                    )
+                    .t(&p("shortconv.out_proj"), &[n_embd, n_embd], GgmlType::F16);
+            }
+        }
+        out.push(Tiny {
+            name: "lfm2-hybrid.gguf",
+            bytes: s.build(),
+        });
+    }
     out
 }
