@@ -11,7 +11,7 @@ mod tiny;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gguf_fit::{estimate, Estimate, Params};
+use gguf_fit::{estimate_shards, Estimate, Params};
 use gguf_grammar::{GgmlType, GgufFile};
 use serde_json::Value;
 
@@ -162,6 +162,26 @@ fn summary(e: &Estimate, p: &Params, c: &gguf_fit::Cache) -> String {
     }
 }
 
+/// A shard set's files, as llama.cpp finds them from the first (`llama_split_path`:
+/// `PREFIX-%05d-of-%05d.gguf`, `split.count` of them); a single file otherwise.
+fn shard_paths(first: &Path) -> Vec<PathBuf> {
+    let name = first.file_name().unwrap().to_string_lossy().into_owned();
+    let count = GgufFile::open(first)
+        .ok()
+        .and_then(|f| {
+            f.parse()
+                .ok()
+                .and_then(|g| g.get("split.count").and_then(|v| v.as_u64()))
+        })
+        .unwrap_or(1);
+    match name.strip_suffix(&format!("-00001-of-{count:05}.gguf")) {
+        Some(prefix) if count > 1 => (1..=count)
+            .map(|i| first.with_file_name(format!("{prefix}-{i:05}-of-{count:05}.gguf")))
+            .collect(),
+        _ => vec![first.to_path_buf()],
+    }
+}
+
 struct Row {
     model: String,
     params: String,
@@ -205,9 +225,15 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
             .unwrap_or("no output");
         serde_json::json!({ "status": "abort", "errors": [line.trim()] })
     });
-    let file = GgufFile::open(model).expect("open the model");
-    let gguf = file.parse().expect("parse the model");
-    let ours = estimate(&gguf, p);
+    let files: Vec<GgufFile> = shard_paths(model)
+        .iter()
+        .map(|f| GgufFile::open(f).expect("open the model"))
+        .collect();
+    let shards: Vec<_> = files
+        .iter()
+        .map(|f| f.parse().expect("parse the model"))
+        .collect();
+    let ours = estimate_shards(&shards, p);
     let mut row = Row {
         model: model.file_name().unwrap().to_string_lossy().into_owned(),
         params: describe(p),
