@@ -33,6 +33,7 @@
 
 pub mod compute;
 pub mod hparams;
+pub mod render;
 pub mod split;
 
 use std::collections::BTreeMap;
