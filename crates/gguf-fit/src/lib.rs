@@ -104,7 +104,8 @@ pub struct Params {
     /// `--mmap` (default) or `--no-mmap`.
     pub mmap: bool,
     /// Whether the CPU backend repacks Q4_0/Q4_K/IQ4_NL matrices (`CPU_REPACK`): true for an
-    /// x86-64 build with AVX2, as llama.cpp builds by default there. Default true.
+    /// x86-64 build with AVX2, as llama.cpp builds by default there. Default true. (With a GPU
+    /// the GPU's host buffer type comes first and nothing is repacked.)
     pub cpu_repack: bool,
 }
 
@@ -381,7 +382,14 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
         Device::Gpu(i) => Buft::Gpu(i),
         Device::Cpu => {
             let expert = name.contains("_exps.");
-            if params.cpu_repack && is_matmul(name, dims) && repackable(t.ty, dims, expert) {
+            // make_cpu_buft_list puts the first GPU's host buffer type before the CPU's extra
+            // types, and it takes every weight (with mmap it is then replaced by the plain
+            // CPU type): with a GPU nothing is repacked.
+            if params.cpu_repack
+                && params.n_gpu_devices == 0
+                && is_matmul(name, dims)
+                && repackable(t.ty, dims, expert)
+            {
                 Buft::CpuRepack
             } else {
                 Buft::Cpu
@@ -484,7 +492,10 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                     .values()
                     .map(|t| pad(t.n_bytes, CPU_ALIGNMENT))
                     .sum();
-                let name = if *buft == Buft::Cpu {
+                let name = if *buft == Buft::Cpu && params.n_gpu_devices > 0 {
+                    // Without mmap, CPU layers go to the GPU's pinned host buffer.
+                    "GPU_Host"
+                } else if *buft == Buft::Cpu {
                     "CPU"
                 } else {
                     "CPU_REPACK"

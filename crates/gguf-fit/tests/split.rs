@@ -146,3 +146,37 @@ fn a_cpu_only_build_ignores_n_gpu_layers() {
     .unwrap();
     assert_eq!(e.devices(), vec![Device::Cpu]);
 }
+
+#[test]
+fn with_a_gpu_cpu_layers_are_not_repacked() {
+    let bytes = tiny::llama_like("llama", 320, 256, 3, 8, 8, 512, GgmlType::Q4_0, true).build();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    // CPU only: the q4_0 matrices (and the tied output) are repacked (measured by check-fit).
+    let cpu = estimate(
+        &gguf,
+        &Params {
+            n_ctx: 512,
+            ..Params::default()
+        },
+    )
+    .unwrap();
+    assert!(cpu.weights.iter().any(|b| b.name == "CPU_REPACK"));
+    // One GPU layer: blocks 0 and 1 stay on the CPU, in the mapping (the GPU's host buffer
+    // type comes first in make_cpu_buft_list and is replaced by the CPU type under mmap).
+    let p = Params {
+        n_ctx: 512,
+        n_gpu_layers: 1,
+        n_gpu_devices: 1,
+        ..Params::default()
+    };
+    let e = estimate(&gguf, &p).unwrap();
+    let names: Vec<_> = e.weights.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["CPU_Mapped", "GPU0"]);
+    // token_embd 46080, output_norm 1024, blocks 0 and 1 (372224 each, unpadded 368640 + 1024
+    // + 1024 = 370688 on the CPU: four 36864 + two 73728 + 73728 + two norms).
+    let block_cpu = 2 * 1024 + 4 * 36864 + 2 * 73728 + 73728;
+    assert_eq!(e.weights[0].bytes, 46080 + 1024 + 2 * block_cpu);
+    let no_mmap = estimate(&gguf, &Params { mmap: false, ..p }).unwrap();
+    assert_eq!(no_mmap.weights[0].name, "GPU_Host");
+    assert_eq!(no_mmap.weights[0].bytes, 46080 + 1024 + 2 * block_cpu);
+}
