@@ -159,6 +159,10 @@ pub struct CacheLayer {
     pub k_bytes: u64,
     /// V bytes (recurrent: the `s` state).
     pub v_bytes: u64,
+    /// Values in a K row (recurrent: the whole 1-D `r` tensor).
+    pub k_ne0: u64,
+    /// Values in a V row (recurrent: the whole 1-D `s` tensor).
+    pub v_ne0: u64,
 }
 
 /// One cache as llama.cpp creates it (a `llama_kv_cache_unified` or `llama_memory_recurrent`).
@@ -590,6 +594,8 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 swa,
                 k_bytes: size(params.type_k, ne_k)?,
                 v_bytes: size(params.type_v, ne_v)?,
+                k_ne0: ne_k,
+                v_ne0: ne_v,
             });
         }
         Ok(cache_with_buffers(
@@ -612,6 +618,8 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 swa: false,
                 k_bytes: 4 * hp.n_embd_r() * u64::from(mem_size),
                 v_bytes: 4 * hp.n_embd_s() * u64::from(mem_size),
+                k_ne0: hp.n_embd_r() * u64::from(mem_size),
+                v_ne0: hp.n_embd_s() * u64::from(mem_size),
             })
             .collect();
         cache_with_buffers(
@@ -723,7 +731,9 @@ fn cache_with_buffers(
     for l in &layers {
         let bytes = match l.device {
             Device::Cpu => pad(l.k_bytes, CPU_ALIGNMENT) + pad(l.v_bytes, CPU_ALIGNMENT),
-            Device::Gpu(_) => pad(l.k_bytes, GPU_ALIGNMENT) + pad(l.v_bytes, GPU_ALIGNMENT),
+            Device::Gpu(_) => {
+                gpu_alloc(l.k_bytes, type_k, l.k_ne0) + gpu_alloc(l.v_bytes, type_v, l.v_ne0)
+            }
         };
         *per_device.entry(l.device).or_default() += bytes;
     }

@@ -180,3 +180,20 @@ fn with_a_gpu_cpu_layers_are_not_repacked() {
     assert_eq!(no_mmap.weights[0].name, "GPU_Host");
     assert_eq!(no_mmap.weights[0].bytes, 46080 + 1024 + 2 * block_cpu);
 }
+
+#[test]
+fn a_quantised_cache_on_the_gpu_pads_its_last_row() {
+    let bytes = llama_f16();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let p = Params {
+        n_ctx: 512,
+        n_gpu_layers: 99,
+        n_gpu_devices: 1,
+        type_k: GgmlType::Q8_0,
+        ..Params::default()
+    };
+    let e = estimate(&gguf, &p).unwrap();
+    // K q8_0 [32, 512]: 512 rows of one 34-byte block = 17408, + a row of 480 values
+    // (15 blocks, 510 bytes) -> 17918 -> 17920; V f16 [32, 512] = 32768; two layers.
+    assert_eq!(kv(&e), vec![(Device::Gpu(0), 2 * (17920 + 32768))]);
+}
