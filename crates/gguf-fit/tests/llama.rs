@@ -272,16 +272,19 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
     };
     fn check(row: &mut Row, what: &str, mine: String, theirs: String) {
         if mine == theirs {
-            row.cells.push(format!("{what} {mine}"));
+            row.cells.push(mine);
         } else {
-            row.cells.push(format!("{what} **{mine} vs {theirs}**"));
+            row.cells.push(format!("**{mine} vs {theirs}**"));
             row.failures
                 .push(format!("{what}: ours {mine}, llama.cpp {theirs}"));
         }
     }
     let list = |v: &[(String, u64)]| {
         v.iter()
-            .map(|(n, b)| format!("{n}={b}"))
+            .map(|(n, b)| {
+                let n = n.trim_start_matches("model:").trim_start_matches("output:");
+                format!("{n}={b}")
+            })
             .collect::<Vec<_>>()
             .join(" ")
     };
@@ -317,17 +320,17 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
         .map(|s| s.as_str().unwrap_or("").to_string())
         .collect();
     if s_ours == s_theirs {
-        row.cells.push("summary lines equal".into());
+        row.cells.push("equal".into());
     } else {
         row.failures.push(format!(
             "summary lines: ours {s_ours:?}, llama.cpp {s_theirs:?}"
         ));
-        row.cells.push("**summary lines differ**".into());
+        row.cells.push("**differ**".into());
     }
     check(
         &mut row,
         "output",
-        format!("output:CPU={}", ours.output.bytes),
+        format!("CPU={}", ours.output.bytes),
         list(&figures(&probe, &["output"])),
     );
     check(
@@ -342,7 +345,7 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
         let err = (mine as f64 - theirs as f64) / (theirs.max(1) as f64);
         row.compute_error = Some(err);
         row.cells.push(format!(
-            "compute {} vs {} MiB ({:+.1}%)",
+            "{} vs {} MiB ({:+.1}%)",
             mib(mine),
             mib(theirs),
             100.0 * err
@@ -408,10 +411,11 @@ fn matches_llama_cpp() {
     if std::env::var_os("GGUF_FIT_KEEP").is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    println!("| model | params | figures (ours vs llama.cpp where they differ) |");
-    println!("|---|---|---|");
+    println!("Sizes in bytes, equal unless shown as **ours vs llama.cpp**; the compute buffer ours vs llama.cpp.\n");
+    println!("| model | params | weights | KV / recurrent state | cache summary lines | output | n_ctx | compute |");
+    println!("|---|---|---|---|---|---|---|---|");
     for r in &rows {
-        println!("| {} | {} | {} |", r.model, r.params, r.cells.join("; "));
+        println!("| {} | {} | {} |", r.model, r.params, r.cells.join(" | "));
     }
     let errors: Vec<f64> = rows
         .iter()
