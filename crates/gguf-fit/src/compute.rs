@@ -9,7 +9,8 @@
 //! llama.cpp's reported sizes on tiny models that vary one dimension at a time:
 //!
 //! - attention: the KQ mask `[n_kv, pad(T/n_stream, 64), n_stream]` of every cache (base and
-//!   sliding-window) and, with flash attention, its f16 copy; without flash attention
+//!   sliding-window); with flash attention also their f16 casts, except a later cache's when
+//!   it fits in the feed-forward activations an earlier layer freed; without flash attention
 //!   `KQ = [n_kv, T, n_head]` (the softmax runs in place) and `T·(4·n_embd + 2·n_embd_k_gqa + 5)`
 //!   of activations; with flash attention `T·(4·n_embd + 7)`;
 //! - feed-forward: the mask (f32, or its f16 copy with flash attention) and
@@ -34,22 +35,41 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
         .iter()
         .filter(|c| c.kind == "kv" && !c.layers.is_empty())
         .collect();
-    let mut mask = 0;
-    for c in &kv {
-        let ns = u64::from(c.n_stream);
-        let per = t.div_ceil(ns).div_ceil(64) * 64;
-        mask += f32 * u64::from(c.cells) * per * ns;
-    }
-    // With flash attention the f32 mask is cast to f16 for the kernel.
-    let mask_f16 = if params.flash_attn { mask / 2 } else { 0 };
-    let n_kv = kv.iter().map(|c| u64::from(c.cells)).max().unwrap_or(0);
+    // One f32 mask per cache, in the order the graph first uses them (by their first layer).
+    let mut masks: Vec<(u32, u64)> = kv
+        .iter()
+        .map(|c| {
+            let ns = u64::from(c.n_stream);
+            let per = t.div_ceil(ns).div_ceil(64) * 64;
+            (c.layers[0].layer, f32 * u64::from(c.cells) * per * ns)
+        })
+        .collect();
+    masks.sort();
+    let mask: u64 = masks.iter().map(|m| m.1).sum();
     let n_embd = u64::from(hp.n_embd);
+    let n_ff = u64::from(hp.n_ff.iter().copied().max().unwrap_or(0));
+    let ffn = f32 * t * (3 * n_ff + 3 * n_embd + 5);
+    // With flash attention each f32 mask is cast to f16 where first used (the f32 ones stay:
+    // they are inputs). The first cast comes before any layer has run; a later one fits in
+    // the feed-forward activations an earlier layer freed, if it is no larger.
+    let mask_f16: u64 = masks.iter().map(|m| m.1 / 2).sum();
+    let at_attention = if params.flash_attn {
+        let later: u64 = masks
+            .iter()
+            .skip(1)
+            .map(|m| m.1 / 2)
+            .filter(|&m| m > ffn)
+            .sum();
+        mask + masks.first().map_or(0, |m| m.1 / 2) + later
+    } else {
+        mask
+    };
+    let n_kv = kv.iter().map(|c| u64::from(c.cells)).max().unwrap_or(0);
     let n_head = u64::from(hp.n_head.iter().copied().max().unwrap_or(0));
     let n_embd_kv = (0..hp.n_layer as usize)
         .map(|il| hp.n_embd_k_gqa(il))
         .max()
         .unwrap_or(0);
-    let n_ff = u64::from(hp.n_ff.iter().copied().max().unwrap_or(0));
     let attention = if kv.is_empty() {
         0
     } else if params.flash_attn {
@@ -76,9 +96,8 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
         f32 * t * (6 * u64::from(hp.ssm_d_inner.max(hp.n_embd)) + 2)
             + f32 * n_seqs * (hp.n_embd_s() + 2 * hp.n_embd_r())
     };
-    let ffn = f32 * t * (3 * n_ff + 3 * n_embd + 5);
     let output = f32 * t * (hp.n_vocab + 2 * n_embd);
-    let bytes = (mask + mask_f16 + attention.max(recurrent))
+    let bytes = (at_attention + attention.max(recurrent))
         .max(if params.flash_attn { mask_f16 } else { mask } + ffn)
         .max(output);
     vec![Buffer {

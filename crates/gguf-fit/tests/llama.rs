@@ -17,9 +17,6 @@ use serde_json::Value;
 
 /// The compute buffer's allowed relative error.
 const COMPUTE_BOUND: f64 = 0.10;
-/// The bound for sliding-window models with flash attention, whose masks (one per cache, and
-/// their f16 copies) ggml-alloc frees and reuses in a way the estimate does not follow.
-const COMPUTE_BOUND_SWA_FA: f64 = 0.25;
 
 fn probe_args(p: &Params) -> Vec<String> {
     let name = |t: GgmlType| t.ggml_type_name().unwrap_or("?").to_string();
@@ -350,11 +347,7 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
             mib(theirs),
             100.0 * err
         ));
-        let bound = if p.flash_attn && ours.hparams.is_swa_any() {
-            COMPUTE_BOUND_SWA_FA
-        } else {
-            COMPUTE_BOUND
-        };
+        let bound = COMPUTE_BOUND;
         if err.abs() > bound {
             row.failures.push(format!(
                 "compute: ours {mine}, llama.cpp {theirs} ({:+.1}%)",
