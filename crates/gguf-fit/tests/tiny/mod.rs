@@ -150,6 +150,12 @@ pub fn all() -> Vec<Tiny> {
             bytes: llama_like("llama", 320, 256, 3, 8, 8, 512, GgmlType::Q4_0, true).build(),
         },
     ];
+    // Held out: shapes not used to fit the compute estimate (5 heads of 32, one KV head,
+    // n_ff 448, q8_0 matrices, 500 tokens).
+    out.push(Tiny {
+        name: "holdout-llama-q8_0.gguf",
+        bytes: llama_like("llama", 500, 160, 3, 5, 1, 448, GgmlType::Q8_0, false).build(),
+    });
     // deci: per-layer head counts, a layer with one KV head, a linear-attention layer (no KV
     // heads) and a layer without attention or feed-forward.
     {
