@@ -452,8 +452,9 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     }
     // Tied embeddings: without `output.weight`, decoders create the output from token_embd
     // with TENSOR_DUPLICATED, as an output-layer matmul weight.
-    // (lfm2 multiplies by token_embd itself, without a duplicate.)
-    let duplicates = hp.memory != MemoryKind::None && hp.arch != "lfm2";
+    // (lfm2 and bitnet multiply by token_embd itself, without a duplicate.)
+    let duplicates =
+        hp.memory != MemoryKind::None && !matches!(hp.arch.as_str(), "lfm2" | "bitnet");
     if let (false, Some((placed, dims)), true) = (has_output, &token_embd, duplicates) {
         let buft = buft_for(device_of(Layer::Output), "output.weight", placed, dims);
         ctxs.entry(buft)
