@@ -28,33 +28,34 @@ use crate::{Buffer, Device, Estimate, MemoryKind, Params};
 /// across devices; this estimate does not model the split and reports the whole on the CPU.
 pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
     let hp = &e.hparams;
-    let t = u64::from(e.n_ctx.min(e.n_ubatch));
-    let f32 = 4u64;
+    // u128: the products of four 32-bit header values cannot overflow.
+    let t = u128::from(e.n_ctx.min(e.n_ubatch));
+    let f32 = 4u128;
     let kv: Vec<_> = e
         .caches
         .iter()
         .filter(|c| c.kind == "kv" && !c.layers.is_empty())
         .collect();
     // One f32 mask per cache, in the order the graph first uses them (by their first layer).
-    let mut masks: Vec<(u32, u64)> = kv
+    let mut masks: Vec<(u32, u128)> = kv
         .iter()
         .map(|c| {
-            let ns = u64::from(c.n_stream);
+            let ns = u128::from(c.n_stream);
             let per = t.div_ceil(ns).div_ceil(64) * 64;
-            (c.layers[0].layer, f32 * u64::from(c.cells) * per * ns)
+            (c.layers[0].layer, f32 * u128::from(c.cells) * per * ns)
         })
         .collect();
     masks.sort();
-    let mask: u64 = masks.iter().map(|m| m.1).sum();
-    let n_embd = u64::from(hp.n_embd);
-    let n_ff = u64::from(hp.n_ff.iter().copied().max().unwrap_or(0));
+    let mask: u128 = masks.iter().map(|m| m.1).sum();
+    let n_embd = u128::from(hp.n_embd);
+    let n_ff = u128::from(hp.n_ff.iter().copied().max().unwrap_or(0));
     let ffn = f32 * t * (3 * n_ff + 3 * n_embd + 5);
     // With flash attention each f32 mask is cast to f16 where first used (the f32 ones stay:
     // they are inputs). The first cast comes before any layer has run; a later one fits in
     // the feed-forward activations an earlier layer freed, if it is no larger.
-    let mask_f16: u64 = masks.iter().map(|m| m.1 / 2).sum();
+    let mask_f16: u128 = masks.iter().map(|m| m.1 / 2).sum();
     let at_attention = if params.flash_attn {
-        let later: u64 = masks
+        let later: u128 = masks
             .iter()
             .skip(1)
             .map(|m| m.1 / 2)
@@ -64,10 +65,10 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
     } else {
         mask
     };
-    let n_kv = kv.iter().map(|c| u64::from(c.cells)).max().unwrap_or(0);
-    let n_head = u64::from(hp.n_head.iter().copied().max().unwrap_or(0));
+    let n_kv = kv.iter().map(|c| u128::from(c.cells)).max().unwrap_or(0);
+    let n_head = u128::from(hp.n_head.iter().copied().max().unwrap_or(0));
     let n_embd_kv = (0..hp.n_layer as usize)
-        .map(|il| hp.n_embd_k_gqa(il))
+        .map(|il| u128::from(hp.n_embd_k_gqa(il)))
         .max()
         .unwrap_or(0);
     let attention = if kv.is_empty() {
@@ -80,7 +81,7 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
     // MLA attends in the compressed space: the absorbed queries `[n_embd_head_k, n_head, T]`
     // and their permuted copy.
     let mla = if hp.n_embd_head_k_mla > 0 && !kv.is_empty() {
-        2 * f32 * t * n_head * u64::from(hp.n_embd_head_k)
+        2 * f32 * t * n_head * u128::from(hp.n_embd_head_k)
     } else {
         0
     };
@@ -91,18 +92,18 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
         let n_seqs = if params.kv_unified {
             1
         } else {
-            u64::from(params.n_parallel.max(1))
+            u128::from(params.n_parallel.max(1))
         };
-        f32 * t * (6 * u64::from(hp.ssm_d_inner.max(hp.n_embd)) + 2)
-            + f32 * n_seqs * (hp.n_embd_s() + 2 * hp.n_embd_r())
+        f32 * t * (6 * u128::from(hp.ssm_d_inner.max(hp.n_embd)) + 2)
+            + f32 * n_seqs * (u128::from(hp.n_embd_s()) + 2 * u128::from(hp.n_embd_r()))
     };
-    let output = f32 * t * (hp.n_vocab + 2 * n_embd);
+    let output = f32 * t * (u128::from(hp.n_vocab) + 2 * n_embd);
     let bytes = (at_attention + attention.max(recurrent))
         .max(if params.flash_attn { mask_f16 } else { mask } + ffn)
         .max(output);
     vec![Buffer {
         name: "CPU".into(),
         device: Device::Cpu,
-        bytes,
+        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
     }]
 }

@@ -303,9 +303,9 @@ impl Hparams {
         if self.n_shortconv_l_cache != 0 {
             return n_embd * u64::from(self.n_shortconv_l_cache - 1);
         }
+        let groups = (2 * u64::from(self.ssm_n_group)).saturating_mul(u64::from(self.ssm_d_state));
         u64::from(self.ssm_d_conv.saturating_sub(1))
-            * (u64::from(self.ssm_d_inner)
-                + 2 * u64::from(self.ssm_n_group) * u64::from(self.ssm_d_state))
+            .saturating_mul(u64::from(self.ssm_d_inner).saturating_add(groups))
     }
 
     /// `n_embd_s()`: the recurrent "s" (SSM / WKV) state per cell.

@@ -189,12 +189,16 @@ pub struct Cache {
 impl Cache {
     /// Sum of the K (or r) tensors' sizes, as llama.cpp's `size_k_bytes()`.
     pub fn k_bytes(&self) -> u64 {
-        self.layers.iter().map(|l| l.k_bytes).sum()
+        self.layers
+            .iter()
+            .fold(0, |a, l| a.saturating_add(l.k_bytes))
     }
 
     /// Sum of the V (or s) tensors' sizes, as llama.cpp's `size_v_bytes()`.
     pub fn v_bytes(&self) -> u64 {
-        self.layers.iter().map(|l| l.v_bytes).sum()
+        self.layers
+            .iter()
+            .fold(0, |a, l| a.saturating_add(l.v_bytes))
     }
 }
 
@@ -231,8 +235,7 @@ impl Estimate {
             .chain(std::iter::once(&self.output))
             .chain(self.compute.iter())
             .filter(|b| b.device == device)
-            .map(|b| b.bytes)
-            .sum()
+            .fold(0u64, |a, b| a.saturating_add(b.bytes))
     }
 
     /// Every device that holds something, CPU first.
@@ -250,7 +253,7 @@ impl Estimate {
 }
 
 fn pad(n: u64, to: u64) -> u64 {
-    n.div_ceil(to) * to
+    n.div_ceil(to).saturating_mul(to)
 }
 
 fn pad32(n: u32, to: u32) -> Result<u32, FitError> {
@@ -339,9 +342,8 @@ enum Buft {
 fn gpu_alloc(n_bytes: u64, ty: GgmlType, ne0: u64) -> u64 {
     let mut size = n_bytes;
     if ty.is_quantized() == Some(true) && ne0 % GPU_MATRIX_ROW_PADDING != 0 {
-        size += ty
-            .n_bytes(&[GPU_MATRIX_ROW_PADDING - ne0 % GPU_MATRIX_ROW_PADDING])
-            .unwrap_or(0);
+        let row = ty.n_bytes(&[GPU_MATRIX_ROW_PADDING - ne0 % GPU_MATRIX_ROW_PADDING]);
+        size = size.saturating_add(row.unwrap_or(0));
     }
     pad(size, GPU_ALIGNMENT)
 }
@@ -367,6 +369,10 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     if params.type_v.is_quantized() == Some(true) && !params.flash_attn {
         // llama_init_from_model refuses it.
         return Err(FitError::new("V cache quantization requires flash_attn"));
+    }
+    if params.n_gpu_devices > 16 {
+        // llama_max_devices()
+        return Err(FitError::new("llama.cpp supports at most 16 devices"));
     }
     let layer_devices = split::layer_devices(
         hp.n_layer,
@@ -480,7 +486,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 for shard in 0..shards.len() {
                     let mine = tensors.values().filter(|t| t.shard == shard);
                     let first = mine.clone().map(|t| t.offset).min();
-                    let last = mine.map(|t| t.offset + t.n_bytes).max();
+                    let last = mine.map(|t| t.offset.saturating_add(t.n_bytes)).max();
                     if let (Some(first), Some(last)) = (first, last) {
                         if first < last {
                             weights.push(Buffer {
@@ -495,8 +501,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
             Buft::Cpu | Buft::CpuRepack => {
                 let bytes = tensors
                     .values()
-                    .map(|t| pad(t.n_bytes, CPU_ALIGNMENT))
-                    .sum();
+                    .fold(0u64, |a, t| a.saturating_add(pad(t.n_bytes, CPU_ALIGNMENT)));
                 let name = if *buft == Buft::Cpu && params.n_gpu_devices > 0 {
                     // Without mmap, CPU layers go to the GPU's pinned host buffer.
                     "GPU_Host"
@@ -512,10 +517,9 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 });
             }
             Buft::Gpu(i) => {
-                let bytes = tensors
-                    .values()
-                    .map(|t| gpu_alloc(t.n_bytes, t.ty, t.ne0))
-                    .sum();
+                let bytes = tensors.values().fold(0u64, |a, t| {
+                    a.saturating_add(gpu_alloc(t.n_bytes, t.ty, t.ne0))
+                });
                 weights.push(Buffer {
                     name: format!("GPU{i}"),
                     device: Device::Gpu(*i),
@@ -617,10 +621,10 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 device: cache_device(il),
                 cells: mem_size,
                 swa: false,
-                k_bytes: 4 * hp.n_embd_r() * u64::from(mem_size),
-                v_bytes: 4 * hp.n_embd_s() * u64::from(mem_size),
-                k_ne0: hp.n_embd_r() * u64::from(mem_size),
-                v_ne0: hp.n_embd_s() * u64::from(mem_size),
+                k_bytes: hp.n_embd_r().saturating_mul(4 * u64::from(mem_size)),
+                v_bytes: hp.n_embd_s().saturating_mul(4 * u64::from(mem_size)),
+                k_ne0: hp.n_embd_r().saturating_mul(u64::from(mem_size)),
+                v_ne0: hp.n_embd_s().saturating_mul(u64::from(mem_size)),
             })
             .collect();
         cache_with_buffers(
@@ -689,13 +693,8 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     // output_reserve(n_seq_max): logits, and embeddings when asked (t5: both).
     let n_outputs = u64::from(n_seq);
     let has_embd = params.embeddings || hp.arch == "t5";
-    let output_bytes = 4
-        * (hp.n_vocab * n_outputs
-            + if has_embd {
-                u64::from(hp.n_embd) * n_outputs
-            } else {
-                0
-            });
+    let embd = if has_embd { u64::from(hp.n_embd) } else { 0 };
+    let output_bytes = 4 * n_outputs * (hp.n_vocab + embd); // n_vocab counts a file's strings
     let output = Buffer {
         name: "CPU".into(),
         device: Device::Cpu,
@@ -731,12 +730,14 @@ fn cache_with_buffers(
     let mut per_device: BTreeMap<Device, u64> = BTreeMap::new();
     for l in &layers {
         let bytes = match l.device {
-            Device::Cpu => pad(l.k_bytes, CPU_ALIGNMENT) + pad(l.v_bytes, CPU_ALIGNMENT),
-            Device::Gpu(_) => {
-                gpu_alloc(l.k_bytes, type_k, l.k_ne0) + gpu_alloc(l.v_bytes, type_v, l.v_ne0)
+            Device::Cpu => {
+                pad(l.k_bytes, CPU_ALIGNMENT).saturating_add(pad(l.v_bytes, CPU_ALIGNMENT))
             }
+            Device::Gpu(_) => gpu_alloc(l.k_bytes, type_k, l.k_ne0)
+                .saturating_add(gpu_alloc(l.v_bytes, type_v, l.v_ne0)),
         };
-        *per_device.entry(l.device).or_default() += bytes;
+        let total = per_device.entry(l.device).or_default();
+        *total = total.saturating_add(bytes);
     }
     let buffers = per_device
         .into_iter()
