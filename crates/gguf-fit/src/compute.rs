@@ -17,8 +17,11 @@
 //!   `T·(3·n_ff + 3·n_embd + 5)` (gate, up and their product);
 //! - output head: the logits `T·n_vocab` and `T·2·n_embd` (the mask is no longer counted:
 //!   ggml-alloc has freed or reused it by then);
-//! - recurrent layers (mamba-style), in place of attention: `T·(6·d_inner + 2)` and, per
-//!   sequence, the `s` state and twice the `r` state (fitted on one tiny mamba only).
+//! - recurrent layers (mamba-style), in place of attention:
+//!   `T·(in_proj + 2·conv + 2·d_inner + 2)` (the input projection, the convolution input and
+//!   output, the scan's output and gate) and, per sequence, twice the `r` state (mamba: also
+//!   the `s` state); fitted on a tiny mamba and a tiny mamba2; rwkv's graph is not modelled
+//!   beyond this.
 //!
 //! The test table (`scripts/check-fit.sh`) gives the error per case.
 
@@ -94,8 +97,24 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
         } else {
             u128::from(params.n_parallel.max(1))
         };
-        f32 * t * (6 * u128::from(hp.ssm_d_inner.max(hp.n_embd)) + 2)
-            + f32 * n_seqs * (u128::from(hp.n_embd_s()) + 2 * u128::from(hp.n_embd_r()))
+        let d_inner = u128::from(hp.ssm_d_inner);
+        let groups = 2 * u128::from(hp.ssm_n_group) * u128::from(hp.ssm_d_state);
+        // mamba2's input projection also yields B, C and the per-head dt.
+        let heads = if hp.arch == "mamba2" {
+            u128::from(hp.ssm_dt_rank)
+        } else {
+            0
+        };
+        let in_proj = 2 * d_inner + groups + heads;
+        let conv = d_inner + groups;
+        // mamba (not mamba2) also copies its s state.
+        let s_copy = if hp.arch == "mamba" {
+            u128::from(hp.n_embd_s())
+        } else {
+            0
+        };
+        f32 * t * (in_proj + 2 * conv + 2 * d_inner + 2)
+            + f32 * n_seqs * (2 * u128::from(hp.n_embd_r()) + 8 + s_copy)
     };
     let output = f32 * t * (u128::from(hp.n_vocab) + 2 * n_embd);
     let bytes = (at_attention + attention.max(recurrent))

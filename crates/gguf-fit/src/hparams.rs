@@ -72,6 +72,8 @@ pub struct Hparams {
     pub ssm_d_state: u32,
     /// `{arch}.ssm.group_count`.
     pub ssm_n_group: u32,
+    /// `{arch}.ssm.time_step_rank` (mamba2: its head count).
+    pub ssm_dt_rank: u32,
     /// `{arch}.wkv.head_size` (rwkv).
     pub wkv_head_size: u32,
     /// `{arch}.token_shift_count` (rwkv, default 2).
@@ -265,6 +267,7 @@ impl Hparams {
             ssm_d_inner: opt_u32(gguf, &k("ssm.inner_size"))?.unwrap_or(0),
             ssm_d_state: opt_u32(gguf, &k("ssm.state_size"))?.unwrap_or(0),
             ssm_n_group: opt_u32(gguf, &k("ssm.group_count"))?.unwrap_or(0),
+            ssm_dt_rank: opt_u32(gguf, &k("ssm.time_step_rank"))?.unwrap_or(0),
             wkv_head_size: opt_u32(gguf, &k("wkv.head_size"))?.unwrap_or(0),
             token_shift_count: opt_u32(gguf, &k("token_shift_count"))?.unwrap_or(2),
             n_shortconv_l_cache: opt_u32(gguf, &k("shortconv.l_cache"))?.unwrap_or(0),

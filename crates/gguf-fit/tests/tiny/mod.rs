@@ -284,6 +284,50 @@ pub fn all() -> Vec<Tiny> {
             bytes: s.build(),
         });
     }
+    // mamba2: grouped state (n_group 2), so the convolution state holds B and C too.
+    {
+        let mut s = Spec::new("mamba2", 128);
+        let (n_embd, d_inner, d_state, d_conv, n_head, n_group) =
+            (64u64, 128u64, 16u64, 4u64, 8u64, 2u64);
+        let conv = d_inner + 2 * n_group * d_state;
+        s.kv("context_length", 1048576u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 2u32)
+            .kv("feed_forward_length", 0u32)
+            .kv("attention.head_count", 0u32)
+            .kv("ssm.conv_kernel", d_conv as u32)
+            .kv("ssm.inner_size", d_inner as u32)
+            .kv("ssm.state_size", d_state as u32)
+            .kv("ssm.time_step_rank", n_head as u32)
+            .kv("ssm.group_count", n_group as u32)
+            .kv("attention.layer_norm_rms_epsilon", 1e-5f32);
+        s.t("token_embd.weight", &[n_embd, 128], GgmlType::F16).t(
+            "output_norm.weight",
+            &[n_embd],
+            GgmlType::F32,
+        );
+        for i in 0..2 {
+            let w = |n: &str| format!("blk.{i}.{n}.weight");
+            let b = |n: &str| format!("blk.{i}.{n}.bias");
+            s.t(&w("attn_norm"), &[n_embd], GgmlType::F32)
+                .t(
+                    &w("ssm_in"),
+                    &[n_embd, 2 * d_inner + 2 * n_group * d_state + n_head],
+                    GgmlType::F16,
+                )
+                .t(&w("ssm_conv1d"), &[d_conv, conv], GgmlType::F32)
+                .t(&b("ssm_conv1d"), &[conv], GgmlType::F32)
+                .t(&b("ssm_dt"), &[n_head], GgmlType::F32)
+                .t(&format!("blk.{i}.ssm_a"), &[1, n_head], GgmlType::F32)
+                .t(&format!("blk.{i}.ssm_d"), &[1, n_head], GgmlType::F32)
+                .t(&w("ssm_norm"), &[d_inner / n_group, n_group], GgmlType::F32)
+                .t(&w("ssm_out"), &[d_inner, n_embd], GgmlType::F16);
+        }
+        out.push(Tiny {
+            name: "mamba2.gguf",
+            bytes: s.build(),
+        });
+    }
     // deepseek2 with MLA (as converted with key_length_mla): one KV head holding the
     // compressed latent (kv_lora_rank 32) and the RoPE part (16) as K, the latent as V.
     {
