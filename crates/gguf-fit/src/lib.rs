@@ -290,16 +290,13 @@ fn layer_of(name: &str) -> Layer {
 
 /// Whether the tensor's op is a matrix multiplication (`GGML_OP_MUL_MAT`/`_ID` in
 /// `LLM_TENSOR_INFOS`), the only ops the CPU repack buffer supports. Embedding lookups
-/// (`GET_ROWS`) and norms are not; every other 2-D/3-D `.weight` of the tables is.
+/// (`GET_ROWS`: token_embd, position_embd, token_types, per_layer_token_embd, NextN's
+/// embed_tokens) and norms are not; every other 2-D/3-D `.weight` of the tables is.
 fn is_matmul(name: &str, dims: &[u64]) -> bool {
     let base = name.rsplit('.').nth(1).unwrap_or("");
     let lookup = matches!(
         base,
-        "token_embd"
-            | "position_embd"
-            | "token_types"
-            | "per_layer_token_embd"
-            | "nextn.embed_tokens"
+        "token_embd" | "position_embd" | "token_types" | "per_layer_token_embd" | "embed_tokens"
     );
     name.ends_with(".weight")
         && !lookup
