@@ -156,6 +156,50 @@ pub fn all() -> Vec<Tiny> {
         name: "holdout-llama-q8_0.gguf",
         bytes: llama_like("llama", 500, 160, 3, 5, 1, 448, GgmlType::Q8_0, false).build(),
     });
+    // llama with 4 experts (2 used), q4_K matrices and experts (repacked: MUL_MAT and
+    // MUL_MAT_ID), tied q4_K embeddings, a rope_freqs tensor (created for every layer).
+    {
+        let mut s = Spec::new("llama", 256);
+        let (n_embd, n_ff, n_expert) = (256u64, 256u64, 4u64);
+        s.kv("context_length", 4096u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 2u32)
+            .kv("feed_forward_length", n_ff as u32)
+            .kv("attention.head_count", 4u32)
+            .kv("attention.head_count_kv", 2u32)
+            .kv("expert_count", n_expert as u32)
+            .kv("expert_used_count", 2u32)
+            .kv("attention.layer_norm_rms_epsilon", 1e-5f32)
+            .kv("rope.dimension_count", 64u32);
+        s.t("token_embd.weight", &[n_embd, 256], GgmlType::Q4_K)
+            .t("output_norm.weight", &[n_embd], GgmlType::F32)
+            .t("rope_freqs.weight", &[32], GgmlType::F32);
+        for i in 0..2 {
+            let p = |n: &str| format!("blk.{i}.{n}.weight");
+            s.t(&p("attn_norm"), &[n_embd], GgmlType::F32)
+                .t(&p("attn_q"), &[n_embd, n_embd], GgmlType::Q4_K)
+                .t(&p("attn_k"), &[n_embd, 128], GgmlType::Q4_K)
+                .t(&p("attn_v"), &[n_embd, 128], GgmlType::Q4_K)
+                .t(&p("attn_output"), &[n_embd, n_embd], GgmlType::Q4_K)
+                .t(&p("ffn_norm"), &[n_embd], GgmlType::F32)
+                .t(&p("ffn_gate_inp"), &[n_embd, n_expert], GgmlType::F32)
+                .t(
+                    &p("ffn_gate_exps"),
+                    &[n_embd, n_ff, n_expert],
+                    GgmlType::Q4_K,
+                )
+                .t(
+                    &p("ffn_down_exps"),
+                    &[n_ff, n_embd, n_expert],
+                    GgmlType::Q4_K,
+                )
+                .t(&p("ffn_up_exps"), &[n_embd, n_ff, n_expert], GgmlType::Q4_K);
+        }
+        out.push(Tiny {
+            name: "llama-moe-q4_k.gguf",
+            bytes: s.build(),
+        });
+    }
     // deci: per-layer head counts, a layer with one KV head, a linear-attention layer (no KV
     // heads) and a layer without attention or feed-forward.
     {
