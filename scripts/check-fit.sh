@@ -28,4 +28,4 @@ for f in "$PWD"/tests/corpus/*.gguf; do
     models="$models:$f"
 done
 FIT_PROBE="$probe" GGUF_FIT_MODELS="$models" \
-    cargo test --manifest-path crates/gguf-fit/Cargo.toml --test llama -- --ignored --nocapture
+    cargo test -p gguf-fit --test llama -- --ignored --nocapture
