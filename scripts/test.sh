@@ -59,5 +59,7 @@ step "gguf convert-endian vs gguf-py's gguf-convert-endian (corpus, every conver
 bash scripts/check-convert-endian.sh
 step "Python package (python/): maturin build, pip install, pytest python/tests against gguf-py"
 bash scripts/test-python.sh
+step "gguf-fit: memory estimate vs llama.cpp's own figures (weights, KV, output byte-equal; compute within its bound)"
+bash scripts/check-fit.sh
 step "remote headers over HTTP ranges against nginx"
 bash scripts/check-remote.sh

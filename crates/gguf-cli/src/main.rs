@@ -13,6 +13,7 @@ mod convert_endian;
 mod diff;
 mod dump;
 mod edit;
+mod fit;
 mod fixtures;
 mod hash;
 mod input;
@@ -67,6 +68,11 @@ enum Command {
     /// Only the header is read, whatever the file's size. Text from the file is escaped;
     /// colour only on a terminal and never with NO_COLOR set.
     Map(map::Args),
+    /// Will it fit? The memory llama.cpp allocates to run the model, from its header alone:
+    /// per device, the weights (as llama.cpp assigns layers and buffers), the KV cache or
+    /// recurrent state, the output buffer and the compute buffer (the one estimate), at each
+    /// context size given (`--ctx-size 4096,32768,131072`).
+    Fit(fit::Args),
     /// Write deterministic sample files (a minimal llama, a tiny Llama 3 with f32, f16, q8_0
     /// and q4_K tensors, a truncated header) with SHA256SUMS and manifest.json (each file's
     /// expected verdict per profile): the same bytes on every run.
@@ -173,6 +179,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),
         Command::Map(args) => Failure::report(map::run(args)),
+        Command::Fit(args) => Failure::report(fit::run(args)),
         Command::Fixtures(args) => Failure::report(fixtures::run(args)),
         Command::Snapshot(args) => snapshot::run(args),
         Command::Mutate(args) => mutate::run(args),

@@ -1,0 +1,154 @@
+//! `gguf fit`: the memory llama.cpp allocates to run a model ([`gguf_fit`]), from its header
+//! alone, for one or more context sizes.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args as ClapArgs;
+use gguf_fit::{estimate_shards, render, Params};
+use gguf_grammar::escape::terminal;
+use gguf_grammar::{GgmlType, Gguf, OwnedGguf};
+use gguf_tools::set::{shard_name, shard_path};
+use gguf_tools::source::http::is_remote;
+
+use crate::{input, remote, Failure};
+
+#[derive(ClapArgs)]
+pub struct Args {
+    /// Context sizes, comma-separated (one row per size and device; 0: the model's training
+    /// context).
+    #[arg(long, short = 'c', value_delimiter = ',', default_value = "4096")]
+    ctx_size: Vec<u32>,
+    /// Logical batch size.
+    #[arg(long, short = 'b', default_value_t = 2048)]
+    batch_size: u32,
+    /// Physical batch size.
+    #[arg(long, short = 'u', default_value_t = 512)]
+    ubatch_size: u32,
+    /// Parallel sequences (`n_seq_max`).
+    #[arg(long, short = 'n', default_value_t = 1)]
+    parallel: u32,
+    /// KV cache type for K (f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0, q5_1).
+    #[arg(long, short = 'k', default_value = "f16", value_parser = cache_type)]
+    cache_type_k: GgmlType,
+    /// KV cache type for V (a quantised V needs --flash-attn).
+    #[arg(long, short = 'V', default_value = "f16", value_parser = cache_type)]
+    cache_type_v: GgmlType,
+    /// Flash attention.
+    #[arg(long, short = 'f')]
+    flash_attn: bool,
+    /// Layers to offload to the GPUs (the last ones; n_layer + 1 offloads the output too).
+    #[arg(long, short = 'g', default_value_t = 0, allow_negative_numbers = true)]
+    n_gpu_layers: i32,
+    /// How many GPUs (without one, every layer stays on the CPU).
+    #[arg(long, default_value_t = 0)]
+    gpus: u32,
+    /// Each GPU's share, comma-separated (default: equal shares; llama.cpp uses each GPU's
+    /// free memory).
+    #[arg(long, value_delimiter = ',')]
+    tensor_split: Vec<f32>,
+    /// Keep the KV cache on the CPU.
+    #[arg(long)]
+    no_kv_offload: bool,
+    /// Load the weights into allocated memory instead of mapping the file.
+    #[arg(long)]
+    no_mmap: bool,
+    /// Full-size cache for the sliding-window layers.
+    #[arg(long)]
+    swa_full: bool,
+    /// One KV stream for all sequences.
+    #[arg(long)]
+    kv_unified: bool,
+    /// The output buffer also holds embeddings.
+    #[arg(long)]
+    embeddings: bool,
+    /// A CPU without AVX2 (or a build without repacking): no `CPU_REPACK` buffer.
+    #[arg(long)]
+    no_repack: bool,
+    /// Print JSON (sizes in bytes) instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// For a URL, report the requests made and the bytes fetched on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+    /// The model: a GGUF file (the first shard of a set reads the whole set's headers), or
+    /// an `http://`, `https://` or `hf://OWNER/REPO/PATH[@REVISION]` URL (only headers are
+    /// fetched, with range requests).
+    model: PathBuf,
+}
+
+/// The cache types llama.cpp's `--cache-type-k/-v` accept (common/arg.cpp's kv_cache_types).
+fn cache_type(name: &str) -> Result<GgmlType, String> {
+    const ALLOWED: [&str; 9] = [
+        "f32", "f16", "bf16", "q8_0", "q4_0", "q4_1", "iq4_nl", "q5_0", "q5_1",
+    ];
+    match GgmlType::from_name(name) {
+        Some(t) if ALLOWED.contains(&name) => Ok(t),
+        _ => Err(format!("one of {}", ALLOWED.join(", "))),
+    }
+}
+
+/// The headers of the model: every shard's when it is a shard set.
+fn headers(model: &Path, verbose: bool) -> Result<Vec<OwnedGguf>, Failure> {
+    let paths: Vec<PathBuf> = match shard_name(model) {
+        Some((prefix, _, count)) => (0..count)
+            .map(|no| shard_path(&prefix, no, count))
+            .collect(),
+        None => vec![model.to_path_buf()],
+    };
+    paths
+        .iter()
+        .map(|path| match path.to_str().filter(|p| is_remote(p)) {
+            Some(url) => {
+                let (buf, _) = remote::fetch_header(url, verbose)?;
+                OwnedGguf::from_vec(buf).map_err(|e| Failure::Invalid(format!("{url}: {e}")))
+            }
+            None => input::header(path).map(|(header, _)| header),
+        })
+        .collect()
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let base = Params {
+        n_batch: args.batch_size,
+        n_ubatch: args.ubatch_size,
+        n_parallel: args.parallel,
+        type_k: args.cache_type_k,
+        type_v: args.cache_type_v,
+        flash_attn: args.flash_attn,
+        swa_full: args.swa_full,
+        kv_unified: args.kv_unified,
+        embeddings: args.embeddings,
+        n_gpu_layers: args.n_gpu_layers,
+        n_gpu_devices: args.gpus,
+        tensor_split: args.tensor_split.clone(),
+        no_kv_offload: args.no_kv_offload,
+        mmap: !args.no_mmap,
+        cpu_repack: !args.no_repack,
+        ..Params::default()
+    };
+    let owned = headers(&args.model, args.verbose)?;
+    let shards: Vec<Gguf<'_>> = owned.iter().map(|o| o.gguf().clone()).collect();
+    let shown = terminal(args.model.as_os_str().as_encoded_bytes()).into_owned();
+    let estimates = args
+        .ctx_size
+        .iter()
+        .map(|&n_ctx| {
+            estimate_shards(
+                &shards,
+                &Params {
+                    n_ctx,
+                    ..base.clone()
+                },
+            )
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            Failure::Invalid(format!("{shown}: {}", terminal(e.to_string().as_bytes())))
+        })?;
+    if args.json {
+        println!("{}", render::json(&estimates));
+    } else {
+        print!("{}", render::text(&estimates));
+    }
+    Ok(())
+}

@@ -1,0 +1,128 @@
+//! The compute buffer: an estimate of what `ggml_backend_sched_reserve` allocates for the
+//! worst-case graph `llama_context` reserves (a ubatch of `T = min(n_ctx, n_ubatch)` tokens,
+//! every token an output, attention over the whole cache).
+//!
+//! ggml-alloc (ggml-alloc.c) gives each graph node memory when it is computed and frees it
+//! after its last consumer, so the buffer is the high-water mark of the tensors alive at
+//! once (plus fragmentation, which is not modelled). The model is the largest of three
+//! phases of the llama-style decoder graph (llama-graph.cpp), in f32 unless said, fitted to
+//! llama.cpp's reported sizes on tiny models that vary one dimension at a time:
+//!
+//! - attention: the KQ mask `[n_kv, pad(T/n_stream, 64), n_stream]` of every cache (base and
+//!   sliding-window); with flash attention also their f16 casts, except a later cache's when
+//!   it fits in the feed-forward activations an earlier layer freed; without flash attention
+//!   `KQ = [n_kv, T, n_head]` (the softmax runs in place) and `T·(4·n_embd + 2·n_embd_k_gqa + 5)`
+//!   of activations; with flash attention `T·(4·n_embd + 7)`;
+//! - feed-forward: the mask (f32, or its f16 copy with flash attention) and
+//!   `T·(3·n_ff + 3·n_embd + 5)` (gate, up and their product);
+//! - output head: the logits `T·n_vocab` and `T·2·n_embd` (the mask is no longer counted:
+//!   ggml-alloc has freed or reused it by then);
+//! - recurrent layers (mamba-style), in place of attention:
+//!   `T·(in_proj + 2·conv + 2·d_inner + 2)` (the input projection, the convolution input and
+//!   output, the scan's output and gate) and, per sequence, twice the `r` state (mamba: also
+//!   the `s` state); fitted on a tiny mamba and a tiny mamba2; rwkv's graph is not modelled
+//!   beyond this.
+//!
+//! The test table (`scripts/check-fit.sh`) gives the error per case.
+
+use crate::{Buffer, Device, Estimate, MemoryKind, Params};
+
+/// The compute buffer of the CPU backend. With layers offloaded llama.cpp splits the graph
+/// across devices; this estimate does not model the split and reports the whole on the CPU.
+pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
+    let hp = &e.hparams;
+    // u128: the products of four 32-bit header values cannot overflow.
+    let t = u128::from(e.n_ctx.min(e.n_ubatch));
+    let f32 = 4u128;
+    let kv: Vec<_> = e
+        .caches
+        .iter()
+        .filter(|c| c.kind == "kv" && !c.layers.is_empty())
+        .collect();
+    // One f32 mask per cache, in the order the graph first uses them (by their first layer).
+    let mut masks: Vec<(u32, u128)> = kv
+        .iter()
+        .map(|c| {
+            let ns = u128::from(c.n_stream);
+            let per = t.div_ceil(ns).div_ceil(64) * 64;
+            (c.layers[0].layer, f32 * u128::from(c.cells) * per * ns)
+        })
+        .collect();
+    masks.sort();
+    let mask: u128 = masks.iter().map(|m| m.1).sum();
+    let n_embd = u128::from(hp.n_embd);
+    let n_ff = u128::from(hp.n_ff.iter().copied().max().unwrap_or(0));
+    let ffn = f32 * t * (3 * n_ff + 3 * n_embd + 5);
+    // With flash attention each f32 mask is cast to f16 where first used (the f32 ones stay:
+    // they are inputs). The first cast comes before any layer has run; a later one fits in
+    // the feed-forward activations an earlier layer freed, if it is no larger.
+    let mask_f16: u128 = masks.iter().map(|m| m.1 / 2).sum();
+    let at_attention = if params.flash_attn {
+        let later: u128 = masks
+            .iter()
+            .skip(1)
+            .map(|m| m.1 / 2)
+            .filter(|&m| m > ffn)
+            .sum();
+        mask + masks.first().map_or(0, |m| m.1 / 2) + later
+    } else {
+        mask
+    };
+    let n_kv = kv.iter().map(|c| u128::from(c.cells)).max().unwrap_or(0);
+    let n_head = u128::from(hp.n_head.iter().copied().max().unwrap_or(0));
+    let n_embd_kv = (0..hp.n_layer as usize)
+        .map(|il| u128::from(hp.n_embd_k_gqa(il)))
+        .max()
+        .unwrap_or(0);
+    let attention = if kv.is_empty() {
+        0
+    } else if params.flash_attn {
+        f32 * t * (4 * n_embd + 7)
+    } else {
+        f32 * n_kv * t * n_head + f32 * t * (4 * n_embd + 2 * n_embd_kv + 5)
+    };
+    // MLA attends in the compressed space: the absorbed queries `[n_embd_head_k, n_head, T]`
+    // and their permuted copy.
+    let mla = if hp.n_embd_head_k_mla > 0 && !kv.is_empty() {
+        2 * f32 * t * n_head * u128::from(hp.n_embd_head_k)
+    } else {
+        0
+    };
+    let attention = attention + mla;
+    let recurrent = if e.hparams.memory == MemoryKind::Kv || e.hparams.memory == MemoryKind::None {
+        0
+    } else {
+        let n_seqs = if params.kv_unified {
+            1
+        } else {
+            u128::from(params.n_parallel.max(1))
+        };
+        let d_inner = u128::from(hp.ssm_d_inner);
+        let groups = 2 * u128::from(hp.ssm_n_group) * u128::from(hp.ssm_d_state);
+        // mamba2's input projection also yields B, C and the per-head dt.
+        let heads = if hp.arch == "mamba2" {
+            u128::from(hp.ssm_dt_rank)
+        } else {
+            0
+        };
+        let in_proj = 2 * d_inner + groups + heads;
+        let conv = d_inner + groups;
+        // mamba (not mamba2) also copies its s state.
+        let s_copy = if hp.arch == "mamba" {
+            u128::from(hp.n_embd_s())
+        } else {
+            0
+        };
+        f32 * t * (in_proj + 2 * conv + 2 * d_inner + 2)
+            + f32 * n_seqs * (2 * u128::from(hp.n_embd_r()) + 8 + s_copy)
+    };
+    let output = f32 * t * (u128::from(hp.n_vocab) + 2 * n_embd);
+    let bytes = (at_attention + attention.max(recurrent))
+        .max(if params.flash_attn { mask_f16 } else { mask } + ffn)
+        .max(output);
+    vec![Buffer {
+        name: "CPU".into(),
+        device: Device::Cpu,
+        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+    }]
+}

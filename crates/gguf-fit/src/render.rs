@@ -1,0 +1,153 @@
+//! Text and JSON renderings of estimates, one per context size of a sweep (what `gguf fit`
+//! prints).
+
+use std::fmt::Write;
+
+use crate::{Buffer, Device, Estimate};
+
+fn mib(bytes: u64) -> String {
+    format!("{:.2} MiB", bytes as f64 / 1048576.0)
+}
+
+fn sum_on<'a>(buffers: impl Iterator<Item = &'a Buffer>, device: Device) -> u64 {
+    buffers
+        .filter(|b| b.device == device)
+        .map(|b| b.bytes)
+        .sum()
+}
+
+/// Per device: weights, caches, output, compute, total.
+fn device_rows(e: &Estimate) -> Vec<(Device, [u64; 5])> {
+    e.devices()
+        .into_iter()
+        .map(|d| {
+            let weights = sum_on(e.weights.iter(), d);
+            let caches = sum_on(e.caches.iter().flat_map(|c| c.buffers.iter()), d);
+            let output = sum_on(std::iter::once(&e.output), d);
+            let compute = sum_on(e.compute.iter(), d);
+            (d, [weights, caches, output, compute, e.total_on(d)])
+        })
+        .collect()
+}
+
+/// A table: one row per context size and device.
+pub fn text(estimates: &[Estimate]) -> String {
+    let mut out = String::new();
+    let header = [
+        "n_ctx", "device", "weights", "KV/state", "output", "compute*", "total",
+    ];
+    let mut rows = vec![header.map(String::from).to_vec()];
+    for e in estimates {
+        for (d, figures) in device_rows(e) {
+            let mut row = vec![e.n_ctx.to_string(), d.to_string()];
+            row.extend(figures.iter().map(|&b| mib(b)));
+            rows.push(row);
+        }
+    }
+    let widths: Vec<usize> = (0..header.len())
+        .map(|i| rows.iter().map(|r| r[i].len()).max().unwrap_or(0))
+        .collect();
+    for row in &rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(i, c)| {
+                if i < 2 {
+                    format!("{c:<w$}", w = widths[i])
+                } else {
+                    format!("{c:>w$}", w = widths[i])
+                }
+            })
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    out.push_str(
+        "* the compute buffer is an estimate; the other figures are what llama.cpp allocates\n",
+    );
+    out
+}
+
+fn json_str(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+fn buffer_json(b: &Buffer) -> String {
+    format!(
+        "{{\"name\":{},\"device\":{},\"bytes\":{}}}",
+        json_str(&b.name),
+        json_str(&b.device.to_string()),
+        b.bytes
+    )
+}
+
+fn list(items: impl Iterator<Item = String>) -> String {
+    format!("[{}]", items.collect::<Vec<_>>().join(","))
+}
+
+/// One JSON object per estimate, in an array; sizes in bytes.
+pub fn json(estimates: &[Estimate]) -> String {
+    list(estimates.iter().map(|e| {
+        let devices = list(device_rows(e).into_iter().map(|(d, f)| {
+            format!(
+                "{{\"device\":{},\"weights\":{},\"cache\":{},\"output\":{},\"compute\":{},\"total\":{}}}",
+                json_str(&d.to_string()),
+                f[0],
+                f[1],
+                f[2],
+                f[3],
+                f[4]
+            )
+        }));
+        let caches = list(e.caches.iter().map(|c| {
+            let layers = list(c.layers.iter().map(|l| {
+                format!(
+                    "{{\"layer\":{},\"device\":{},\"cells\":{},\"swa\":{},\"k_bytes\":{},\"v_bytes\":{}}}",
+                    l.layer,
+                    json_str(&l.device.to_string()),
+                    l.cells,
+                    l.swa,
+                    l.k_bytes,
+                    l.v_bytes
+                )
+            }));
+            let ty = |t: gguf_grammar::GgmlType| t.ggml_type_name().map_or("null".to_string(), json_str);
+            format!(
+                "{{\"kind\":{},\"cells\":{},\"n_stream\":{},\"swa\":{},\"type_k\":{},\"type_v\":{},\"k_bytes\":{},\"v_bytes\":{},\"buffers\":{},\"layers\":{}}}",
+                json_str(c.kind),
+                c.cells,
+                c.n_stream,
+                c.swa,
+                ty(c.type_k),
+                ty(c.type_v),
+                c.k_bytes(),
+                c.v_bytes(),
+                list(c.buffers.iter().map(buffer_json)),
+                layers
+            )
+        }));
+        format!(
+            "{{\"architecture\":{},\"n_ctx\":{},\"n_batch\":{},\"n_ubatch\":{},\"devices\":{},\"weights\":{},\"caches\":{},\"output\":{},\"compute\":{},\"compute_is_estimate\":true}}",
+            json_str(&e.hparams.arch),
+            e.n_ctx,
+            e.n_batch,
+            e.n_ubatch,
+            devices,
+            list(e.weights.iter().map(buffer_json)),
+            caches,
+            buffer_json(&e.output),
+            list(e.compute.iter().map(buffer_json))
+        )
+    }))
+}

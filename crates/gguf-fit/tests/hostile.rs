@@ -1,0 +1,124 @@
+//! Hostile headers and extreme parameters: an estimate or an error, never a panic (the tests
+//! run with overflow checks on).
+
+use gguf_fit::{estimate, Params};
+use gguf_grammar::write::{GgufBuilder, OwnedValue};
+use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
+
+fn model(arch: &str, value: u32, dims: &[u64], ty: GgmlType) -> Vec<u8> {
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    b.kv("general.architecture", arch);
+    for key in [
+        "block_count",
+        "embedding_length",
+        "context_length",
+        "attention.head_count",
+        "attention.head_count_kv",
+        "attention.key_length",
+        "attention.value_length",
+        "attention.sliding_window",
+        "feed_forward_length",
+        "ssm.conv_kernel",
+        "ssm.inner_size",
+        "ssm.state_size",
+        "ssm.group_count",
+        "wkv.head_size",
+        "shortconv.l_cache",
+        "attention.key_length_mla",
+    ] {
+        let v = if key == "block_count" {
+            value.min(512)
+        } else {
+            value
+        };
+        b.kv(format!("{arch}.{key}"), v);
+    }
+    b.kv(
+        "tokenizer.ggml.tokens",
+        OwnedValue::array(ValueType::String, ["a", "b"]),
+    );
+    b.allow_missing_data();
+    b.tensor_at("token_embd.weight", dims, ty, 0, &[]);
+    b.tensor_at("blk.0.attn_q.weight", dims, ty, u64::MAX / 2, &[]);
+    b.build().unwrap()
+}
+
+#[test]
+fn no_panics() {
+    let dims_set: [&[u64]; 4] = [
+        &[64, 2],
+        &[1 << 40, 1 << 30],
+        &[u64::MAX],
+        &[32, u64::MAX / 32],
+    ];
+    let params = [
+        Params::default(),
+        Params {
+            n_ctx: u32::MAX,
+            n_batch: u32::MAX,
+            n_ubatch: 0,
+            n_parallel: 256,
+            ..Params::default()
+        },
+        Params {
+            n_ctx: 1,
+            n_batch: 0,
+            n_ubatch: 0,
+            flash_attn: true,
+            type_v: GgmlType::Q4_0,
+            ..Params::default()
+        },
+        Params {
+            n_gpu_layers: i32::MIN,
+            n_gpu_devices: 16,
+            ..Params::default()
+        },
+        Params {
+            n_gpu_layers: i32::MAX,
+            n_gpu_devices: 16,
+            tensor_split: vec![f32::MAX; 16],
+            ..Params::default()
+        },
+        Params {
+            n_gpu_devices: u32::MAX,
+            ..Params::default()
+        },
+        Params {
+            n_parallel: u32::MAX,
+            kv_unified: true,
+            swa_full: true,
+            ..Params::default()
+        },
+    ];
+    let (mut ok, mut refused) = (0, 0);
+    for arch in [
+        "llama",
+        "gemma2",
+        "mamba",
+        "lfm2",
+        "rwkv6",
+        "deepseek2",
+        "bert",
+    ] {
+        for value in [0, 1, 7, 512, u32::MAX / 2, u32::MAX] {
+            for dims in dims_set {
+                for ty in [GgmlType::F32, GgmlType::Q4_0, GgmlType(1000)] {
+                    let bytes = model(arch, value, dims, ty);
+                    let gguf = Gguf::parse(&bytes).unwrap();
+                    for p in &params {
+                        match estimate(&gguf, p) {
+                            Ok(_) => ok += 1,
+                            Err(_) => refused += 1,
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Both paths are taken: hostile values reach the arithmetic, not only the checks.
+    println!("{ok} estimates, {refused} refused");
+    assert!(
+        ok > 100 && refused > 100,
+        "{ok} estimates, {refused} refused"
+    );
+}
