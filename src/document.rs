@@ -259,7 +259,7 @@ impl<'a> Gguf<'a> {
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let model = gguf_grammar::OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
-    /// let tokens: Vec<&str> = model.gguf().tokens()?.collect::<Result<_, _>>()?;
+    /// let tokens: Vec<&str> = model.gguf().tokens()?.collect::<Result<_, _>>().map_err(|e| e.to_string())?;
     /// assert_eq!(tokens[..3], ["<unk>", "<s>", "</s>"]);
     /// # Ok(()) }
     /// ```
