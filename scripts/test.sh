@@ -48,5 +48,9 @@ step "gguf convert-endian vs gguf-py's gguf-convert-endian (corpus, every conver
 bash scripts/check-convert-endian.sh
 step "Python package (python/): maturin build, pip install, pytest python/tests against gguf-py"
 bash scripts/test-python.sh
+step "chat templates: crates/gguf-template vs transformers and llama.cpp (every reference template x conversation)"
+bash scripts/check-templates.sh
+step "chat templates: crates/gguf-template's own tests (lint, screen)"
+cargo test --quiet --manifest-path crates/gguf-template/Cargo.toml
 step "remote headers over HTTP ranges against nginx"
 bash scripts/check-remote.sh

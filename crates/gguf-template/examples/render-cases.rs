@@ -58,7 +58,7 @@ fn main() -> ExitCode {
                     .iter()
                     .map(|(k, v)| (k.to_string(), json!(v)))
                     .collect();
-                if &Value::Object(ours) != &t["special"] {
+                if Value::Object(ours) != t["special"] {
                     eprintln!("{}: special tokens differ from gguf-py's", t["id"]);
                     failed = true;
                 }
