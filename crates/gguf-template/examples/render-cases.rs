@@ -1,7 +1,7 @@
 //! Renders every template x conversation of a cases file (scripts/template_reference.py cases)
 //! with this crate, for scripts/check-templates.sh. A template that comes from a GGUF file is
 //! read from that file by this crate and must equal what gguf-py read (source and special
-//! tokens); otherwise the run fails.
+//! tokens), and the screen must find nothing in any of them; otherwise the run fails.
 //!
 //! Usage: render-cases CASES.json OUT.json
 
@@ -21,6 +21,7 @@ fn main() -> ExitCode {
             .unwrap();
     let mut results = serde_json::Map::new();
     let mut failed = false;
+    let mut screened = 0;
     for t in cases["templates"].as_array().unwrap() {
         let (source, special) = match t["gguf"].as_str() {
             None => {
@@ -65,6 +66,12 @@ fn main() -> ExitCode {
                 (template.source, special)
             }
         };
+        // Real templates: the screen must find nothing (no false positive).
+        for finding in gguf_template::screen::screen(&source) {
+            eprintln!("{}: screen false positive: {finding}", t["id"]);
+            failed = true;
+        }
+        screened += 1;
         for c in cases["conversations"].as_array().unwrap() {
             let conversation = Conversation {
                 messages: c["messages"].clone(),
@@ -91,6 +98,7 @@ fn main() -> ExitCode {
         serde_json::to_string_pretty(&json!({ "results": results })).unwrap(),
     )
     .unwrap();
+    eprintln!("screen: {screened} real templates, no findings expected");
     if failed {
         ExitCode::FAILURE
     } else {

@@ -8,6 +8,7 @@
 pub mod pyfmt;
 pub mod read;
 pub mod render;
+pub mod screen;
 
 pub use read::{templates, ChatTemplate, SpecialTokens};
 pub use render::{render, Conversation, Limits, RenderError};
