@@ -72,6 +72,11 @@ fn main() -> ExitCode {
             failed = true;
         }
         screened += 1;
+        if std::env::var_os("GGUF_TEMPLATE_LINT").is_some() {
+            for d in gguf_template::lint::lint(&source, &special, None) {
+                eprintln!("{}: lint: {d}", t["id"]);
+            }
+        }
         for c in cases["conversations"].as_array().unwrap() {
             let conversation = Conversation {
                 messages: c["messages"].clone(),

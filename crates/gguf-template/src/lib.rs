@@ -5,6 +5,7 @@
 //! - [`render`]: a conversation rendered as transformers renders it, in a sandbox with
 //!   bounded fuel, recursion, output and time.
 
+pub mod lint;
 pub mod pyfmt;
 pub mod read;
 pub mod render;
