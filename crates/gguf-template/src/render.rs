@@ -14,7 +14,10 @@
 //! The sandbox: minijinja has no filesystem loader here and values are plain data (no Python
 //! objects, so no attributes beyond keys and the Python-compatible string, list and mapping
 //! methods); every render has a fuel budget (instructions), a recursion limit, an output size
-//! limit and a deadline checked as output is written and methods are called.
+//! limit and a deadline checked as output is written and methods are called. Memory is not
+//! bounded by minijinja: a template that doubles a namespace attribute in a loop is refused
+//! before it runs (see [`crate::screen`]), but a recursive macro that doubles its argument is
+//! not caught.
 
 use crate::pyfmt::{json_dumps, py_str, JsonOptions};
 use crate::read::SpecialTokens;
@@ -450,6 +453,15 @@ pub fn render(
     limits: &Limits,
 ) -> Result<String, RenderError> {
     use serde_json::Value as J;
+    // minijinja bounds instructions, not memory: refuse the one growth pattern the screen sees.
+    if crate::screen::screen(source)
+        .iter()
+        .any(|f| f.code == "template-self-growth")
+    {
+        return Err(RenderError::Limit(
+            "a namespace attribute is set from two copies of itself (unbounded memory)",
+        ));
+    }
     let none = || Value::from_object(crate::pyfmt::PyNone);
     let data = |v: &Option<J>| v.as_ref().map(Value::from_serialize).unwrap_or_else(none);
     let mut ctx: Vec<(String, Value)> = vec![

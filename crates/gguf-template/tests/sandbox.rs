@@ -117,3 +117,9 @@ fn transformers_bindings() {
          [1.0, None, True, \"it's\"]|26 Jul 2024|</s>False"
     );
 }
+
+#[test]
+fn namespace_doubling_is_refused() {
+    let src = "{% set ns = namespace(s='aaaaaaaa') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}";
+    assert!(matches!(run(src), Err(RenderError::Limit(_))));
+}
