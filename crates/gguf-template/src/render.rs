@@ -199,6 +199,7 @@ fn environment(limits: &Limits, now: NaiveDateTime, guard: Arc<Guard>) -> Enviro
     env.add_test("none", |value: &Value| crate::pyfmt::is_none(value));
     env.add_filter("tojson", tojson);
     add_generator_filters(&mut env);
+    add_string_filters(&mut env);
     env.add_filter("string", |value: Value| -> Result<String, Error> {
         let mut text = String::new();
         py_str(&value, &mut text)?;
@@ -281,6 +282,81 @@ fn add_generator_filters(env: &mut Environment<'static>) {
             generator(&value, || {
                 filters::rejectattr(state, value.clone(), attr, test, args)
             })
+        },
+    );
+}
+
+/// `str(value)` as jinja2's string filters take it (`soft_str`): a list prints as Python's repr.
+fn soft_str(value: &Value) -> Result<String, Error> {
+    let mut text = String::new();
+    py_str(value, &mut text)?;
+    Ok(text)
+}
+
+/// jinja2's `trim`, `upper`, `lower` and `join` turn a non-string into `str(value)` first (so
+/// `[{'type': 'text'}] | trim` is Python's repr, not minijinja's).
+fn add_string_filters(env: &mut Environment<'static>) {
+    env.add_filter(
+        "trim",
+        |value: &Value, chars: Option<String>| -> Result<String, Error> {
+            let text = soft_str(value)?;
+            Ok(match chars {
+                Some(chars) => {
+                    let set: Vec<char> = chars.chars().collect();
+                    text.trim_matches(&set[..]).to_owned()
+                }
+                None => text.trim().to_owned(),
+            })
+        },
+    );
+    env.add_filter("upper", |value: &Value| {
+        Ok::<_, Error>(soft_str(value)?.to_uppercase())
+    });
+    env.add_filter("lower", |value: &Value| {
+        Ok::<_, Error>(soft_str(value)?.to_lowercase())
+    });
+    env.add_filter(
+        "join",
+        |value: &Value, args: Rest<Value>| -> Result<String, Error> {
+            let (positional, kwargs): (&[Value], Kwargs) = minijinja::value::from_args(&args)?;
+            let text = |v: Option<&Value>| v.filter(|v| !v.is_none()).map(soft_str).transpose();
+            let joiner = match kwargs.get::<Option<Value>>("d")? {
+                Some(d) => soft_str(&d)?,
+                None => text(positional.first())?.unwrap_or_default(),
+            };
+            let attribute = match kwargs.get::<Option<Value>>("attribute")? {
+                Some(a) => text(Some(&a))?,
+                None => text(positional.get(1))?,
+            };
+            kwargs.assert_all_used()?;
+            if positional.len() > 2 {
+                return Err(Error::new(
+                    ErrorKind::TooManyArguments,
+                    "join takes at most 2 arguments",
+                ));
+            }
+            if let Some(s) = value.as_str() {
+                return Ok(s
+                    .chars()
+                    .map(String::from)
+                    .collect::<Vec<_>>()
+                    .join(&joiner));
+            }
+            let mut out = String::new();
+            for (i, item) in value.try_iter()?.enumerate() {
+                if i > 0 {
+                    out.push_str(&joiner);
+                }
+                let mut item = item;
+                for part in attribute.iter().flat_map(|path| path.split('.')) {
+                    item = match part.parse::<i64>() {
+                        Ok(index) => item.get_item(&Value::from(index))?,
+                        Err(_) => item.get_attr(part)?,
+                    };
+                }
+                out.push_str(&soft_str(&item)?);
+            }
+            Ok(out)
         },
     );
 }

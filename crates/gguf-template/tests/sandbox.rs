@@ -123,3 +123,15 @@ fn namespace_doubling_is_refused() {
     let src = "{% set ns = namespace(s='aaaaaaaa') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}";
     assert!(matches!(run(src), Err(RenderError::Limit(_))));
 }
+
+#[test]
+fn string_filters_take_python_str() {
+    // Expected string from transformers' render_jinja_template on the same template.
+    let src = "{{ [1, none, 'a', 1.5] | join(',') }}|{{ [{'a': {'b': 2}}, {'a': {'b': 3}}] | join('-', attribute='a.b') }}\
+               |{{ [1,'x'] | upper }}|{{ 'abc'|join('.') }}|{{ ['  x  '] | trim }}|{{ 'xxhixx' | trim('x') }}\
+               |{{ messages | map(attribute='role') | join }}|{{ (messages | map(attribute='role')) is iterable }}";
+    assert_eq!(
+        run(src).unwrap(),
+        "1,None,a,1.5|2-3|[1, 'X']|a.b.c|['  x  ']|hi|user|True"
+    );
+}
