@@ -98,3 +98,16 @@ fn the_corpus_phi3_template() {
     let codes: Vec<&str> = got[0].1.iter().map(|d| d.code).collect();
     assert_eq!(codes, ["template-no-generation-prompt"]);
 }
+
+#[test]
+fn smollm2_is_clean() {
+    // scripts/test.sh sets GGUF_SMOLLM2 (scripts/fetch-models.sh); without it there is no file.
+    let Some(path) = std::env::var_os("GGUF_SMOLLM2") else {
+        eprintln!("GGUF_SMOLLM2 not set: SmolLM2 not linted");
+        return;
+    };
+    let model = gguf_grammar::OwnedGguf::open(path).unwrap();
+    let got = lint_gguf(model.gguf());
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, vec![], "{:?}", got[0].1);
+}
