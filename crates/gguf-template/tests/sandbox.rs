@@ -23,9 +23,14 @@ fn run(source: &str) -> Result<String, RenderError> {
 
 #[test]
 fn fuel_bounds_a_long_loop() {
+    let limits = Limits {
+        fuel: 100_000,
+        ..Limits::default()
+    };
     let src = "{% for a in range(100000) %}{% for b in range(100000) %}{% endfor %}{% endfor %}";
+    let got = render(src, &conv(), &SpecialTokens::default(), &limits);
     assert_eq!(
-        run(src),
+        got,
         Err(RenderError::Limit("instruction budget (fuel) exhausted"))
     );
 }
