@@ -21,6 +21,7 @@ pub mod lint;
 pub mod pyfmt;
 pub mod read;
 pub mod render;
+pub mod report;
 pub mod screen;
 
 pub use read::{templates, ChatTemplate, SpecialTokens};

@@ -111,3 +111,15 @@ fn smollm2_is_clean() {
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].1, vec![], "{:?}", got[0].1);
 }
+
+#[test]
+fn the_json_report() {
+    let model = phi3();
+    let doc = gguf_template::report::report(model.gguf(), false, true, true);
+    let t = &doc["templates"][0];
+    assert_eq!(t["key"], "tokenizer.chat_template");
+    assert_eq!(t["name"], serde_json::Value::Null);
+    assert_eq!(t["lint"][0]["code"], "template-no-generation-prompt");
+    assert_eq!(t["screen"], serde_json::json!([]));
+    assert!(t.get("source").is_none());
+}
