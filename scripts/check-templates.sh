@@ -12,6 +12,9 @@
 # tree, the binary cached under ~/.cache/gguf-grammar keyed by the source's hash). Fails when
 # ours differs from transformers anywhere, or when the transformers/llama.cpp differences are
 # not exactly those listed in tests/templates/reference-differences.json. -v lists them.
+# transformers and our renderer get the same fixed `now`; llama.cpp gets it for its handlers'
+# date_string, but its minja reads the clock for strftime_now, so a run across midnight can
+# differ on the templates that call it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 verbose=()
@@ -59,3 +62,18 @@ trap 'rm -rf "$tmp"' EXIT
 "$ours_bin" "$tmp/cases.json" "$tmp/ours.json"
 "$GGUF_PYTHON" scripts/template_reference.py compare "$tmp/cases.json" "$tmp/ours.json" "$tmp/transformers.json" \
     "$tmp/llama.json" --differences tests/templates/reference-differences.json "${verbose[@]}"
+
+# The comparison must be able to fail: one byte changed in one of our renders is caught.
+"$GGUF_PYTHON" - "$tmp/ours.json" "$tmp/ours-mutated.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+key = next(k for k, v in doc["results"].items() if v.get("ok"))
+doc["results"][key]["ok"] = doc["results"][key]["ok"][:-1] + "#"
+json.dump(doc, open(sys.argv[2], "w", encoding="utf-8"))
+PY
+if "$GGUF_PYTHON" scripts/template_reference.py compare "$tmp/cases.json" "$tmp/ours-mutated.json" \
+    "$tmp/transformers.json" "$tmp/llama.json" --differences tests/templates/reference-differences.json \
+    >/dev/null 2>&1; then
+    echo "check-templates.sh: the comparison did not catch a changed render" >&2
+    exit 1
+fi
