@@ -9,6 +9,8 @@
   compare CASES OURS TRANSFORMERS LLAMA --differences FILE   the table; exit 1 when ours differs
         from transformers anywhere, or when the differences between transformers and llama.cpp
         are not exactly the ones FILE lists
+  categorize TRANSFORMERS LLAMA --differences FILE   rewrite FILE's list of differences from a
+        run, each with its cause (by template family; review the result by hand)
 
 A result is {"ok": text} or {"error": message}; two errors are equal whatever their messages,
 except that an exception the template raises (raise_exception) must carry the same message.
@@ -210,6 +212,53 @@ def cmd_compare(args):
     return 1 if failures else 0
 
 
+# Why transformers and llama.cpp differ, by template family (the causes are read off the
+# renders and llama.cpp's common/chat.cpp; `categorize` applies them to a run's differences).
+def category(key):
+    t, c = key.split("|")
+    tool = c in ("tool-call", "parallel-tool-calls")
+    if t.startswith("NousResearch") or t.startswith("CohereForAI-c4ai-command-r-plus"):
+        if tool:
+            return "minja-undefined"
+        if not (c == "typed-content" and t.startswith("CohereForAI")):
+            return "tools-undefined"
+    if t.startswith(("google-gemma", "ggml-vocab-phi-3")) and not tool and c != "typed-content":
+        return "system-polyfill"
+    if t.startswith("google-gemma"):
+        return "system-polyfill"
+    if t.startswith("fireworks"):
+        return "handler-context"
+    if c == "typed-content":
+        return "typed-content-flattened"
+    if t.startswith(("meta-llama", "ibm-granite", "deepseek-ai")):
+        return "handler-context"
+    if t.startswith(("Qwen", "unsloth")):
+        return "tool-call-null-content"
+    if t.startswith("meetkai"):
+        return "tool-call-arguments-string"
+    if t.startswith("llama-cpp-deepseek"):
+        return "minja-map-list"
+    return "generic-tools-prompt"
+
+
+def cmd_categorize(args):
+    with open(args.transformers, encoding="utf-8") as f:
+        hf = json.load(f)["results"]
+    with open(args.llama, encoding="utf-8") as f:
+        llama = json.load(f)["results"]
+    with open(args.differences, encoding="utf-8") as f:
+        doc = json.load(f)
+    doc["differences"] = [
+        {"case": k, "category": category(k)} for k in sorted(hf) if not same(hf[k], llama[k])
+    ]
+    unknown = {d["category"] for d in doc["differences"]} - set(doc["categories"])
+    if unknown:
+        sys.exit(f"categories without a description: {sorted(unknown)}")
+    with open(args.differences, "w", encoding="utf-8") as f:
+        json.dump(doc, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -226,8 +275,13 @@ def main():
         m.add_argument(a)
     m.add_argument("--differences", required=True)
     m.add_argument("-v", "--verbose", action="store_true")
+    k = sub.add_parser("categorize")
+    k.add_argument("transformers")
+    k.add_argument("llama")
+    k.add_argument("--differences", required=True)
     args = p.parse_args()
-    return {"cases": cmd_cases, "transformers": cmd_transformers, "compare": cmd_compare}[args.cmd](args) or 0
+    cmds = {"cases": cmd_cases, "transformers": cmd_transformers, "compare": cmd_compare, "categorize": cmd_categorize}
+    return cmds[args.cmd](args) or 0
 
 
 if __name__ == "__main__":
