@@ -60,7 +60,5 @@ step "Python package (python/): maturin build, pip install, pytest python/tests 
 bash scripts/test-python.sh
 step "chat templates: crates/gguf-template vs transformers and llama.cpp (every reference template x conversation)"
 bash scripts/check-templates.sh
-step "chat templates: crates/gguf-template's own tests (lint, screen)"
-cargo test --quiet --manifest-path crates/gguf-template/Cargo.toml
 step "remote headers over HTTP ranges against nginx"
 bash scripts/check-remote.sh
