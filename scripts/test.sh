@@ -61,5 +61,7 @@ step "Python package (python/): maturin build, pip install, pytest python/tests 
 bash scripts/test-python.sh
 step "gguf-fit: memory estimate vs llama.cpp's own figures (weights, KV, output byte-equal; compute within its bound)"
 bash scripts/check-fit.sh
+step "chat templates: crates/gguf-template vs transformers and llama.cpp (every reference template x conversation)"
+bash scripts/check-templates.sh
 step "remote headers over HTTP ranges against nginx"
 bash scripts/check-remote.sh

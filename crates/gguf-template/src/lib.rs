@@ -1,0 +1,28 @@
+//! Chat templates in GGUF files: the one piece of a model file that is code.
+//!
+//! - [`mod@read`]: every template a file carries (`tokenizer.chat_template` and
+//!   `tokenizer.chat_template.NAME`) and the special tokens a template sees.
+//! - [`mod@render`]: a conversation rendered as transformers renders it, in a sandbox with
+//!   bounded fuel, recursion, output and time.
+//! - [`lint`]: what is wrong with a template (does not parse, does not render, raises, names
+//!   tokens the vocabulary lacks, never opens the assistant's turn).
+//! - [`mod@screen`]: a static screen for the building blocks of template injections.
+//!
+//! `scripts/check-templates.sh` renders every template of llama.cpp's `models/templates/`, of
+//! the corpus and of SmolLM2 with a fixed set of conversations here, in transformers and in
+//! llama.cpp, and requires ours to equal transformers' byte for byte.
+//!
+//! Known engine differences from jinja2 that no reference template reaches: `~` and `+` format
+//! a non-string operand as minijinja does (`none`, `true`) rather than as Python (`None`,
+//! `True`); `cycler`, `joiner` and `lipsum` are not defined; memory is bounded only against the
+//! doubling pattern the screen sees.
+
+pub mod lint;
+pub mod pyfmt;
+pub mod read;
+pub mod render;
+pub mod report;
+pub mod screen;
+
+pub use read::{templates, ChatTemplate, SpecialTokens};
+pub use render::{render, Conversation, Limits, RenderError};

@@ -1,0 +1,66 @@
+//! One JSON document for a file's templates (what `gguf template --json` prints): each
+//! template with its key, size and, on request, its lint diagnostics and screen findings.
+
+use crate::lint::{lint_gguf, Level};
+use crate::read::templates;
+use crate::screen::screen;
+use gguf_grammar::Gguf;
+use serde_json::{json, Value};
+
+/// `{"templates": [{"key", "name", "bytes", "source"?, "lint"?, "screen"?}], "errors": [...]}`.
+pub fn report(gguf: &Gguf<'_>, with_source: bool, with_lint: bool, with_screen: bool) -> Value {
+    let (found, errors) = templates(gguf);
+    let lints = if with_lint {
+        lint_gguf(gguf)
+    } else {
+        Vec::new()
+    };
+    let items: Vec<Value> = found
+        .iter()
+        .map(|t| {
+            let mut item = json!({ "key": t.key, "name": t.name, "bytes": t.source.len() });
+            if with_source {
+                item["source"] = json!(t.source);
+            }
+            if with_lint {
+                let diagnostics = lints
+                    .iter()
+                    .find(|(key, _)| *key == t.key)
+                    .map(|(_, d)| d.as_slice())
+                    .unwrap_or_default();
+                item["lint"] = diagnostics
+                    .iter()
+                    .map(|d| {
+                        json!({
+                            "code": d.code,
+                            "level": match d.level { Level::Warning => "warning", Level::Error => "error" },
+                            "line": d.location.map(|l| l.0),
+                            "column": d.location.map(|l| l.1),
+                            "message": d.message,
+                        })
+                    })
+                    .collect();
+            }
+            if with_screen {
+                item["screen"] = screen(&t.source)
+                    .iter()
+                    .map(|f| {
+                        json!({
+                            "code": f.code,
+                            "severity": f.severity.to_string(),
+                            "line": f.line,
+                            "column": f.column,
+                            "message": f.message,
+                        })
+                    })
+                    .collect();
+            }
+            item
+        })
+        .collect();
+    let errors: Vec<Value> = errors
+        .iter()
+        .map(|e| json!({ "key": e.key, "problem": e.problem }))
+        .collect();
+    json!({ "templates": items, "errors": errors })
+}

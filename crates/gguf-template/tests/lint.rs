@@ -1,0 +1,125 @@
+//! Lint diagnostics on small templates and on the corpus's phi-3 vocabulary.
+
+use gguf_template::lint::{lint, lint_gguf, Level};
+use gguf_template::SpecialTokens;
+use std::collections::HashSet;
+
+fn codes(source: &str, vocab: Option<&HashSet<&str>>) -> Vec<&'static str> {
+    let special = SpecialTokens {
+        tokens: vec![
+            ("bos_token", "<s>".into()),
+            ("eos_token", "<|endoftext|>".into()),
+        ],
+    };
+    lint(source, &special, vocab)
+        .iter()
+        .map(|d| d.code)
+        .collect()
+}
+
+const GOOD: &str = "{% for m in messages %}<|{{ m.role }}|>{{ m.content }}<|end|>{% endfor %}\
+                    {% if add_generation_prompt %}<|assistant|>{% endif %}";
+
+#[test]
+fn a_good_template_is_clean() {
+    assert_eq!(codes(GOOD, None), Vec::<&str>::new());
+}
+
+#[test]
+fn syntax_errors_have_a_location() {
+    let special = SpecialTokens::default();
+    let d = lint("ok\n{% for m in messages %}{{ m.content }", &special, None);
+    assert_eq!((d[0].code, d[0].level), ("template-syntax", Level::Error));
+    assert_eq!(d[0].location.map(|l| l.0), Some(2));
+}
+
+#[test]
+fn render_failures() {
+    assert_eq!(
+        codes("{{ raise_exception('always') }}", None),
+        ["template-minimal-render", "template-ordinary-render"]
+    );
+    let no_system = "{% if messages[0].role == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}\
+                     {% for m in messages %}{{ m.content }}{% endfor %}{% if add_generation_prompt %}>{% endif %}";
+    assert_eq!(codes(no_system, None), ["template-ordinary-render"]);
+    assert_eq!(
+        codes("{{ messages[0].content.nope.deeper }}", None)[0],
+        "template-minimal-render"
+    );
+}
+
+#[test]
+fn generation_prompt_never_emitted() {
+    let src = "{% for m in messages %}{{ m.content }}{% endfor %}";
+    assert_eq!(codes(src, None), ["template-no-generation-prompt"]);
+}
+
+fn phi3() -> gguf_grammar::OwnedGguf {
+    gguf_grammar::OwnedGguf::open(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/corpus/ggml-vocab-phi-3.gguf"
+    ))
+    .unwrap()
+}
+
+#[test]
+fn special_tokens_against_the_vocabulary() {
+    let model = phi3();
+    let tokens = model.gguf().get_array("tokenizer.ggml.tokens").unwrap();
+    let vocab: HashSet<&str> = tokens.strs().unwrap().filter_map(|s| s.ok()).collect();
+    // `<|{{ m.role }}|>` is not a literal; `<|end|>` and `<|assistant|>` are phi-3 tokens.
+    assert_eq!(codes(GOOD, Some(&vocab)), Vec::<&str>::new());
+    let chatml = "{% for m in messages %}{{ '<|im_start|>' + m.role + '\\n' + m.content + '<|im_end|>' }}{% endfor %}\
+                  {% if add_generation_prompt %}{{ '<|im_start|>assistant' }}{% endif %}";
+    let d = lint(
+        chatml,
+        &SpecialTokens::from_gguf(model.gguf()),
+        Some(&vocab),
+    );
+    let msgs: Vec<String> = d.iter().map(|d| d.message.clone()).collect();
+    assert_eq!(d.len(), 2, "{msgs:?}");
+    assert!(msgs[0].contains("<|im_end|>") && msgs[1].contains("<|im_start|>"));
+    let llama3 = "{{ '<|begin_of_text|>' }}{% for m in messages %}{{ m.content }}{% endfor %}\
+                  {% if add_generation_prompt %}<|assistant|>{% endif %}";
+    assert_eq!(
+        codes(llama3, Some(&vocab)),
+        ["template-token-not-in-vocab", "template-bos-mismatch"]
+    );
+}
+
+#[test]
+fn the_corpus_phi3_template() {
+    // phi-3's template opens the assistant's turn after every user message, whatever
+    // add_generation_prompt says; every `<|…|>` it writes is in its vocabulary.
+    let model = phi3();
+    let got = lint_gguf(model.gguf());
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, "tokenizer.chat_template");
+    let codes: Vec<&str> = got[0].1.iter().map(|d| d.code).collect();
+    assert_eq!(codes, ["template-no-generation-prompt"]);
+}
+
+#[test]
+fn smollm2_is_clean() {
+    // scripts/test.sh sets GGUF_SMOLLM2 (scripts/fetch-models.sh); without it there is no file.
+    let Some(path) = std::env::var_os("GGUF_SMOLLM2") else {
+        eprintln!("GGUF_SMOLLM2 not set: SmolLM2 not linted");
+        return;
+    };
+    let model = gguf_grammar::OwnedGguf::open(path).unwrap();
+    let got = lint_gguf(model.gguf());
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].1, vec![], "{:?}", got[0].1);
+}
+
+#[test]
+fn the_json_report() {
+    let model = phi3();
+    let doc = gguf_template::report::report(model.gguf(), false, true, true);
+    let t = &doc["templates"][0];
+    assert_eq!(t["key"], "tokenizer.chat_template");
+    assert_eq!(t["name"], serde_json::Value::Null);
+    assert_eq!(t["lint"][0]["code"], "template-no-generation-prompt");
+    assert_eq!(t["screen"], serde_json::json!([]));
+    assert!(t.get("source").is_none());
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Chat templates: our renderer (crates/gguf-template) against transformers' and llama.cpp's.
+#
+# Usage: scripts/check-templates.sh [-v]
+#
+# Every template in llama.cpp's models/templates/ (the cached llama.cpp 0.3.16 source), every
+# template embedded in tests/corpus/*.gguf and in SmolLM2, times the fixed conversations in
+# tests/templates/conversations.json, rendered three ways: by crates/gguf-template (example
+# render-cases), by transformers' own renderer (scripts/template_reference.py, transformers and
+# jinja2 pinned below, installed into .venv) and by llama.cpp's common_chat_templates_apply
+# with use_jinja (scripts/llama/chat-template-ref.cpp, built with g++ against the cached build
+# tree, the binary cached under ~/.cache/gguf-grammar keyed by the source's hash). Fails when
+# ours differs from transformers anywhere, or when the transformers/llama.cpp differences are
+# not exactly those listed in tests/templates/reference-differences.json. -v lists them.
+# transformers and our renderer get the same fixed `now`; llama.cpp gets it for its handlers'
+# date_string, but its minja reads the clock for strftime_now, so a run across midnight can
+# differ on the templates that call it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+verbose=()
+[[ "${1:-}" == "-v" ]] && verbose=(-v)
+
+transformers_version="5.24.0"
+jinja2_version="3.1.6"
+
+source scripts/venv.sh
+if ! "$GGUF_PYTHON" - "$transformers_version" "$jinja2_version" <<'PY' >/dev/null 2>&1
+import importlib.metadata as m, sys
+sys.exit(0 if (m.version("transformers"), m.version("jinja2")) == tuple(sys.argv[1:3]) else 1)
+PY
+then
+    "$GGUF_PYTHON" -m pip --disable-pip-version-check --no-input -q install \
+        "transformers==$transformers_version" "jinja2==$jinja2_version"
+fi
+
+bash scripts/build-llama-tools.sh >/dev/null
+llama="${GGUF_TOOLS_CACHE:-$HOME/.cache/gguf-grammar/llama.cpp-0.3.16}"
+src="scripts/llama/chat-template-ref.cpp"
+hash="$(cat "$src" "$llama/.built-2" | sha256sum | cut -c1-16)"
+ref="$HOME/.cache/gguf-grammar/chat-template-ref-$hash"
+if [[ ! -x "$ref" ]]; then
+    echo "check-templates.sh: building $ref" >&2
+    g++ -std=c++17 -O1 -o "$ref.part" "$src" \
+        -I"$llama/src/include" -I"$llama/src/ggml/include" -I"$llama/src/common" -I"$llama/src/vendor" \
+        "$llama/build/common/libcommon.a" "$llama/build/src/libllama.a" \
+        "$llama/build/ggml/src/libggml.a" "$llama/build/ggml/src/libggml-cpu.a" \
+        "$llama/build/ggml/src/libggml-base.a" -fopenmp -lpthread
+    mv "$ref.part" "$ref"
+fi
+
+smollm2="${GGUF_SMOLLM2:-$(bash scripts/fetch-models.sh)}"
+cargo build --quiet --manifest-path crates/gguf-template/Cargo.toml --example render-cases
+ours_bin="$(cargo metadata --quiet --format-version 1 --manifest-path crates/gguf-template/Cargo.toml --no-deps \
+    | "$GGUF_PYTHON" -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/examples/render-cases"
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+"$GGUF_PYTHON" scripts/template_reference.py cases "$llama/src/models/templates" tests/corpus/*.gguf "$smollm2" \
+    --conversations tests/templates/conversations.json -o "$tmp/cases.json"
+"$GGUF_PYTHON" scripts/template_reference.py transformers "$tmp/cases.json" -o "$tmp/transformers.json" 2>/dev/null
+"$ref" "$tmp/cases.json" "$tmp/llama.json"
+"$ours_bin" "$tmp/cases.json" "$tmp/ours.json"
+"$GGUF_PYTHON" scripts/template_reference.py compare "$tmp/cases.json" "$tmp/ours.json" "$tmp/transformers.json" \
+    "$tmp/llama.json" --differences tests/templates/reference-differences.json "${verbose[@]}"
+
+# The comparison must be able to fail: one byte changed in one of our renders is caught.
+"$GGUF_PYTHON" - "$tmp/ours.json" "$tmp/ours-mutated.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+key = next(k for k, v in doc["results"].items() if v.get("ok"))
+doc["results"][key]["ok"] = doc["results"][key]["ok"][:-1] + "#"
+json.dump(doc, open(sys.argv[2], "w", encoding="utf-8"))
+PY
+if "$GGUF_PYTHON" scripts/template_reference.py compare "$tmp/cases.json" "$tmp/ours-mutated.json" \
+    "$tmp/transformers.json" "$tmp/llama.json" --differences tests/templates/reference-differences.json \
+    >/dev/null 2>&1; then
+    echo "check-templates.sh: the comparison did not catch a changed render" >&2
+    exit 1
+fi
