@@ -20,12 +20,15 @@ struct Symbol {
     sid: u32,
 }
 
+/// A candidate merge: (rank, left, right, left n, right n), ordered smallest rank, then
+/// leftmost, first (llm_bigram_bpe::comparator).
+type Bigram = Reverse<(u32, i32, i32, usize, usize)>;
+
 /// Reusable buffers.
 #[derive(Default)]
 pub(crate) struct Session {
     symbols: Vec<Symbol>,
-    /// (rank, left, right, left n, right n), smallest rank then leftmost first.
-    queue: BinaryHeap<Reverse<(u32, i32, i32, usize, usize)>>,
+    queue: BinaryHeap<Bigram>,
 }
 
 impl Session {
@@ -37,7 +40,9 @@ impl Session {
     ) -> Result<(), Error> {
         let pre = tok.pre_tokenizer.as_ref().expect("BPE pre-tokenizer");
         let words = pre.split(text).ok_or_else(|| {
-            Error::Unsupported("text decodes to a code point past U+10FFFF (llama.cpp throws)".into())
+            Error::Unsupported(
+                "text decodes to a code point past U+10FFFF (llama.cpp throws)".into(),
+            )
         })?;
         for word in &words {
             self.word(tok, word, out);
@@ -64,7 +69,11 @@ impl Session {
             let index = symbols.len() as i32;
             symbols.push(Symbol {
                 prev: index - 1,
-                next: if offset + n == word.len() { -1 } else { index + 1 },
+                next: if offset + n == word.len() {
+                    -1
+                } else {
+                    index + 1
+                },
                 start: offset,
                 n,
                 sid: sid(&word[offset..offset + n]),
@@ -73,7 +82,7 @@ impl Session {
         }
         let queue = &mut self.queue;
         queue.clear();
-        let add = |symbols: &[Symbol], queue: &mut BinaryHeap<_>, left: i32, right: i32| {
+        let add = |symbols: &[Symbol], queue: &mut BinaryHeap<Bigram>, left: i32, right: i32| {
             if left == -1 || right == -1 {
                 return;
             }

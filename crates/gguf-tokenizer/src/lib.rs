@@ -18,7 +18,7 @@ mod unicode_data;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use gguf_grammar::{Gguf, GetError};
+use gguf_grammar::{GetError, Gguf};
 
 pub use gguf_grammar;
 
@@ -337,7 +337,11 @@ const FIM_TEXTS: &[(&str, &str, &[&str])] = &[
             "<|code_middle|>",
         ],
     ),
-    ("fim_pad", "", &["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>"]),
+    (
+        "fim_pad",
+        "",
+        &["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>"],
+    ),
     (
         "fim_rep",
         "",
@@ -406,12 +410,13 @@ impl Tokenizer {
             .strings()
             .ok_or_else(|| Error::Invalid("tokenizer.ggml.tokens: not a string array".into()))?;
         let n = list.len();
-        let scores: Option<Vec<f32>> = match opt(g.get_array("tokenizer.ggml.scores"))? {
-            Some(a) => Some(a.to_vec::<f32>().ok_or_else(|| {
-                Error::Invalid("tokenizer.ggml.scores: not an f32 array".into())
-            })?),
-            None => None,
-        };
+        let scores: Option<Vec<f32>> =
+            match opt(g.get_array("tokenizer.ggml.scores"))? {
+                Some(a) => Some(a.to_vec::<f32>().ok_or_else(|| {
+                    Error::Invalid("tokenizer.ggml.scores: not an f32 array".into())
+                })?),
+                None => None,
+            };
         let types: Option<Vec<i32>> = match opt(g.get_array("tokenizer.ggml.token_type"))? {
             Some(a) => Some(a.to_vec::<i32>().ok_or_else(|| {
                 Error::Invalid("tokenizer.ggml.token_type: not an i32 array".into())
@@ -464,9 +469,9 @@ impl Tokenizer {
         let mut merge_ids: Map<Vec<u8>, u32> = Map::default();
         let mut ranks: Map<(u32, u32), u32> = Map::default();
         if kind == Kind::Bpe {
-            let merges = g.get_array("tokenizer.ggml.merges").map_err(|_| {
-                Error::Invalid("cannot find tokenizer merges in model file".into())
-            })?;
+            let merges = g
+                .get_array("tokenizer.ggml.merges")
+                .map_err(|_| Error::Invalid("cannot find tokenizer merges in model file".into()))?;
             let merges = merges.strings().ok_or_else(|| {
                 Error::Invalid("tokenizer.ggml.merges: not a string array".into())
             })?;
@@ -493,8 +498,7 @@ impl Tokenizer {
         }
 
         let pre_tokenizer = if kind == Kind::Bpe {
-            let exprs = pre::regex_exprs(&pre)
-                .ok_or_else(|| Error::UnknownPre(pre.clone()))?;
+            let exprs = pre::regex_exprs(&pre).ok_or_else(|| Error::UnknownPre(pre.clone()))?;
             Some(pre::PreTokenizer::new(exprs)?)
         } else {
             None
@@ -564,8 +568,7 @@ impl Tokenizer {
 
         let mut special_tokens: Vec<TokenId> = (0..n as TokenId)
             .filter(|&i| {
-                tokens[i as usize].attr & (attr::CONTROL | attr::USER_DEFINED | attr::UNKNOWN)
-                    != 0
+                tokens[i as usize].attr & (attr::CONTROL | attr::USER_DEFINED | attr::UNKNOWN) != 0
             })
             .collect();
         // llama.cpp's std::sort is not stable; equal lengths keep id order here.
@@ -721,7 +724,9 @@ impl Tokenizer {
     }
 
     fn special(&self, what: &str, id: Option<TokenId>) -> Result<TokenId, Error> {
-        id.ok_or_else(|| Error::Unsupported(format!("{what} token needed but absent (llama.cpp aborts)")))
+        id.ok_or_else(|| {
+            Error::Unsupported(format!("{what} token needed but absent (llama.cpp aborts)"))
+        })
     }
 
     /// Text to token ids, as `llama_tokenize(vocab, text, .., add_special, parse_special)`.
@@ -839,7 +844,13 @@ impl Tokenizer {
                 continue;
             }
             let needle = &t.text[..];
-            let mut next = Vec::with_capacity(frags.len());
+            // Most special tokens occur nowhere: find that without building anything.
+            let hit =
+                |f: &Frag| matches!(*f, Frag::Text(a, b) if find(&text[a..b], needle).is_some());
+            if !frags.iter().any(hit) {
+                continue;
+            }
+            let mut next = Vec::with_capacity(frags.len() + 2);
             for f in frags {
                 let Frag::Text(mut a, b) = f else {
                     next.push(f);
@@ -901,7 +912,9 @@ impl Tokenizer {
                 } else if t.attr & attr::NORMAL != 0 {
                     replace(&t.text, "▁".as_bytes(), b" ")
                 } else if t.attr & attr::BYTE != 0 {
-                    vec![strtol_hex(t.text.get(3..t.text.len().min(5)).unwrap_or(&[]))]
+                    vec![strtol_hex(
+                        t.text.get(3..t.text.len().min(5)).unwrap_or(&[]),
+                    )]
                 } else {
                     Vec::new()
                 }

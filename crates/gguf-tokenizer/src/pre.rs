@@ -32,7 +32,7 @@ pub(crate) fn regex_exprs(pre: &str) -> Option<&'static [&'static str]> {
         "chatglm4" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
         "viking" => &[" ?[^(\\s|.,!?\u{2026}\u{3002}\u{FF0C}\u{3001}\u{964}\u{6D4}\u{60C})]+", "\\p{N}"],
         "tekken" => &["[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
-        "chameleon" => &["<sentinel:[0-9]+>", "(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z", "([\\t\\n]|   ,  )", "\\p{N}", "[\\p{P}!-/:-@\\[-`{-~]", "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"],
+        "chameleon" => &["<sentinel:[0-9]+>", "(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z", "([\\t\\n]|    |  )", "\\p{N}", "[\\p{P}!-/:-@\\[-`{-~]", "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"],
         "gpt4o" => &["[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
         "kimi-k2" => &["\\p{Han}+"],
         "superbpe" => &["\\p{N}+", "(?=(\\d{3})+(?!\\d))"],
@@ -120,7 +120,11 @@ fn collapse_expr(expr: &str) -> String {
             i += 1;
             continue;
         }
-        if b[i] == b'\\' && i + 4 < b.len() && b[i + 1] == b'p' && b[i + 2] == b'{' && b[i + 4] == b'}'
+        if b[i] == b'\\'
+            && i + 4 < b.len()
+            && b[i + 1] == b'p'
+            && b[i + 2] == b'{'
+            && b[i + 4] == b'}'
         {
             if let Some(&(_, cat)) = UCATS.iter().find(|(p, _)| p.as_bytes() == &b[i..i + 5]) {
                 if !inside {
@@ -272,11 +276,7 @@ fn regex_split(re: &Regex, hay: &str, pos: &[usize], offsets: &[usize]) -> Vec<u
 }
 
 /// Runs a hand-written splitter over each chunk.
-fn custom(
-    cpts: &[u32],
-    offsets: &[usize],
-    chunk: fn(&Chunk, &mut Vec<usize>),
-) -> Vec<usize> {
+fn custom(cpts: &[u32], offsets: &[usize], chunk: fn(&Chunk, &mut Vec<usize>)) -> Vec<usize> {
     let mut out = Vec::with_capacity(offsets.len());
     let mut start = 0;
     for &len in offsets {

@@ -9,7 +9,11 @@ pub(crate) fn unescape(escaped: &[u8]) -> Vec<u8> {
     let (mut escaping, mut hex_left, mut acc) = (false, 0u8, 0u8);
     for &c in escaped {
         if hex_left != 0 {
-            let v = if c >= b'a' { c.wrapping_sub(b'a').wrapping_add(10) } else { c.wrapping_sub(b'0') };
+            let v = if c >= b'a' {
+                c.wrapping_sub(b'a').wrapping_add(10)
+            } else {
+                c.wrapping_sub(b'0')
+            };
             acc = (acc << 4).wrapping_add(v);
             hex_left -= 1;
             if hex_left == 0 {
@@ -52,13 +56,21 @@ impl Rwkv {
         Rwkv { trie }
     }
 
-    pub(crate) fn tokenize(&self, tok: &Tokenizer, text: &[u8], out: &mut Vec<TokenId>) -> Result<(), Error> {
+    pub(crate) fn tokenize(
+        &self,
+        tok: &Tokenizer,
+        text: &[u8],
+        out: &mut Vec<TokenId>,
+    ) -> Result<(), Error> {
         let at = |i: usize| text.get(i).copied().unwrap_or(0);
         let mut pos = 0;
         while pos < text.len() {
-            let Some(mut node) = self.trie.root().and_then(|r| self.trie.child(r, text[pos])) else {
+            let Some(mut node) = self.trie.root().and_then(|r| self.trie.child(r, text[pos]))
+            else {
                 out.push(tok.unk.ok_or_else(|| {
-                    Error::Unsupported("no token matches and no UNK token (llama.cpp pushes -1)".into())
+                    Error::Unsupported(
+                        "no token matches and no UNK token (llama.cpp pushes -1)".into(),
+                    )
                 })?);
                 pos += 1;
                 continue;
@@ -77,7 +89,9 @@ impl Rwkv {
             }
             if len == 0 {
                 // llama.cpp loops forever here (it restarts at position 0).
-                return Err(Error::Unsupported("no token is a prefix of the text (llama.cpp hangs)".into()));
+                return Err(Error::Unsupported(
+                    "no token is a prefix of the text (llama.cpp hangs)".into(),
+                ));
             }
             out.push(id);
             pos = len;

@@ -50,7 +50,11 @@ pub(crate) fn tokenize(tok: &Tokenizer, text: &[u8], out: &mut Vec<TokenId>) -> 
         let index = symbols.len() as i32;
         symbols.push(Symbol {
             prev: index - 1,
-            next: if offs + n == text.len() { -1 } else { index + 1 },
+            next: if offs + n == text.len() {
+                -1
+            } else {
+                index + 1
+            },
             start: offs,
             n,
         });

@@ -71,7 +71,8 @@ impl Ugm {
         let mut xcda = Vec::new();
         let mut replacements_start = charsmap.len();
         if !charsmap.is_empty() {
-            let bad = || Error::Invalid("Index out of array bounds in precompiled charsmap!".into());
+            let bad =
+                || Error::Invalid("Index out of array bounds in precompiled charsmap!".into());
             let head = charsmap.get(..4).ok_or_else(bad)?;
             let size = u32::from_le_bytes(head.try_into().expect("4 bytes")) as usize;
             if size + 4 >= charsmap.len() {
@@ -122,7 +123,11 @@ impl Ugm {
     }
 
     /// `normalize_prefix`: (replacement bytes, input bytes consumed).
-    fn normalize_prefix<'a>(&'a self, input: &'a [u8], off: usize) -> Result<(&'a [u8], usize), Error> {
+    fn normalize_prefix<'a>(
+        &'a self,
+        input: &'a [u8],
+        off: usize,
+    ) -> Result<(&'a [u8], usize), Error> {
         if off == input.len() {
             return Ok((&[], 0));
         }
@@ -167,7 +172,11 @@ impl Ugm {
 
     fn normalize(&self, tok: &Tokenizer, input: &[u8]) -> Result<Vec<u8>, Error> {
         let mut out = Vec::with_capacity(input.len() * 3);
-        let space: &[u8] = if tok.escape_whitespaces { "▁".as_bytes() } else { b" " };
+        let space: &[u8] = if tok.escape_whitespaces {
+            "▁".as_bytes()
+        } else {
+            b" "
+        };
         let prepend = !tok.treat_whitespace_as_suffix && tok.add_space_prefix;
         let append = tok.treat_whitespace_as_suffix && tok.add_space_prefix;
         let merge = tok.remove_extra_whitespaces;
@@ -200,7 +209,12 @@ impl Ugm {
         Ok(out)
     }
 
-    pub(crate) fn tokenize(&self, tok: &Tokenizer, text: &[u8], out: &mut Vec<TokenId>) -> Result<(), Error> {
+    pub(crate) fn tokenize(
+        &self,
+        tok: &Tokenizer,
+        text: &[u8],
+        out: &mut Vec<TokenId>,
+    ) -> Result<(), Error> {
         let start = out.len();
         let norm = self.normalize(tok, text)?;
         let len = norm.len();
@@ -218,7 +232,10 @@ impl Ugm {
             let mut single = false;
             let current = best[off].2;
             let mut p = off;
-            let mut node = self.token_matcher.root().and_then(|r| self.token_matcher.child(r, at(p)));
+            let mut node = self
+                .token_matcher
+                .root()
+                .and_then(|r| self.token_matcher.child(r, at(p)));
             p += 1;
             while p <= len {
                 let Some(nd) = node else { break };
@@ -227,7 +244,11 @@ impl Ugm {
                         single = true;
                     }
                     let t = &tok.tokens[id as usize];
-                    let score = if t.attr & attr::USER_DEFINED != 0 { 0.0 } else { f64::from(t.score) };
+                    let score = if t.attr & attr::USER_DEFINED != 0 {
+                        0.0
+                    } else {
+                        f64::from(t.score)
+                    };
                     let challenger = current + score;
                     if challenger > best[p].2 {
                         best[p] = (id, off, challenger);

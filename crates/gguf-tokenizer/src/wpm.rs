@@ -27,7 +27,9 @@ fn preprocess(text: &[u8]) -> Result<Vec<Vec<u8>>, Error> {
         }
         let mut s = Vec::new();
         unicode::cpt_to_utf8(unicode::tolower(c), &mut s).ok_or_else(|| {
-            Error::Unsupported(format!("code point 0x{c:X} past U+10FFFF (llama.cpp throws)"))
+            Error::Unsupported(format!(
+                "code point 0x{c:X} past U+10FFFF (llama.cpp throws)"
+            ))
         })?;
         if f.is_punctuation() || (c < 0x7F && f.is_symbol()) || is_chinese_char(c) {
             if !words.last().is_some_and(Vec::is_empty) {

@@ -17,10 +17,14 @@ fn reference() -> Option<PathBuf> {
     match std::env::var_os("GGUF_TOKENIZER_REF") {
         Some(p) => Some(PathBuf::from(p)),
         None if std::env::var("GGUF_REQUIRE_LLAMA").as_deref() == Ok("1") => {
-            panic!("GGUF_TOKENIZER_REF unset (GGUF_REQUIRE_LLAMA=1); run scripts/check-tokenizer.sh")
+            panic!(
+                "GGUF_TOKENIZER_REF unset (GGUF_REQUIRE_LLAMA=1); run scripts/check-tokenizer.sh"
+            )
         }
         None => {
-            eprintln!("\n!!! SKIPPED: GGUF_TOKENIZER_REF unset; run scripts/check-tokenizer.sh !!!\n");
+            eprintln!(
+                "\n!!! SKIPPED: GGUF_TOKENIZER_REF unset; run scripts/check-tokenizer.sh !!!\n"
+            );
             None
         }
     }
@@ -82,15 +86,49 @@ const SPACES: &[&str] = &[
 ];
 
 const INVALID: &[&[u8]] = &[
-    b"\x80", b"\xBF", b"\xC0\x80", b"\xC3", b"\xE2\x82", b"\xED\xA0\x80", b"\xED\xBF\xBF",
-    b"\xF0\x9F\x98", b"\xF4\x90\x80\x80", b"\xF7\xBF\xBF\xBF", b"\xF8\x88\x80\x80\x80", b"\xFE",
-    b"\xFF", b"\xE0\x80\x80", b"\xC1\xBF",
+    b"\x80",
+    b"\xBF",
+    b"\xC0\x80",
+    b"\xC3",
+    b"\xE2\x82",
+    b"\xED\xA0\x80",
+    b"\xED\xBF\xBF",
+    b"\xF0\x9F\x98",
+    b"\xF4\x90\x80\x80",
+    b"\xF7\xBF\xBF\xBF",
+    b"\xF8\x88\x80\x80\x80",
+    b"\xFE",
+    b"\xFF",
+    b"\xE0\x80\x80",
+    b"\xC1\xBF",
 ];
 
 const WORDS: &[&str] = &[
-    "Hello", "world", "it's", "I'M", "we'll", "they'RE", "don't", "you've", "'s", "'d",
-    "naïve", "Straße", "ÅNGSTRÖM", "CamelCase", "snake_case", "http://example.com/a?b=c",
-    "fn main() {}", "<html>", "x+=1;", "...", "?!", "—", "«»", "I.B.M.", "e.g.",
+    "Hello",
+    "world",
+    "it's",
+    "I'M",
+    "we'll",
+    "they'RE",
+    "don't",
+    "you've",
+    "'s",
+    "'d",
+    "naïve",
+    "Straße",
+    "ÅNGSTRÖM",
+    "CamelCase",
+    "snake_case",
+    "http://example.com/a?b=c",
+    "fn main() {}",
+    "<html>",
+    "x+=1;",
+    "...",
+    "?!",
+    "—",
+    "«»",
+    "I.B.M.",
+    "e.g.",
 ];
 
 fn piece(rng: &mut Rng, specials: &[Vec<u8>], out: &mut Vec<u8>) {
@@ -110,7 +148,13 @@ fn piece(rng: &mut Rng, specials: &[Vec<u8>], out: &mut Vec<u8>) {
             }
         }
         4 => {
-            let digits: &[&str] = &["0123456789", "٠١٢٣٤٥٦٧٨٩", "०१२३४५६७८९", "０１２３４５６７８９", "²³¹½"];
+            let digits: &[&str] = &[
+                "0123456789",
+                "٠١٢٣٤٥٦٧٨٩",
+                "०१२३४५६७८९",
+                "０１２３４５６７８９",
+                "²³¹½",
+            ];
             let d: Vec<char> = rng.pick(digits).chars().collect();
             for _ in 0..1 + rng.below(12) {
                 out.extend_from_slice(rng.pick(&d).to_string().as_bytes());
@@ -125,7 +169,7 @@ fn piece(rng: &mut Rng, specials: &[Vec<u8>], out: &mut Vec<u8>) {
         }
         6 => {
             for _ in 0..1 + rng.below(3) {
-                out.extend_from_slice(*rng.pick(INVALID));
+                out.extend_from_slice(rng.pick(INVALID));
             }
         }
         _ => {
@@ -157,16 +201,28 @@ fn cases(tok: &Tokenizer, seed: u64, n: usize) -> Vec<Vec<u8>> {
 }
 
 fn run_reference(bin: &Path, args: &[&str]) -> String {
-    let out = Command::new(bin).args(args).output().expect("run tokenizer-ref");
-    assert!(out.status.success(), "tokenizer-ref {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(bin)
+        .args(args)
+        .output()
+        .expect("run tokenizer-ref");
+    assert!(
+        out.status.success(),
+        "tokenizer-ref {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).expect("ASCII output")
 }
 
 #[test]
 fn generated_texts_and_round_trips_equal_llama_cpp() {
-    let Some(src) = common::llama_src() else { return };
+    let Some(src) = common::llama_src() else {
+        return;
+    };
     let Some(bin) = reference() else { return };
-    let per_vocab: usize = std::env::var("GGUF_TOKENIZER_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    let per_vocab: usize = std::env::var("GGUF_TOKENIZER_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
     let dir = std::env::temp_dir().join(format!("gguf-tokenizer-ref-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut report = Vec::new();
@@ -178,7 +234,7 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
         let file = dir.join(format!("{name}.cases"));
         let mut f = std::fs::File::create(&file).unwrap();
         for t in &texts {
-            write!(f, "{}\n", t.len()).unwrap();
+            writeln!(f, "{}", t.len()).unwrap();
             f.write_all(t).unwrap();
         }
         drop(f);
@@ -186,7 +242,13 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
         for (add, parse) in [(false, false), (true, false), (false, true), (true, true)] {
             let want = run_reference(
                 &bin,
-                &["cases", path.to_str().unwrap(), file.to_str().unwrap(), &u8::from(add).to_string(), &u8::from(parse).to_string()],
+                &[
+                    "cases",
+                    path.to_str().unwrap(),
+                    file.to_str().unwrap(),
+                    &u8::from(add).to_string(),
+                    &u8::from(parse).to_string(),
+                ],
             );
             let want: Vec<&str> = want.lines().collect();
             assert_eq!(want.len(), texts.len(), "{name}: reference line count");
@@ -195,7 +257,11 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
                     Ok(ids) => ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
                     Err(_) => "ERROR".to_string(),
                 };
-                let want = if want.starts_with("ERROR") { "ERROR" } else { want };
+                let want = if want.starts_with("ERROR") {
+                    "ERROR"
+                } else {
+                    want
+                };
                 compared += 1;
                 if got != want {
                     differ += 1;

@@ -59,6 +59,9 @@ fn every_inp_line_gives_the_out_ids() {
             bad
         );
     }
-    assert_eq!(vocabularies, 13, "llama.cpp 0.3.16 ships 13 .inp/.out pairs");
+    assert_eq!(
+        vocabularies, 13,
+        "llama.cpp 0.3.16 ships 13 .inp/.out pairs"
+    );
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -9,15 +9,20 @@ use gguf_tokenizer::Tokenizer;
 /// `$GGUF_LLAMA_SRC`, else the cache `scripts/build-llama-tools.sh` fills; `None` (with a
 /// loud message) when absent, unless `GGUF_REQUIRE_LLAMA=1`, which makes it a failure.
 pub fn llama_src() -> Option<PathBuf> {
-    let dir = std::env::var_os("GGUF_LLAMA_SRC").map(PathBuf::from).unwrap_or_else(|| {
-        let home = std::env::var_os("HOME").unwrap_or_default();
-        PathBuf::from(home).join(".cache/gguf-grammar/llama.cpp-0.3.16/src")
-    });
+    let dir = std::env::var_os("GGUF_LLAMA_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let home = std::env::var_os("HOME").unwrap_or_default();
+            PathBuf::from(home).join(".cache/gguf-grammar/llama.cpp-0.3.16/src")
+        });
     if dir.join("models").is_dir() {
         return Some(dir);
     }
     if std::env::var("GGUF_REQUIRE_LLAMA").as_deref() == Ok("1") {
-        panic!("llama.cpp source not found at {} (GGUF_REQUIRE_LLAMA=1)", dir.display());
+        panic!(
+            "llama.cpp source not found at {} (GGUF_REQUIRE_LLAMA=1)",
+            dir.display()
+        );
     }
     eprintln!(
         "\n!!! SKIPPED: llama.cpp source not found at {}; run scripts/build-llama-tools.sh !!!\n",
@@ -47,5 +52,7 @@ pub fn load(path: &std::path::Path) -> Tokenizer {
 
 pub fn name(path: &std::path::Path) -> String {
     let n = path.file_name().unwrap().to_string_lossy().into_owned();
-    n.trim_start_matches("ggml-vocab-").trim_end_matches(".gguf").to_string()
+    n.trim_start_matches("ggml-vocab-")
+        .trim_end_matches(".gguf")
+        .to_string()
 }
