@@ -13,6 +13,7 @@
 
 mod pre;
 mod unicode;
+#[rustfmt::skip]
 mod unicode_data;
 
 use std::collections::HashMap;

@@ -169,7 +169,8 @@ fn piece(rng: &mut Rng, specials: &[Vec<u8>], out: &mut Vec<u8>) {
         }
         6 => {
             for _ in 0..1 + rng.below(3) {
-                out.extend_from_slice(rng.pick(INVALID));
+                let bytes: &&[u8] = rng.pick(INVALID);
+                out.extend_from_slice(bytes);
             }
         }
         _ => {
