@@ -10,8 +10,8 @@ reps="${1:-3}"
 bash scripts/build-llama-tools.sh >/dev/null
 src="${GGUF_TOOLS_CACHE:-$HOME/.cache/gguf-grammar/llama.cpp-0.3.16}/src"
 ref="$(bash scripts/build-tokenizer-ref.sh)"
-cargo build --quiet --release --manifest-path crates/gguf-tokenizer/Cargo.toml --example bench
-ours=crates/gguf-tokenizer/target/release/examples/bench
+cargo build --quiet --release -p gguf-tokenizer --example bench
+ours=target/release/examples/bench
 
 text="$(mktemp)"
 trap 'rm -f "$text"' EXIT
