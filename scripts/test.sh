@@ -53,6 +53,8 @@ step "gguf mutate: gguf-py accepts/rejects every mutation as the manifest predic
 bash scripts/check-mutations.sh
 step "dequantisation vs gguf-py (random blocks of every type, SmolLM2)"
 bash scripts/check-dequant.sh
+step "gguf-tokenizer vs llama.cpp: test-tokenizer-0 vectors, generated texts, token round trips, every models/ vocabulary"
+bash scripts/check-tokenizer.sh
 step "gguf hash vs llama.cpp's llama-gguf-hash (SmolLM2, corpus)"
 bash scripts/check-hash.sh
 step "gguf convert-endian vs gguf-py's gguf-convert-endian (corpus, every convertible type, SmolLM2 refused)"

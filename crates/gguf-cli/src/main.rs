@@ -26,6 +26,7 @@ mod snapshot;
 mod split;
 mod stats;
 mod tensor;
+mod tokenize;
 
 /// Inspect GGUF model files (llama.cpp / ggml).
 ///
@@ -97,6 +98,11 @@ enum Command {
     /// Per-tensor statistics of the dequantised values: min, max, mean, standard deviation,
     /// NaN and infinity counts, tensors in parallel.
     Stats(stats::Args),
+    /// Turn text into token ids with the file's vocabulary, as llama.cpp's llama-tokenize
+    /// does (same defaults and flags; `--ids` prints what `llama-tokenize --ids` prints).
+    Tokenize(tokenize::Args),
+    /// Turn token ids back into text with the file's vocabulary, as llama_detokenize does.
+    Detokenize(tokenize::DetokenizeArgs),
     /// Cut a model into a shard set, byte for byte as llama.cpp's `llama-gguf-split`.
     ///
     /// Writes PREFIX-00001-of-0000N.gguf ...: the first shard holds the metadata, every shard
@@ -187,6 +193,8 @@ fn main() -> ExitCode {
         Command::ConvertEndian(args) => Failure::report(convert_endian::run(args)),
         Command::Tensor(args) => Failure::report(tensor::run(args)),
         Command::Stats(args) => Failure::report(stats::run(args)),
+        Command::Tokenize(args) => Failure::report(tokenize::run(args)),
+        Command::Detokenize(args) => Failure::report(tokenize::run_detokenize(args)),
         Command::Split(args) => Failure::report(split::run(args)),
         Command::Merge(args) => Failure::report(merge::run(args)),
         Command::Diff(args) => diff::run(args),

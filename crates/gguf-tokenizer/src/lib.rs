@@ -1,0 +1,1104 @@
+//! A tokenizer built from a GGUF file's `tokenizer.ggml.*` keys, giving the token ids that
+//! llama.cpp (0.3.16, as vendored by llama-cpp-python) gives: its SPM (`llama`), BPE
+//! (`gpt2`, with every `tokenizer.ggml.pre` pre-tokenizer), WPM (`bert`), UGM (`t5`) and
+//! RWKV (`rwkv`) tokenizers, special-token parsing, `token_to_piece` and `detokenize`.
+//!
+//! ```no_run
+//! let model = gguf_grammar::OwnedGguf::open("model.gguf")?;
+//! let tok = gguf_tokenizer::Tokenizer::from_gguf(model.gguf())?;
+//! let ids = tok.encode(b"Hello world", true, true)?;
+//! assert_eq!(tok.decode(&ids, false, true), b"Hello world");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod pre;
+mod unicode;
+#[rustfmt::skip]
+mod unicode_data;
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use gguf_grammar::{GetError, Gguf};
+
+pub use gguf_grammar;
+
+/// A token id, as llama.cpp's `llama_token`.
+pub type TokenId = u32;
+
+/// Token attributes (`llama_token_attr`).
+pub mod attr {
+    /// `LLAMA_TOKEN_ATTR_UNKNOWN`.
+    pub const UNKNOWN: u32 = 1 << 0;
+    /// `LLAMA_TOKEN_ATTR_UNUSED`.
+    pub const UNUSED: u32 = 1 << 1;
+    /// `LLAMA_TOKEN_ATTR_NORMAL`.
+    pub const NORMAL: u32 = 1 << 2;
+    /// `LLAMA_TOKEN_ATTR_CONTROL`.
+    pub const CONTROL: u32 = 1 << 3;
+    /// `LLAMA_TOKEN_ATTR_USER_DEFINED`.
+    pub const USER_DEFINED: u32 = 1 << 4;
+    /// `LLAMA_TOKEN_ATTR_BYTE`.
+    pub const BYTE: u32 = 1 << 5;
+    /// `LLAMA_TOKEN_ATTR_LSTRIP`.
+    pub const LSTRIP: u32 = 1 << 7;
+    /// `LLAMA_TOKEN_ATTR_RSTRIP`.
+    pub const RSTRIP: u32 = 1 << 8;
+}
+
+/// Why a tokenizer could not be built, or a text not tokenized.
+#[derive(Debug)]
+pub enum Error {
+    /// A key is missing or has the wrong type.
+    Key(GetError),
+    /// A key's value is unusable; the message names it.
+    Invalid(String),
+    /// `tokenizer.ggml.model` is not one llama.cpp 0.3.16 supports.
+    UnknownModel(String),
+    /// `tokenizer.ggml.pre` is not one llama.cpp 0.3.16 supports.
+    UnknownPre(String),
+    /// A pre-tokenizer expression did not compile.
+    Regex(String),
+    /// llama.cpp throws (or aborts) on this input; the message says where.
+    Unsupported(String),
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Error::Key(e) => write!(f, "{e}"),
+            Error::Invalid(m) => write!(f, "{m}"),
+            Error::UnknownModel(m) => write!(f, "unknown tokenizer: '{}'", m.escape_debug()),
+            Error::UnknownPre(m) => write!(f, "unknown pre-tokenizer type: '{}'", m.escape_debug()),
+            Error::Regex(m) => write!(f, "pre-tokenizer expression: {m}"),
+            Error::Unsupported(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<GetError> for Error {
+    fn from(e: GetError) -> Error {
+        Error::Key(e)
+    }
+}
+
+/// FNV-1a: the token maps are hashed on every merge step; SipHash costs more than the
+/// merge itself. Keys come from the model file, not from an adversary choosing collisions
+/// at run time.
+#[derive(Default, Clone, Copy)]
+struct Fnv(u64);
+
+impl Hasher for Fnv {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut h = if self.0 == 0 {
+            0xcbf2_9ce4_8422_2325
+        } else {
+            self.0
+        };
+        for &b in bytes {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+        self.0 = h;
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write(&n.to_le_bytes());
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.write(&n.to_le_bytes());
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write(&n.to_le_bytes());
+    }
+}
+
+type Map<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
+
+/// The vocabulary type (`llama_vocab_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `llama`: SentencePiece BPE with byte fallback.
+    Spm,
+    /// `gpt2`: byte-level BPE with merges.
+    Bpe,
+    /// `bert`: WordPiece.
+    Wpm,
+    /// `t5`: Unigram.
+    Ugm,
+    /// `rwkv`: greedy longest match on unescaped bytes.
+    Rwkv,
+}
+
+/// One vocabulary entry.
+#[derive(Clone, Debug)]
+pub struct Token {
+    /// The text as stored (an empty one becomes `[EMPTY_i]`, as in llama.cpp).
+    pub text: Vec<u8>,
+    /// `tokenizer.ggml.scores[i]`, or 0.
+    pub score: f32,
+    /// [`attr`] bits.
+    pub attr: u32,
+}
+
+/// A tokenizer built from a GGUF vocabulary.
+#[derive(Debug)]
+pub struct Tokenizer {
+    kind: Kind,
+    pre: String,
+    tokens: Vec<Token>,
+    token_to_id: Map<Vec<u8>, TokenId>,
+    /// BPE merges: (left id, right id) -> rank, over ids of `merge_ids`.
+    ranks: Map<(u32, u32), u32>,
+    /// Every token text and merge side, interned for `ranks`.
+    merge_ids: Map<Vec<u8>, u32>,
+    pre_tokenizer: Option<pre::PreTokenizer>,
+    special_tokens: Vec<TokenId>,
+    pieces: Vec<Vec<u8>>,
+    max_token_len: usize,
+    bos: Option<TokenId>,
+    eos: Option<TokenId>,
+    unk: Option<TokenId>,
+    sep: Option<TokenId>,
+    add_bos: bool,
+    add_eos: bool,
+    add_sep: bool,
+    add_space_prefix: bool,
+    remove_extra_whitespaces: bool,
+    ignore_merges: bool,
+    clean_spaces: bool,
+    escape_whitespaces: bool,
+    treat_whitespace_as_suffix: bool,
+    ugm: Option<ugm::Ugm>,
+    rwkv: Option<rwkv::Rwkv>,
+}
+
+mod bpe;
+mod rwkv;
+mod spm;
+mod ugm;
+mod wpm;
+
+fn opt<T>(r: Result<T, GetError>) -> Result<Option<T>, Error> {
+    match r {
+        Ok(v) => Ok(Some(v)),
+        Err(GetError::Missing { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Per `tokenizer.ggml.pre`: (expression list, ignore_merges, add_bos, clean_spaces, add_sep,
+/// no BOS id), as llama.cpp's `load` sets them.
+struct PreSettings {
+    exprs: &'static str,
+    ignore_merges: bool,
+    add_bos: bool,
+    clean_spaces: bool,
+    add_sep: bool,
+    no_bos_id: bool,
+}
+
+fn pre_settings(pre: &str) -> Option<PreSettings> {
+    let s = |exprs, clean_spaces| PreSettings {
+        exprs,
+        ignore_merges: false,
+        add_bos: false,
+        clean_spaces,
+        add_sep: false,
+        no_bos_id: false,
+    };
+    Some(match pre {
+        "" | "default" => s("default", true),
+        "llama3" | "llama-v3" | "llama-bpe" | "falcon3" | "falcon-h1" | "pixtral" | "midm-2.0"
+        | "lfm2" => PreSettings {
+            ignore_merges: true,
+            add_bos: true,
+            ..s("llama3", true)
+        },
+        "deepseek-llm" => s("deepseek-llm", false),
+        "deepseek-coder" => s("deepseek-coder", false),
+        "deepseek-v3" => s("deepseek3-llm", false),
+        "falcon" => s("falcon", true),
+        "mpt" => s("gpt2", true),
+        "starcoder" => s("starcoder", true),
+        "gpt-2" | "phi-2" | "jina-es" | "jina-de" | "gigachat" | "jina-v2-es" | "jina-v2-de"
+        | "a.x-4.0" | "mellum" => s("gpt2", true),
+        "jina-v1-en" | "jina-v2-code" | "roberta-bpe" => PreSettings {
+            add_sep: true,
+            ..s("gpt2", true)
+        },
+        "refact" => s("starcoder", true),
+        "command-r" => s("starcoder", false),
+        "qwen2" | "deepseek-r1-qwen" => s("qwen2", false),
+        "stablelm2" => s("qwen2", true),
+        "olmo" => s("gpt2", true),
+        "dbrx" | "smaug-bpe" => s("dbrx", true),
+        "poro-chat" => s("poro", false),
+        "glm4" | "chatglm-bpe" => PreSettings {
+            no_bos_id: true,
+            ..s("chatglm4", true)
+        },
+        "viking" => s("viking", false),
+        "jais" => s("gpt2", true),
+        "tekken" => PreSettings {
+            ignore_merges: true,
+            add_bos: true,
+            ..s("tekken", false)
+        },
+        "smollm" => s("starcoder", false),
+        "codeshell" => s("starcoder", true),
+        "bloom" | "gpt3-finnish" => s("poro", true),
+        "exaone" => s("starcoder", true),
+        "exaone4" => s("gpt2", true),
+        "chameleon" => PreSettings {
+            add_bos: true,
+            ..s("chameleon", false)
+        },
+        "minerva-7b" => s("starcoder", true),
+        "megrez" => s("qwen2", true),
+        "gpt-4o" | "llama4" => s("gpt4o", false),
+        "superbpe" => s("superbpe", false),
+        "trillion" => s("gpt2", false),
+        "bailingmoe" => s("bailingmoe", false),
+        "seed-coder" => s("seed-coder", false),
+        "hunyuan" => s("qwen2", false),
+        "hunyuan-dense" => s("deepseek3-llm", false),
+        "kimi-k2" => s("kimi-k2", false),
+        _ => return None,
+    })
+}
+
+const EOT_TEXTS: &[&str] = &[
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "<EOT>",
+    "_<EOT>",
+    "<｜end▁of▁sentence｜>",
+    "<end_of_utterance>",
+];
+const EOG_TEXTS: &[&str] = &[
+    "<|eot_id|>",
+    "<|im_end|>",
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<end_of_turn>",
+    "<|endoftext|>",
+    "<|eom_id|>",
+    "<EOT>",
+    "_<EOT>",
+    "<|end_of_text|>",
+    "<end_of_utterance>",
+];
+/// The FIM token texts llama.cpp recognises, one list per FIM id key.
+const FIM_TEXTS: &[(&str, &str, &[&str])] = &[
+    (
+        "fim_pre",
+        "prefix",
+        &[
+            "<|fim_prefix|>",
+            "<fim-prefix>",
+            "<fim_prefix>",
+            "<｜fim▁begin｜>",
+            "<PRE>",
+            "▁<PRE>",
+            "<|code_prefix|>",
+        ],
+    ),
+    (
+        "fim_suf",
+        "suffix",
+        &[
+            "<|fim_suffix|>",
+            "<fim-suffix>",
+            "<fim_suffix>",
+            "<｜fim▁hole｜>",
+            "<SUF>",
+            "▁<SUF>",
+            "<|code_suffix|>",
+        ],
+    ),
+    (
+        "fim_mid",
+        "middle",
+        &[
+            "<|fim_middle|>",
+            "<fim-middle>",
+            "<fim_middle>",
+            "<｜fim▁end｜>",
+            "<MID>",
+            "▁<MID>",
+            "<|code_middle|>",
+        ],
+    ),
+    (
+        "fim_pad",
+        "",
+        &["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>"],
+    ),
+    (
+        "fim_rep",
+        "",
+        &[
+            "<|fim_repo|>",
+            "<|repo_name|>",
+            "<fim-repo>",
+            "<REPO>",
+            "<reponame>",
+        ],
+    ),
+    ("fim_sep", "", &["<|file_sep|>"]),
+];
+
+impl Tokenizer {
+    /// Builds the tokenizer from a parsed GGUF file, as llama.cpp's `llama_vocab::load` does.
+    pub fn from_gguf(g: &Gguf<'_>) -> Result<Tokenizer, Error> {
+        let model = g.get_str("tokenizer.ggml.model")?;
+        let pre_name = opt(g.get_str("tokenizer.ggml.pre"))?.unwrap_or("");
+        let (kind, mut bos, mut eos, mut unk, mut sep) = match model {
+            "llama" => (Kind::Spm, Some(1), Some(2), Some(0), None),
+            "bert" => (Kind::Wpm, Some(101), None, Some(100), Some(102)),
+            "gpt2" => (Kind::Bpe, Some(11), Some(11), None, None),
+            "t5" => (Kind::Ugm, None, Some(1), Some(2), None),
+            "rwkv" => (Kind::Rwkv, None, None, None, None),
+            other => return Err(Error::UnknownModel(other.to_string())),
+        };
+        let mut add_space_prefix = false;
+        let (mut add_bos, mut add_eos, mut add_sep) = (false, false, kind == Kind::Wpm);
+        let mut ignore_merges = false;
+        let mut clean_spaces = false;
+        let mut pre = String::new();
+        match kind {
+            Kind::Bpe => {
+                let p = pre_settings(pre_name)
+                    .ok_or_else(|| Error::UnknownPre(pre_name.to_string()))?;
+                ignore_merges = p.ignore_merges;
+                add_bos = p.add_bos;
+                clean_spaces = p.clean_spaces;
+                add_sep |= p.add_sep;
+                if p.no_bos_id {
+                    bos = None;
+                }
+                pre = p.exprs.to_string();
+            }
+            Kind::Spm => {
+                add_space_prefix = true;
+                add_bos = true;
+            }
+            Kind::Wpm => {
+                clean_spaces = true;
+                add_bos = true;
+                add_sep = true;
+            }
+            Kind::Ugm => add_eos = true,
+            Kind::Rwkv => {}
+        }
+        if let Some(v) = opt(g.get_bool("tokenizer.ggml.add_space_prefix"))? {
+            add_space_prefix = v;
+        }
+        let remove_extra_whitespaces =
+            opt(g.get_bool("tokenizer.ggml.remove_extra_whitespaces"))?.unwrap_or(false);
+
+        let list = g.get_array("tokenizer.ggml.tokens")?;
+        let texts = list
+            .strings()
+            .ok_or_else(|| Error::Invalid("tokenizer.ggml.tokens: not a string array".into()))?;
+        let n = list.len();
+        let scores: Option<Vec<f32>> =
+            match opt(g.get_array("tokenizer.ggml.scores"))? {
+                Some(a) => Some(a.to_vec::<f32>().ok_or_else(|| {
+                    Error::Invalid("tokenizer.ggml.scores: not an f32 array".into())
+                })?),
+                None => None,
+            };
+        let types: Option<Vec<i32>> = match opt(g.get_array("tokenizer.ggml.token_type"))? {
+            Some(a) => Some(a.to_vec::<i32>().ok_or_else(|| {
+                Error::Invalid("tokenizer.ggml.token_type: not an i32 array".into())
+            })?),
+            None => None,
+        };
+        for (key, len) in [
+            ("scores", scores.as_ref().map(Vec::len)),
+            ("token_type", types.as_ref().map(Vec::len)),
+        ] {
+            if len.is_some_and(|l| l < n) {
+                // llama.cpp reads past the array's end here.
+                return Err(Error::Invalid(format!(
+                    "tokenizer.ggml.{key}: {} entries for {n} tokens",
+                    len.unwrap_or(0)
+                )));
+            }
+        }
+        let mut tokens = Vec::with_capacity(n.min(list.raw_elements().len() / 8 + 1));
+        let mut token_to_id: Map<Vec<u8>, TokenId> = Map::default();
+        let mut max_token_len = 0;
+        for (i, s) in texts.enumerate() {
+            let mut text = s.as_bytes().to_vec();
+            if text.is_empty() {
+                text = format!("[EMPTY_{i}]").into_bytes();
+            }
+            max_token_len = max_token_len.max(text.len());
+            let attr = match types.as_ref().map(|t| t[i]) {
+                None | Some(1) => attr::NORMAL,
+                Some(2) => attr::UNKNOWN,
+                Some(3) => attr::CONTROL,
+                Some(4) => attr::USER_DEFINED,
+                Some(5) => attr::UNUSED,
+                Some(6) => attr::BYTE,
+                Some(_) => 0,
+            };
+            token_to_id.insert(text.clone(), i as TokenId);
+            tokens.push(Token {
+                text,
+                score: scores.as_ref().map_or(0.0, |s| s[i]),
+                attr,
+            });
+        }
+        if token_to_id.len() != tokens.len() {
+            return Err(Error::Invalid(
+                "tokenizer.ggml.tokens: a token text appears twice (llama.cpp aborts)".into(),
+            ));
+        }
+
+        let mut merge_ids: Map<Vec<u8>, u32> = Map::default();
+        let mut ranks: Map<(u32, u32), u32> = Map::default();
+        if kind == Kind::Bpe {
+            let merges = g
+                .get_array("tokenizer.ggml.merges")
+                .map_err(|_| Error::Invalid("cannot find tokenizer merges in model file".into()))?;
+            let merges = merges.strings().ok_or_else(|| {
+                Error::Invalid("tokenizer.ggml.merges: not a string array".into())
+            })?;
+            for (i, t) in tokens.iter().enumerate() {
+                merge_ids.insert(t.text.clone(), i as u32);
+            }
+            let mut intern = |s: &[u8]| -> u32 {
+                if let Some(&id) = merge_ids.get(s) {
+                    return id;
+                }
+                let id = merge_ids.len() as u32;
+                merge_ids.insert(s.to_vec(), id);
+                id
+            };
+            for (rank, m) in merges.enumerate() {
+                let w = m.as_bytes();
+                let (first, second) = match w.iter().skip(1).position(|&b| b == b' ') {
+                    Some(p) => (&w[..p + 1], &w[p + 2..]),
+                    None => (&w[..0], &w[..0]),
+                };
+                let key = (intern(first), intern(second));
+                ranks.entry(key).or_insert(rank as u32);
+            }
+        }
+
+        let pre_tokenizer = if kind == Kind::Bpe {
+            let exprs = pre::regex_exprs(&pre).ok_or_else(|| Error::UnknownPre(pre.clone()))?;
+            Some(pre::PreTokenizer::new(exprs)?)
+        } else {
+            None
+        };
+
+        let id_key = |name: &str| -> Result<Option<u64>, Error> {
+            opt(g.get_u64(&format!("tokenizer.ggml.{name}_token_id")))
+        };
+        for (name, slot) in [
+            ("bos", &mut bos),
+            ("eos", &mut eos),
+            ("unknown", &mut unk),
+            ("seperator", &mut sep),
+        ] {
+            if let Some(v) = id_key(name)? {
+                if v < n as u64 {
+                    *slot = Some(v as TokenId);
+                }
+            }
+        }
+        for (key, slot) in [
+            ("add_bos_token", &mut add_bos),
+            ("add_eos_token", &mut add_eos),
+            ("add_sep_token", &mut add_sep),
+        ] {
+            if let Some(v) = opt(g.get_bool(&format!("tokenizer.ggml.{key}")))? {
+                *slot = v;
+            }
+        }
+
+        // Tokens llama.cpp recognises by text become control tokens (its load's "auto-detect
+        // special tokens by text"). Where several texts of one list exist and the id key is
+        // absent, llama.cpp takes the first in its hash map's order; this takes the lowest id.
+        let make_control = |texts: &[&str]| {
+            let ids: Vec<usize> = texts
+                .iter()
+                .filter_map(|t| token_to_id.get(t.as_bytes()).map(|&i| i as usize))
+                .collect();
+            ids
+        };
+        let mut control = Vec::new();
+        let has_key = |name: &str| id_key(name).map(|v| v.is_some_and(|v| v < n as u64));
+        if !has_key("eot")? {
+            control.extend(make_control(EOT_TEXTS).into_iter().min());
+        }
+        if !has_key("eom")? {
+            control.extend(make_control(&["<|eom_id|>"]));
+        }
+        for (name, old, texts) in FIM_TEXTS {
+            if !has_key(name)? && !has_key(old)? {
+                control.extend(make_control(texts).into_iter().min());
+            }
+        }
+        control.extend(make_control(EOG_TEXTS));
+        for i in control {
+            tokens[i].attr |= attr::CONTROL;
+        }
+        for t in ["<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"] {
+            if let Some(&i) = token_to_id.get(t.as_bytes()) {
+                tokens[i as usize].attr = attr::USER_DEFINED;
+            }
+        }
+        let end = |t: &str| token_to_id.get(t.as_bytes()).copied();
+        if let (Some(_), Some(_), Some(e)) = (end("<|return|>"), end("<|call|>"), end("<|end|>")) {
+            tokens[e as usize].attr = attr::USER_DEFINED;
+        }
+
+        let mut special_tokens: Vec<TokenId> = (0..n as TokenId)
+            .filter(|&i| {
+                tokens[i as usize].attr & (attr::CONTROL | attr::USER_DEFINED | attr::UNKNOWN) != 0
+            })
+            .collect();
+        // llama.cpp's std::sort is not stable; equal lengths keep id order here.
+        special_tokens.sort_by_key(|&i| std::cmp::Reverse(tokens[i as usize].text.len()));
+
+        let escape_whitespaces = true;
+        let treat_whitespace_as_suffix = false;
+        let ugm = if kind == Kind::Ugm {
+            let charsmap = match opt(g.get_array("tokenizer.ggml.precompiled_charsmap"))? {
+                Some(a) => a.raw_elements().to_vec(),
+                None => Vec::new(),
+            };
+            Some(ugm::Ugm::new(&tokens, charsmap)?)
+        } else {
+            None
+        };
+        let rwkv = (kind == Kind::Rwkv).then(|| rwkv::Rwkv::new(&tokens));
+
+        let mut tok = Tokenizer {
+            kind,
+            pre,
+            tokens,
+            token_to_id,
+            ranks,
+            merge_ids,
+            pre_tokenizer,
+            special_tokens,
+            pieces: Vec::new(),
+            max_token_len,
+            bos,
+            eos,
+            unk,
+            sep,
+            add_bos,
+            add_eos,
+            add_sep,
+            add_space_prefix,
+            remove_extra_whitespaces,
+            ignore_merges,
+            clean_spaces,
+            escape_whitespaces,
+            treat_whitespace_as_suffix,
+            ugm,
+            rwkv,
+        };
+        tok.pieces = (0..n as TokenId).map(|i| tok.piece_uncached(i)).collect();
+
+        // Per-model attributes set after the caches, by name (llama.cpp's load, last block).
+        let name = opt(g.get_str("general.name"))?
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        let arch = opt(g.get_str("general.architecture"))?.unwrap_or("");
+        let set = |tok: &mut Tokenizer, text: &str, a: u32, on: bool| -> Result<(), Error> {
+            let &i = tok.token_to_id.get(text.as_bytes()).ok_or_else(|| {
+                Error::Unsupported(format!("token '{text}' missing (llama.cpp throws)"))
+            })?;
+            let t = &mut tok.tokens[i as usize];
+            t.attr = if on { t.attr | a } else { t.attr & !a };
+            Ok(())
+        };
+        if ["jina-v2-de", "jina-v2-es", "jina-v2-code"]
+            .iter()
+            .any(|p| pre_name.contains(p))
+            || arch.contains("nomic-bert-moe")
+        {
+            if tok.token_to_id.contains_key(&b"<mask>"[..]) {
+                set(&mut tok, "<mask>", attr::LSTRIP, true)?;
+            }
+        } else if name.contains("phi-3") || name.contains("phi3") {
+            for i in tok.special_tokens.clone() {
+                tok.tokens[i as usize].attr |= attr::RSTRIP;
+            }
+            set(&mut tok, "</s>", attr::RSTRIP, true)?;
+            for t in ["<unk>", "<s>", "<|endoftext|>"] {
+                set(&mut tok, t, attr::RSTRIP, false)?;
+            }
+        }
+        // llama.cpp's load tokenizes "\n" for the newline id of BPE and RWKV vocabularies.
+        if matches!(kind, Kind::Bpe | Kind::Rwkv) {
+            tok.encode(b"\n", false, false)?;
+        }
+        Ok(tok)
+    }
+
+    /// The vocabulary type.
+    pub fn kind(&self) -> Kind {
+        self.kind
+    }
+
+    /// The pre-tokenizer expression set in use (BPE only; empty otherwise).
+    pub fn pre(&self) -> &str {
+        &self.pre
+    }
+
+    /// The number of tokens.
+    pub fn len(&self) -> usize {
+        self.tokens.len()
+    }
+
+    /// Whether the vocabulary is empty.
+    pub fn is_empty(&self) -> bool {
+        self.tokens.is_empty()
+    }
+
+    /// One vocabulary entry (with the attributes llama.cpp ends its load with).
+    pub fn token(&self, id: TokenId) -> Option<&Token> {
+        self.tokens.get(id as usize)
+    }
+
+    /// The id of a token text.
+    pub fn text_to_token(&self, text: &[u8]) -> Option<TokenId> {
+        self.token_to_id.get(text).copied()
+    }
+
+    /// The BOS id, if any.
+    pub fn bos(&self) -> Option<TokenId> {
+        self.bos
+    }
+
+    /// The EOS id, if any.
+    pub fn eos(&self) -> Option<TokenId> {
+        self.eos
+    }
+
+    /// `tokenizer.ggml.add_sep_token` (or the model's default); llama.cpp's tokenize does not
+    /// read it, its callers may.
+    pub fn add_sep(&self) -> bool {
+        self.add_sep
+    }
+
+    /// Whether `encode(.., add_special = true, ..)` adds a BOS token.
+    pub fn add_bos(&self) -> bool {
+        self.add_bos
+    }
+
+    fn byte_to_token(&self, b: u8) -> Result<TokenId, Error> {
+        let hex = format!("<0x{b:02X}>");
+        let found = match self.kind {
+            Kind::Spm | Kind::Ugm => self
+                .text_to_token(hex.as_bytes())
+                .or_else(|| self.text_to_token(&[b])),
+            _ => {
+                let mut s = Vec::new();
+                unicode::byte_to_utf8(b, &mut s);
+                self.text_to_token(&s)
+            }
+        };
+        found.ok_or_else(|| {
+            Error::Unsupported(format!(
+                "no token for byte 0x{b:02X} (llama.cpp throws std::out_of_range)"
+            ))
+        })
+    }
+
+    fn special(&self, what: &str, id: Option<TokenId>) -> Result<TokenId, Error> {
+        id.ok_or_else(|| {
+            Error::Unsupported(format!("{what} token needed but absent (llama.cpp aborts)"))
+        })
+    }
+
+    /// Text to token ids, as `llama_tokenize(vocab, text, .., add_special, parse_special)`.
+    /// `add_special` adds BOS/EOS/SEP as the vocabulary says; `parse_special` lets control
+    /// tokens' texts in `text` stand for them (user-defined tokens always do).
+    pub fn encode(
+        &self,
+        text: &[u8],
+        add_special: bool,
+        parse_special: bool,
+    ) -> Result<Vec<TokenId>, Error> {
+        let mut out = Vec::new();
+        let frags = if text.is_empty() {
+            Vec::new()
+        } else {
+            self.partition(text, parse_special)
+        };
+        match self.kind {
+            Kind::Spm => {
+                let mut is_prev_special = true;
+                if add_special && self.add_bos {
+                    out.push(self.special("BOS", self.bos)?);
+                }
+                for f in &frags {
+                    match *f {
+                        Frag::Text(a, b) => {
+                            let mut t = Vec::with_capacity(b - a + 3);
+                            if self.add_space_prefix && is_prev_special {
+                                t.extend_from_slice("▁".as_bytes());
+                            }
+                            for &c in &text[a..b] {
+                                if c == b' ' {
+                                    t.extend_from_slice("▁".as_bytes());
+                                } else {
+                                    t.push(c);
+                                }
+                            }
+                            spm::tokenize(self, &t, &mut out)?;
+                            is_prev_special = false;
+                        }
+                        Frag::Token(id) => {
+                            out.push(id);
+                            is_prev_special = true;
+                        }
+                    }
+                }
+                if add_special && self.add_eos {
+                    out.push(self.special("EOS", self.eos)?);
+                }
+            }
+            Kind::Bpe => {
+                if add_special && self.add_bos {
+                    out.push(self.special("BOS", self.bos)?);
+                }
+                let mut session = bpe::Session::default();
+                for f in &frags {
+                    match *f {
+                        Frag::Text(a, b) => session.tokenize(self, &text[a..b], &mut out)?,
+                        Frag::Token(id) => out.push(id),
+                    }
+                }
+                if add_special && self.add_eos {
+                    out.push(self.special("EOS", self.eos)?);
+                }
+            }
+            Kind::Wpm => {
+                if add_special {
+                    out.push(self.special("BOS", self.bos)?);
+                }
+                for f in &frags {
+                    match *f {
+                        Frag::Text(a, b) => wpm::tokenize(self, &text[a..b], &mut out)?,
+                        Frag::Token(id) => out.push(id),
+                    }
+                }
+                if add_special {
+                    out.push(self.special("SEP", self.sep)?);
+                }
+            }
+            Kind::Ugm => {
+                if add_special && self.add_bos {
+                    out.push(self.special("BOS", self.bos)?);
+                }
+                let ugm = self.ugm.as_ref().expect("UGM state");
+                for f in &frags {
+                    match *f {
+                        Frag::Text(a, b) => ugm.tokenize(self, &text[a..b], &mut out)?,
+                        Frag::Token(id) => out.push(id),
+                    }
+                }
+                if add_special && self.add_eos {
+                    out.push(self.special("EOS", self.eos)?);
+                }
+            }
+            Kind::Rwkv => {
+                let rwkv = self.rwkv.as_ref().expect("RWKV state");
+                for f in &frags {
+                    match *f {
+                        Frag::Text(a, b) => rwkv.tokenize(self, &text[a..b], &mut out)?,
+                        Frag::Token(id) => out.push(id),
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// `tokenizer_st_partition`: the text split around the special tokens' texts, longest
+    /// tokens first.
+    fn partition(&self, text: &[u8], parse_special: bool) -> Vec<Frag> {
+        let mut frags = vec![Frag::Text(0, text.len())];
+        for &id in &self.special_tokens {
+            let t = &self.tokens[id as usize];
+            if !parse_special && t.attr & (attr::CONTROL | attr::UNKNOWN) != 0 {
+                continue;
+            }
+            let needle = &t.text[..];
+            // Most special tokens occur nowhere: find that without building anything.
+            let hit =
+                |f: &Frag| matches!(*f, Frag::Text(a, b) if find(&text[a..b], needle).is_some());
+            if !frags.iter().any(hit) {
+                continue;
+            }
+            let mut next = Vec::with_capacity(frags.len() + 2);
+            for f in frags {
+                let Frag::Text(mut a, b) = f else {
+                    next.push(f);
+                    continue;
+                };
+                loop {
+                    let Some(m) = find(&text[a..b], needle).map(|m| m + a) else {
+                        if a < b {
+                            next.push(Frag::Text(a, b));
+                        }
+                        break;
+                    };
+                    let mut left_end = m;
+                    if t.attr & attr::LSTRIP != 0 {
+                        while left_end > a && is_space(text[left_end - 1]) {
+                            left_end -= 1;
+                        }
+                    }
+                    if left_end > a {
+                        next.push(Frag::Text(a, left_end));
+                    }
+                    next.push(Frag::Token(id));
+                    let mut r = m + needle.len();
+                    if r >= b {
+                        break;
+                    }
+                    if t.attr & attr::RSTRIP != 0 {
+                        while r < b && is_space(text[r]) {
+                            r += 1;
+                        }
+                    }
+                    a = r;
+                }
+            }
+            frags = next;
+        }
+        frags
+    }
+
+    /// One token's text as `llama_token_to_piece(vocab, id, .., lstrip = 0, special)`:
+    /// empty for control and unknown tokens unless `special`.
+    pub fn token_to_piece(&self, id: TokenId, special: bool) -> &[u8] {
+        let Some(t) = self.tokens.get(id as usize) else {
+            return &[];
+        };
+        if !special && t.attr & (attr::UNKNOWN | attr::CONTROL) != 0 {
+            return &[];
+        }
+        &self.pieces[id as usize]
+    }
+
+    fn piece_uncached(&self, id: TokenId) -> Vec<u8> {
+        let t = &self.tokens[id as usize];
+        let special = attr::UNKNOWN | attr::CONTROL | attr::USER_DEFINED;
+        match self.kind {
+            Kind::Spm | Kind::Wpm | Kind::Ugm => {
+                if t.attr & special != 0 {
+                    t.text.clone()
+                } else if t.attr & attr::NORMAL != 0 {
+                    replace(&t.text, "▁".as_bytes(), b" ")
+                } else if t.attr & attr::BYTE != 0 {
+                    vec![strtol_hex(
+                        t.text.get(3..t.text.len().min(5)).unwrap_or(&[]),
+                    )]
+                } else {
+                    Vec::new()
+                }
+            }
+            Kind::Bpe => {
+                if t.attr & special != 0 {
+                    t.text.clone()
+                } else if t.attr & attr::NORMAL != 0 {
+                    decode_text(&t.text)
+                } else {
+                    Vec::new()
+                }
+            }
+            Kind::Rwkv => rwkv::unescape(&t.text),
+        }
+    }
+
+    /// Token ids to text, as `llama_detokenize(vocab, ids, .., remove_special,
+    /// unparse_special)`: `remove_special` drops a leading BOS and trailing EOS the
+    /// vocabulary adds; `unparse_special` renders control tokens' texts.
+    pub fn decode(&self, ids: &[TokenId], remove_special: bool, unparse_special: bool) -> Vec<u8> {
+        let mut ids = ids;
+        let mut remove_space = self.add_space_prefix;
+        if remove_special && self.add_bos && !ids.is_empty() && Some(ids[0]) == self.bos {
+            remove_space = false;
+            ids = &ids[1..];
+        }
+        if remove_special && self.add_eos && !ids.is_empty() && Some(ids[ids.len() - 1]) == self.eos
+        {
+            ids = &ids[..ids.len() - 1];
+        }
+        let mut text = Vec::new();
+        for &id in ids {
+            let mut p = self.token_to_piece(id, unparse_special);
+            if remove_space && p.first() == Some(&b' ') {
+                p = &p[1..];
+            }
+            remove_space = false;
+            text.extend_from_slice(p);
+        }
+        if self.clean_spaces {
+            clean_spaces(&mut text);
+        }
+        text
+    }
+}
+
+/// `llama_detokenize`'s three passes for `clean_spaces`.
+fn clean_spaces(text: &mut Vec<u8>) {
+    let n = text.len();
+    let mut total = usize::from(n > 0);
+    for i in 1..n {
+        let x = text[i];
+        if text[i - 1] == b' ' && matches!(x, b'?' | b'!' | b'.' | b',') {
+            total -= 1;
+        }
+        text[total] = x;
+        total += 1;
+    }
+    let n = total;
+    total = usize::from(n > 0);
+    let mut i = 1;
+    while i < n {
+        let x = text[i];
+        if x == b'\'' && i + 1 < n && text[i - 1] == b' ' && text[i + 1] == b' ' {
+            total -= 1;
+            i += 1;
+            text[i] = 0;
+        }
+        text[total] = x;
+        total += 1;
+        i += 1;
+    }
+    let n = total;
+    total = usize::from(n > 0);
+    for i in 1..n {
+        let x = text[i];
+        if text[i - 1] == b' ' && x == b'\'' && i + 1 < n {
+            let x1 = text[i + 1];
+            if x1 == b's' || x1 == b'm' {
+                total -= 1;
+            } else if x1 != b't' && x1 != b'd' && i + 2 < n {
+                let x2 = text[i + 2];
+                if (x1 == b'r' || x1 == b'v') && x2 == b'e' {
+                    total -= 1;
+                }
+            }
+        }
+        text[total] = x;
+        total += 1;
+    }
+    text.truncate(total);
+}
+
+/// `llama_decode_text`: a BPE token from the GPT-2 byte alphabet back to bytes.
+fn decode_text(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    for c in unicode::cpts_from_utf8(text) {
+        match unicode::cpt_to_byte(c) {
+            Some(b) => out.push(b),
+            None => {
+                let mut utf8 = Vec::new();
+                let _ = unicode::cpt_to_utf8(c, &mut utf8);
+                out.extend_from_slice(b"[UNK_BYTE_0x");
+                for b in &utf8 {
+                    out.extend_from_slice(format!("{b:02x}").as_bytes());
+                }
+                out.extend_from_slice(text);
+                out.push(b']');
+            }
+        }
+    }
+    out
+}
+
+/// `strtol(s, NULL, 16)` truncated to a byte, as `token_to_byte` uses it.
+fn strtol_hex(s: &[u8]) -> u8 {
+    let mut i = 0;
+    while i < s.len() && (s[i] == b' ' || (b'\t'..=b'\r').contains(&s[i])) {
+        i += 1;
+    }
+    let neg = s.get(i) == Some(&b'-');
+    if matches!(s.get(i), Some(b'+' | b'-')) {
+        i += 1;
+    }
+    if s.get(i) == Some(&b'0')
+        && matches!(s.get(i + 1), Some(b'x' | b'X'))
+        && s.get(i + 2).is_some_and(u8::is_ascii_hexdigit)
+    {
+        i += 2;
+    }
+    let mut v: i64 = 0;
+    while let Some(d) = s.get(i).and_then(|&c| (c as char).to_digit(16)) {
+        v = v * 16 + i64::from(d);
+        i += 1;
+    }
+    (if neg { -v } else { v }) as u8
+}
+
+fn replace(s: &[u8], from: &[u8], to: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(s.len());
+    let mut i = 0;
+    while i < s.len() {
+        if s[i..].starts_with(from) {
+            out.extend_from_slice(to);
+            i += from.len();
+        } else {
+            out.push(s[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// C's `isspace` in the "C" locale.
+fn is_space(b: u8) -> bool {
+    b == b' ' || (b'\t'..=b'\r').contains(&b)
+}
+
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || needle.len() > hay.len() {
+        return (needle.is_empty()).then_some(0);
+    }
+    let first = needle[0];
+    let last = hay.len() - needle.len();
+    let mut i = 0;
+    while i <= last {
+        match hay[i..=last].iter().position(|&b| b == first) {
+            None => return None,
+            Some(p) => {
+                i += p;
+                if &hay[i..i + needle.len()] == needle {
+                    return Some(i);
+                }
+                i += 1;
+            }
+        }
+    }
+    None
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Frag {
+    Text(usize, usize),
+    Token(TokenId),
+}

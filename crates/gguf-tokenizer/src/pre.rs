@@ -1,0 +1,564 @@
+//! BPE pre-tokenization: llama.cpp's `unicode_regex_split`, its hand-written splitters for
+//! the GPT-2, Llama 3 and Kimi-K2 expressions, and for the others the same "collapsed" text
+//! that llama.cpp hands to `std::regex` (every code point >= 128 replaced by one stand-in per
+//! Unicode category), matched here with `fancy-regex` on the same text.
+
+use fancy_regex::Regex;
+
+use crate::unicode::{self, flags, Flags, ACCENT_MARK, LETTER, NUMBER, PUNCTUATION, SYMBOL};
+use crate::Error;
+
+const GPT2: &str = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)";
+const LLAMA3_A: &str = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const LLAMA3_B: &str = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const KIMI_K2: &str = "\\p{Han}+";
+
+/// The expressions of `llm_tokenizer_bpe` for one pre-tokenizer type, in order, extracted
+/// mechanically from llama.cpp's source with non-ASCII characters escaped (so that no editor
+/// can normalise them); `tests/pre_source.rs` checks them against the cached source.
+#[rustfmt::skip]
+pub(crate) fn regex_exprs(pre: &str) -> Option<&'static [&'static str]> {
+    Some(match pre {
+        "llama3" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "dbrx" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "deepseek-llm" => &["[\r\n]", "\\s?[A-Za-z\u{B5}\u{C0}-\u{D6}\u{D8}-\u{F6}\u{F8}-\u{1BA}\u{1BC}-\u{1BF}\u{1C4}-\u{293}\u{295}-\u{2AF}\u{370}-\u{373}\u{376}\u{377}\u{37B}-\u{37D}\u{37F}\u{386}\u{388}-\u{38A}\u{38C}\u{38E}-\u{3A1}\u{3A3}-\u{3F5}\u{3F7}-\u{481}\u{48A}-\u{52F}\u{531}-\u{556}\u{10A0}-\u{10C5}\u{13A0}-\u{13F5}\u{13F8}-\u{13FD}\u{1C90}-\u{1CBA}\u{1CBD}-\u{1CBF}\u{1D00}-\u{1D2B}\u{1D6B}-\u{1D77}\u{1D79}-\u{1D9A}\u{1E00}-\u{1F15}\u{1F18}-\u{1F1D}\u{1F20}-\u{1F45}\u{1F48}-\u{1F4D}\u{1F50}-\u{1F57}\u{1F59}\u{1F5B}\u{1F5D}\u{1F5F}-\u{1F7D}\u{1F80}-\u{1FB4}\u{1FB6}-\u{1FBC}\u{1FBE}\u{1FC2}-\u{1FC4}\u{1FC6}-\u{1FCC}\u{1FD0}-\u{1FD3}\u{1FD6}-\u{1FDB}\u{1FE0}-\u{1FEC}\u{1FF2}-\u{1FF4}\u{1FF6}-\u{1FFC}\u{2102}\u{2107}\u{210A}-\u{2113}\u{2115}\u{2119}-\u{211D}\u{2124}\u{2126}\u{2128}\u{212A}-\u{212D}\u{212F}-\u{2134}\u{2139}\u{213C}-\u{213F}\u{2145}-\u{2149}\u{214E}\u{2183}\u{2184}\u{2C00}-\u{2C7B}\u{2C7E}-\u{2CE4}\u{2CEB}-\u{2CEE}\u{2CF2}\u{2CF3}\u{A640}-\u{A66D}\u{A680}-\u{A69B}\u{A722}-\u{A76F}\u{A771}-\u{A787}\u{A78B}-\u{A78E}\u{AB70}-\u{ABBF}\u{FB00}-\u{FB06}\u{FB13}-\u{FB17}\u{FF21}-\u{FF3A}\u{FF41}-\u{FF5A}\u{10400}-\u{1044F}\u{104B0}-\u{104D3}\u{104D8}-\u{104FB}\u{10C80}-\u{10CB2}\u{10CC0}-\u{10CF2}\u{118A0}-\u{118DF}\u{1E900}-\u{1E943}]+", "\\s?[!-/:-~\u{FF01}-\u{FF0F}\u{FF1A}-\u{FF5E}\u{2018}-\u{201F}\u{3000}-\u{3002}]+", "\\s+$", "[\u{4E00}-\u{9FA5}\u{800}-\u{4E00}\u{AC00}-\u{D7FF}]+", "\\p{N}+"],
+        "deepseek3-llm" => &["\\p{N}{1,3}", "[\u{4E00}-\u{9FA5}\u{3040}-\u{309F}\u{30A0}-\u{30FF}]+", "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+"],
+        "deepseek-coder" => &["[\r\n]", "\\s?\\p{L}+", "\\s?\\p{P}+", "[\u{4E00}-\u{9FA5}\u{800}-\u{4E00}\u{AC00}-\u{D7FF}]+", "\\p{N}"],
+        "falcon" => &["[\\p{P}\\$\\+<=>\\^~\\|`]+", "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)", "[0-9][0-9][0-9]"],
+        "starcoder" => &["\\p{N}", "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"],
+        "gpt2" => &["'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"],
+        "qwen2" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "poro" => &[" ?[^(\\s|.,!?\u{2026}\u{3002}\u{FF0C}\u{3001}\u{964}\u{6D4}\u{60C})]+"],
+        "chatglm4" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "viking" => &[" ?[^(\\s|.,!?\u{2026}\u{3002}\u{FF0C}\u{3001}\u{964}\u{6D4}\u{60C})]+", "\\p{N}"],
+        "tekken" => &["[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "chameleon" => &["<sentinel:[0-9]+>", "(IMGIMG)((A|B|C|D|E|F|G|H|I){1,4})Z", "([\\t\\n]|    |  )", "\\p{N}", "[\\p{P}!-/:-@\\[-`{-~]", "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)"],
+        "gpt4o" => &["[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))*((?=[\\p{L}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}])([^a-z]))+((?=[\\p{L}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "kimi-k2" => &["\\p{Han}+"],
+        "superbpe" => &["\\p{N}+", "(?=(\\d{3})+(?!\\d))"],
+        "bailingmoe" => &["'(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]|\\s+(?!\\S)|\\s+"],
+        "seed-coder" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1}| ?[^\\s\\p{L}\\p{N}\\r\\n]+|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "default" => &["[\\p{P}\\$\\+<=>\\^~\\|]+", "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)", "\\p{N}+", "[0-9][0-9][0-9]"],
+        _ => return None,
+    })
+}
+
+#[derive(Debug)]
+enum Splitter {
+    Gpt2,
+    Llama3,
+    KimiK2,
+    /// Matched on the collapsed text (the expression uses `\p{..}` categories).
+    Collapsed(Regex),
+    /// Matched on the code points (non-ASCII whitespace as U+000B, like llama.cpp's wtext).
+    Wide(Regex),
+}
+
+/// A compiled pre-tokenizer: the splitters of one `regex_exprs` list.
+#[derive(Debug)]
+pub(crate) struct PreTokenizer {
+    splitters: Vec<Splitter>,
+    need_collapse: bool,
+}
+
+const UCATS: [(&str, u16); 5] = [
+    ("\\p{N}", NUMBER),
+    ("\\p{L}", LETTER),
+    ("\\p{P}", PUNCTUATION),
+    ("\\p{M}", ACCENT_MARK),
+    ("\\p{S}", SYMBOL),
+];
+
+fn ucat_cpt(cat: u16) -> Option<u8> {
+    Some(match cat {
+        NUMBER => 0xD1,
+        LETTER => 0xD2,
+        PUNCTUATION => 0xD3,
+        ACCENT_MARK => 0xD4,
+        SYMBOL => 0xD5,
+        _ => return None,
+    })
+}
+
+fn ucat_map(cat: u16) -> &'static str {
+    match cat {
+        NUMBER => "\x30-\x39",
+        LETTER => "\x41-\x5A\x61-\x7A",
+        PUNCTUATION => "\x21-\x23\x25-\x2A\x2C-\x2F\x3A-\x3B\x3F-\x40\\\x5B-\\\x5D\x5F\\\x7B\\\x7D",
+        ACCENT_MARK => "",
+        _ => "\\\x24\\\x2B\x3C-\x3E\x5E\x60\\\x7C",
+    }
+}
+
+/// ECMAScript's `\d` is ASCII; the regex crate's is Unicode.
+fn ecmascript(expr: &str) -> String {
+    expr.replace("\\d", "[0-9]")
+}
+
+fn compile(expr: &str) -> Result<Regex, Error> {
+    Regex::new(&ecmascript(expr)).map_err(|e| Error::Regex(format!("{expr}: {e}")))
+}
+
+/// llama.cpp's rewrite of an expression for the collapsed text: each `\p{X}` becomes its
+/// stand-in byte plus the ASCII members of the category. Bytes >= 0x80 are written as the
+/// code point of the same value, as the collapsed text is.
+fn collapse_expr(expr: &str) -> String {
+    let b = expr.as_bytes();
+    let mut out = String::new();
+    let mut inside = false;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'[' && (i == 0 || b[i - 1] != b'\\') {
+            out.push('[');
+            inside = true;
+            i += 1;
+            continue;
+        }
+        if inside && b[i] == b']' && b[i - 1] != b'\\' {
+            out.push(']');
+            inside = false;
+            i += 1;
+            continue;
+        }
+        if b[i] == b'\\'
+            && i + 4 < b.len()
+            && b[i + 1] == b'p'
+            && b[i + 2] == b'{'
+            && b[i + 4] == b'}'
+        {
+            if let Some(&(_, cat)) = UCATS.iter().find(|(p, _)| p.as_bytes() == &b[i..i + 5]) {
+                if !inside {
+                    out.push('[');
+                }
+                out.push(char::from(ucat_cpt(cat).unwrap_or(0xD0)));
+                out.push_str(ucat_map(cat));
+                if !inside {
+                    out.push(']');
+                }
+                i += 5;
+                continue;
+            }
+        }
+        out.push(char::from(b[i]));
+        i += 1;
+    }
+    out
+}
+
+impl PreTokenizer {
+    pub(crate) fn new(exprs: &[&str]) -> Result<PreTokenizer, Error> {
+        let uses_ucat = |e: &str| UCATS.iter().any(|(p, _)| e.contains(p));
+        let mut splitters = Vec::new();
+        for &e in exprs {
+            splitters.push(if e == GPT2 {
+                Splitter::Gpt2
+            } else if e == LLAMA3_A || e == LLAMA3_B {
+                Splitter::Llama3
+            } else if e == KIMI_K2 {
+                Splitter::KimiK2
+            } else if uses_ucat(e) {
+                if !e.is_ascii() {
+                    return Err(Error::Regex(format!(
+                        "{e}: both unicode categories and non-ASCII characters"
+                    )));
+                }
+                Splitter::Collapsed(compile(&collapse_expr(e))?)
+            } else {
+                Splitter::Wide(compile(e)?)
+            });
+        }
+        Ok(PreTokenizer {
+            splitters,
+            need_collapse: exprs.iter().any(|e| uses_ucat(e)),
+        })
+    }
+
+    /// The words of `text`, each in the GPT-2 byte alphabet (`unicode_regex_split`).
+    /// `None` where llama.cpp throws: a decoded value past U+10FFFF.
+    pub(crate) fn split(&self, text: &[u8]) -> Option<Vec<Vec<u8>>> {
+        let cpts = unicode::cpts_from_utf8(text);
+        let mut offsets = vec![cpts.len()];
+        let mut collapsed: Option<(String, Vec<usize>)> = None;
+        let mut wide: Option<(String, Vec<usize>)> = None;
+        for s in &self.splitters {
+            offsets = match s {
+                Splitter::Gpt2 => custom(&cpts, &offsets, gpt2_chunk),
+                Splitter::Llama3 => custom(&cpts, &offsets, llama3_chunk),
+                Splitter::KimiK2 => custom(&cpts, &offsets, kimi_k2_chunk),
+                Splitter::Collapsed(re) => {
+                    let (hay, pos) = collapsed.get_or_insert_with(|| {
+                        debug_assert!(self.need_collapse);
+                        haystack(&cpts, collapse_cpt)
+                    });
+                    regex_split(re, hay, pos, &offsets)
+                }
+                Splitter::Wide(re) => {
+                    let (hay, pos) = wide.get_or_insert_with(|| haystack(&cpts, wide_cpt));
+                    regex_split(re, hay, pos, &offsets)
+                }
+            };
+        }
+        let mut words = Vec::with_capacity(offsets.len());
+        let mut start = 0;
+        let mut utf8 = Vec::new();
+        for len in offsets {
+            utf8.clear();
+            for &c in &cpts[start..start + len] {
+                unicode::cpt_to_utf8(c, &mut utf8)?;
+            }
+            let mut word = Vec::with_capacity(utf8.len() * 2);
+            for &b in &utf8 {
+                unicode::byte_to_utf8(b, &mut word);
+            }
+            words.push(word);
+            start += len;
+        }
+        Some(words)
+    }
+}
+
+fn collapse_cpt(c: u32) -> char {
+    if c < 128 {
+        return char::from(c as u8);
+    }
+    let f = flags(c);
+    if f.is_whitespace() {
+        return '\x0B';
+    }
+    char::from(ucat_cpt(f.category()).unwrap_or(0xD0))
+}
+
+/// A code point as the wide regex sees it. Values a Rust `char` cannot hold (surrogates,
+/// past U+10FFFF) become U+E000, which no expression of llama.cpp names.
+fn wide_cpt(c: u32) -> char {
+    if c > 0x7F && flags(c).is_whitespace() {
+        return '\x0B';
+    }
+    char::from_u32(c).unwrap_or('\u{E000}')
+}
+
+/// The haystack and the byte position of each code point (plus the end).
+fn haystack(cpts: &[u32], map: fn(u32) -> char) -> (String, Vec<usize>) {
+    let mut s = String::with_capacity(cpts.len());
+    let mut pos = Vec::with_capacity(cpts.len() + 1);
+    for &c in cpts {
+        pos.push(s.len());
+        s.push(map(c));
+    }
+    pos.push(s.len());
+    (s, pos)
+}
+
+/// `unicode_regex_split_stl`: within each chunk, matches and the text between them.
+fn regex_split(re: &Regex, hay: &str, pos: &[usize], offsets: &[usize]) -> Vec<usize> {
+    let mut out = Vec::with_capacity(offsets.len());
+    let mut start = 0;
+    for &len in offsets {
+        let (a, b) = (pos[start], pos[start + len]);
+        let chunk = &hay[a..b];
+        let count = |from: usize, to: usize| chunk[from..to].chars().count();
+        let mut prev = 0;
+        for m in re.find_iter(chunk) {
+            // A failed match (backtrack limit) ends the chunk's matches.
+            let Ok(m) = m else { break };
+            if m.start() > prev {
+                out.push(count(prev, m.start()));
+            }
+            out.push(count(m.start(), m.end()));
+            prev = m.end();
+        }
+        if prev < chunk.len() {
+            out.push(count(prev, chunk.len()));
+        }
+        start += len;
+    }
+    out
+}
+
+/// Runs a hand-written splitter over each chunk.
+fn custom(cpts: &[u32], offsets: &[usize], chunk: fn(&Chunk, &mut Vec<usize>)) -> Vec<usize> {
+    let mut out = Vec::with_capacity(offsets.len());
+    let mut start = 0;
+    for &len in offsets {
+        let c = Chunk {
+            cpts,
+            ini: start,
+            end: start + len,
+        };
+        chunk(&c, &mut out);
+        start += len;
+    }
+    out
+}
+
+const OUT_OF_RANGE: u32 = 0xFFFF_FFFF;
+
+struct Chunk<'a> {
+    cpts: &'a [u32],
+    ini: usize,
+    end: usize,
+}
+
+impl Chunk<'_> {
+    fn cpt(&self, pos: usize) -> u32 {
+        if self.ini <= pos && pos < self.end {
+            self.cpts[pos]
+        } else {
+            OUT_OF_RANGE
+        }
+    }
+    fn flags(&self, pos: usize) -> Flags {
+        if self.ini <= pos && pos < self.end {
+            flags(self.cpts[pos])
+        } else {
+            Flags(0)
+        }
+    }
+}
+
+struct Tokens<'a> {
+    out: &'a mut Vec<usize>,
+    prev_end: usize,
+}
+
+impl Tokens<'_> {
+    fn add(&mut self, end: usize) -> usize {
+        let len = end - self.prev_end;
+        if len > 0 {
+            self.out.push(len);
+        }
+        self.prev_end = end;
+        len
+    }
+}
+
+fn contraction(c: &Chunk, pos: usize, lower: bool) -> usize {
+    let low = |x: u32| if lower { unicode::tolower(x) } else { x };
+    if c.cpt(pos) == u32::from(b'\'') && pos + 1 < c.end {
+        let n = low(c.cpt(pos + 1));
+        if [b's', b't', b'm', b'd'].iter().any(|&x| n == u32::from(x)) {
+            return 2;
+        }
+        if pos + 2 < c.end {
+            let nn = low(c.cpt(pos + 2));
+            let pair = |a: u8, b: u8| n == u32::from(a) && nn == u32::from(b);
+            if pair(b'r', b'e') || pair(b'v', b'e') || pair(b'l', b'l') {
+                return 3;
+            }
+        }
+    }
+    0
+}
+
+fn is_other(f: Flags) -> bool {
+    !(f.is_whitespace() || f.is_letter() || f.is_number()) && f.0 != 0
+}
+
+/// `unicode_regex_split_custom_gpt2`.
+fn gpt2_chunk(c: &Chunk, out: &mut Vec<usize>) {
+    let mut t = Tokens {
+        out,
+        prev_end: c.ini,
+    };
+    let mut pos = c.ini;
+    while pos < c.end {
+        let cpt = c.cpt(pos);
+        let f = c.flags(pos);
+        let n = contraction(c, pos, false);
+        if n > 0 {
+            pos += t.add(pos + n);
+            continue;
+        }
+        let space = cpt == u32::from(b' ');
+        let mut f2 = if space { c.flags(pos + 1) } else { f };
+        if f2.is_letter() {
+            pos += usize::from(space);
+            while f2.is_letter() {
+                pos += 1;
+                f2 = c.flags(pos);
+            }
+            t.add(pos);
+            continue;
+        }
+        if f2.is_number() {
+            pos += usize::from(space);
+            while f2.is_number() {
+                pos += 1;
+                f2 = c.flags(pos);
+            }
+            t.add(pos);
+            continue;
+        }
+        if is_other(f2) {
+            pos += usize::from(space);
+            while is_other(f2) {
+                pos += 1;
+                f2 = c.flags(pos);
+            }
+            t.add(pos);
+            continue;
+        }
+        let mut ws = 0;
+        while c.flags(pos + ws).is_whitespace() {
+            ws += 1;
+        }
+        if ws > 1 && c.cpt(pos + ws) != OUT_OF_RANGE {
+            pos += ws - 1;
+            t.add(pos);
+            continue;
+        }
+        if ws > 0 {
+            pos += ws;
+            t.add(pos);
+            continue;
+        }
+        pos += 1;
+        t.add(pos);
+    }
+}
+
+fn is_crlf(c: u32) -> bool {
+    c == u32::from(b'\r') || c == u32::from(b'\n')
+}
+
+/// The tail the Llama 3 and Kimi-K2 splitters share: ` ?[^\s\p{L}\p{N}]+[\r\n]*`,
+/// `\s*[\r\n]+`, `\s+(?!\S)`, `\s+`, else one code point. `other_first` is the flags the
+/// first test reads (llama.cpp's Llama 3 code tests the current code point's `as_uint`).
+fn tail(c: &Chunk, t: &mut Tokens, pos: &mut usize, f: Flags, kimi: bool) {
+    let cpt = c.cpt(*pos);
+    let space = cpt == u32::from(b' ');
+    let mut f2 = if space { c.flags(*pos + 1) } else { f };
+    let nonzero = if kimi { f2.0 != 0 } else { f.0 != 0 };
+    if !(f2.is_whitespace() || f2.is_letter() || f2.is_number()) && nonzero {
+        *pos += usize::from(space);
+        while is_other(f2) {
+            *pos += 1;
+            f2 = c.flags(*pos);
+        }
+        while is_crlf(c.cpt(*pos)) {
+            *pos += 1;
+        }
+        t.add(*pos);
+        return;
+    }
+    let mut ws = 0;
+    let mut last_crlf = 0;
+    while c.flags(*pos + ws).is_whitespace() {
+        if is_crlf(c.cpt(*pos + ws)) {
+            last_crlf = *pos + ws + 1;
+        }
+        ws += 1;
+    }
+    if last_crlf > 0 {
+        *pos = last_crlf;
+        t.add(*pos);
+        return;
+    }
+    if ws > 1 && c.cpt(*pos + ws) != OUT_OF_RANGE {
+        *pos += ws - 1;
+        t.add(*pos);
+        return;
+    }
+    if ws > 0 {
+        *pos += ws;
+        t.add(*pos);
+        return;
+    }
+    *pos += 1;
+    t.add(*pos);
+}
+
+fn numbers_1_3(c: &Chunk, t: &mut Tokens, pos: &mut usize) {
+    let mut ini = *pos;
+    while c.flags(*pos).is_number() {
+        *pos += 1;
+        if *pos - ini >= 3 {
+            t.add(*pos);
+            ini = *pos;
+        }
+    }
+    t.add(*pos);
+}
+
+/// `unicode_regex_split_custom_llama3`.
+fn llama3_chunk(c: &Chunk, out: &mut Vec<usize>) {
+    let mut t = Tokens {
+        out,
+        prev_end: c.ini,
+    };
+    let mut pos = c.ini;
+    while pos < c.end {
+        let cpt = c.cpt(pos);
+        let f = c.flags(pos);
+        let n = contraction(c, pos, true);
+        if n > 0 {
+            pos += t.add(pos + n);
+            continue;
+        }
+        if !(is_crlf(cpt) || f.is_number()) && (f.is_letter() || c.flags(pos + 1).is_letter()) {
+            pos += 1;
+            while c.flags(pos).is_letter() {
+                pos += 1;
+            }
+            t.add(pos);
+            continue;
+        }
+        if f.is_number() {
+            numbers_1_3(c, &mut t, &mut pos);
+            continue;
+        }
+        tail(c, &mut t, &mut pos, f, false);
+    }
+}
+
+/// `unicode_regex_split_custom_kimi_k2`.
+fn kimi_k2_chunk(c: &Chunk, out: &mut Vec<usize>) {
+    let mut t = Tokens {
+        out,
+        prev_end: c.ini,
+    };
+    let letter = |pos: usize| c.flags(pos).is_letter() && !unicode::is_han(c.cpt(pos));
+    let mut pos = c.ini;
+    while pos < c.end {
+        let cpt = c.cpt(pos);
+        let f = c.flags(pos);
+        if unicode::is_han(cpt) {
+            while unicode::is_han(c.cpt(pos)) {
+                pos += 1;
+            }
+            t.add(pos);
+            continue;
+        }
+        let leading_ok = !(is_crlf(cpt) || f.is_letter() || f.is_number());
+        if (f.is_letter() && !unicode::is_han(cpt)) || (leading_ok && letter(pos + 1)) {
+            let mut has_leading = false;
+            if leading_ok {
+                has_leading = true;
+                pos += 1;
+            }
+            let mut has_letters = false;
+            while letter(pos) {
+                has_letters = true;
+                pos += 1;
+            }
+            if has_letters || (!has_leading && letter(pos)) {
+                if !has_letters {
+                    pos += 1;
+                }
+                while letter(pos) {
+                    pos += 1;
+                }
+                pos += contraction(c, pos, true);
+                t.add(pos);
+                continue;
+            } else if has_leading {
+                pos -= 1;
+            }
+        }
+        if f.is_number() {
+            numbers_1_3(c, &mut t, &mut pos);
+            continue;
+        }
+        tail(c, &mut t, &mut pos, f, true);
+    }
+}

@@ -1,0 +1,289 @@
+//! `llm_tokenizer_ugm`: SentencePiece's normalisation through the precompiled character
+//! map (an XOR-compressed double array), then Viterbi over token scores.
+
+use std::collections::BTreeMap;
+
+use crate::unicode::{self, len_utf8};
+use crate::{attr, Error, Token, TokenId, Tokenizer};
+
+/// llama.cpp's `naive_trie`.
+#[derive(Default, Debug)]
+pub(crate) struct Trie {
+    nodes: Vec<(BTreeMap<u8, u32>, Option<u32>)>,
+}
+
+impl Trie {
+    pub(crate) fn insert(&mut self, key: &[u8], value: u32) {
+        if self.nodes.is_empty() {
+            self.nodes.push(Default::default());
+        }
+        let mut node = 0;
+        for &b in key {
+            node = match self.nodes[node].0.get(&b) {
+                Some(&n) => n as usize,
+                None => {
+                    let n = self.nodes.len();
+                    self.nodes.push(Default::default());
+                    self.nodes[node].0.insert(b, n as u32);
+                    n
+                }
+            };
+        }
+        self.nodes[node].1 = Some(value);
+    }
+    /// The root, if anything was inserted.
+    pub(crate) fn root(&self) -> Option<usize> {
+        (!self.nodes.is_empty()).then_some(0)
+    }
+    pub(crate) fn child(&self, node: usize, b: u8) -> Option<usize> {
+        self.nodes[node].0.get(&b).map(|&n| n as usize)
+    }
+    pub(crate) fn value(&self, node: usize) -> Option<u32> {
+        self.nodes[node].1
+    }
+    /// `get_longest_prefix`: how deep the key walks into the trie (token or not).
+    fn walk_len(&self, key: &[u8]) -> usize {
+        let Some(mut node) = self.root() else {
+            return 0;
+        };
+        for (i, &b) in key.iter().enumerate() {
+            match self.child(node, b) {
+                Some(n) => node = n,
+                None => return i,
+            }
+        }
+        key.len()
+    }
+}
+
+#[derive(Debug)]
+pub(crate) struct Ugm {
+    charsmap: Vec<u8>,
+    xcda: Vec<u32>,
+    replacements_start: usize,
+    token_matcher: Trie,
+    user_defined: Trie,
+    unknown_score: f64,
+}
+
+impl Ugm {
+    pub(crate) fn new(tokens: &[Token], charsmap: Vec<u8>) -> Result<Ugm, Error> {
+        let mut xcda = Vec::new();
+        let mut replacements_start = charsmap.len();
+        if !charsmap.is_empty() {
+            let bad =
+                || Error::Invalid("Index out of array bounds in precompiled charsmap!".into());
+            let head = charsmap.get(..4).ok_or_else(bad)?;
+            let size = u32::from_le_bytes(head.try_into().expect("4 bytes")) as usize;
+            if size + 4 >= charsmap.len() {
+                return Err(bad());
+            }
+            xcda = charsmap[4..4 + size]
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+                .collect();
+            replacements_start = 4 + size;
+        }
+        let (mut min, mut max) = (f32::MAX, -f32::MAX);
+        let mut token_matcher = Trie::default();
+        let mut user_defined = Trie::default();
+        for (id, t) in tokens.iter().enumerate() {
+            if t.attr & attr::NORMAL != 0 {
+                min = min.min(t.score);
+                max = max.max(t.score);
+            }
+            if t.attr & (attr::NORMAL | attr::USER_DEFINED | attr::UNUSED) != 0 {
+                token_matcher.insert(&t.text, id as u32);
+            }
+            if t.attr & attr::USER_DEFINED != 0 {
+                user_defined.insert(&t.text, 0);
+            }
+        }
+        let _ = max;
+        Ok(Ugm {
+            charsmap,
+            xcda,
+            replacements_start,
+            token_matcher,
+            user_defined,
+            unknown_score: f64::from(min - 10.0),
+        })
+    }
+
+    fn node(&self, i: usize) -> Result<u32, Error> {
+        self.xcda
+            .get(i)
+            .copied()
+            .ok_or_else(|| Error::Unsupported("Index out of array bounds in XCDA array!".into()))
+    }
+
+    fn base(&self, i: usize) -> Result<u32, Error> {
+        let p = self.node(i)?;
+        Ok((p >> 10) << ((p & (1 << 9)) >> 6))
+    }
+
+    /// `normalize_prefix`: (replacement bytes, input bytes consumed).
+    fn normalize_prefix<'a>(
+        &'a self,
+        input: &'a [u8],
+        off: usize,
+    ) -> Result<(&'a [u8], usize), Error> {
+        if off == input.len() {
+            return Ok((&[], 0));
+        }
+        let ud = self.user_defined.walk_len(&input[off..]);
+        if ud > 0 {
+            return Ok((&input[off..off + ud], ud));
+        }
+        let (mut best_len, mut best_off) = (0, 0);
+        if !self.xcda.is_empty() {
+            let mut node = self.base(0)? as usize;
+            for (p, &c) in input.iter().enumerate().skip(off) {
+                if c == 0 {
+                    break;
+                }
+                node ^= c as usize;
+                let packed = self.node(node)?;
+                if packed & ((1 << 31) | 0xFF) != u32::from(c) {
+                    break;
+                }
+                let leaf = (packed >> 8) & 1 != 0;
+                node ^= self.base(node)? as usize;
+                if leaf {
+                    best_len = p - off + 1;
+                    best_off = (self.node(node)? & ((1 << 31) - 1)) as usize;
+                }
+            }
+        }
+        if best_len > 0 {
+            let rep = &self.charsmap[self.replacements_start..];
+            let s = rep.get(best_off..).ok_or_else(|| {
+                Error::Unsupported("Index out of array bounds in precompiled charsmap!".into())
+            })?;
+            let end = s.iter().position(|&b| b == 0).unwrap_or(s.len());
+            return Ok((&s[..end], best_len));
+        }
+        let mut o = off;
+        match unicode::cpt_from_utf8(input, &mut o) {
+            Some(_) => Ok((&input[off..o], o - off)),
+            None => Ok(("\u{FFFD}".as_bytes(), 1)),
+        }
+    }
+
+    fn normalize(&self, tok: &Tokenizer, input: &[u8]) -> Result<Vec<u8>, Error> {
+        let mut out = Vec::with_capacity(input.len() * 3);
+        let space: &[u8] = if tok.escape_whitespaces {
+            "▁".as_bytes()
+        } else {
+            b" "
+        };
+        let prepend = !tok.treat_whitespace_as_suffix && tok.add_space_prefix;
+        let append = tok.treat_whitespace_as_suffix && tok.add_space_prefix;
+        let merge = tok.remove_extra_whitespaces;
+        let (mut prepended, mut non_ws) = (false, false);
+        let mut off = 0;
+        while off < input.len() {
+            let (norm, consumed) = self.normalize_prefix(input, off)?;
+            for &c in norm {
+                if c != b' ' {
+                    if !non_ws {
+                        non_ws = true;
+                        if (prepend && !prepended) || merge {
+                            out.extend_from_slice(space);
+                            prepended = true;
+                        }
+                    }
+                    out.push(c);
+                } else {
+                    non_ws = false;
+                    if !merge {
+                        out.extend_from_slice(space);
+                    }
+                }
+            }
+            off += consumed;
+        }
+        if append {
+            out.extend_from_slice(space);
+        }
+        Ok(out)
+    }
+
+    pub(crate) fn tokenize(
+        &self,
+        tok: &Tokenizer,
+        text: &[u8],
+        out: &mut Vec<TokenId>,
+    ) -> Result<(), Error> {
+        let start = out.len();
+        let norm = self.normalize(tok, text)?;
+        let len = norm.len();
+        if len == 0 {
+            return Ok(());
+        }
+        let unk = tok.unk.unwrap_or(u32::MAX);
+        // (token, input offset, score sum) per end offset.
+        let mut best = vec![(unk, 0usize, -f64::MAX); len + 1];
+        best[0] = (unk, 0, 0.0);
+        let at = |i: usize| norm.get(i).copied().unwrap_or(0);
+        let mut off = 0;
+        while off < len {
+            let n_units = len_utf8(norm[off]).min(len - off);
+            let mut single = false;
+            let current = best[off].2;
+            let mut p = off;
+            let mut node = self
+                .token_matcher
+                .root()
+                .and_then(|r| self.token_matcher.child(r, at(p)));
+            p += 1;
+            while p <= len {
+                let Some(nd) = node else { break };
+                if let Some(id) = self.token_matcher.value(nd) {
+                    if p - off == n_units {
+                        single = true;
+                    }
+                    let t = &tok.tokens[id as usize];
+                    let score = if t.attr & attr::USER_DEFINED != 0 {
+                        0.0
+                    } else {
+                        f64::from(t.score)
+                    };
+                    let challenger = current + score;
+                    if challenger > best[p].2 {
+                        best[p] = (id, off, challenger);
+                    }
+                }
+                node = self.token_matcher.child(nd, at(p));
+                p += 1;
+            }
+            if !single {
+                let challenger = current + self.unknown_score;
+                let p = off + n_units;
+                if challenger > best[p].2 {
+                    best[p] = (unk, off, challenger);
+                }
+            }
+            off += n_units;
+        }
+        let mut prev_unknown = false;
+        let mut i = len;
+        loop {
+            let (id, from, _) = best[i];
+            let is_unknown = id == unk;
+            if !(prev_unknown && is_unknown) {
+                if id == u32::MAX {
+                    return Err(Error::Unsupported("UNK token needed but absent".into()));
+                }
+                out.push(id);
+            }
+            if from == 0 {
+                break;
+            }
+            prev_unknown = is_unknown;
+            i = from;
+        }
+        out[start..].reverse();
+        Ok(())
+    }
+}

@@ -1,0 +1,58 @@
+//! Where the tests find llama.cpp's source (vectors, vocabularies) and load tokenizers.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+use gguf_tokenizer::gguf_grammar::OwnedGguf;
+use gguf_tokenizer::Tokenizer;
+
+/// `$GGUF_LLAMA_SRC`, else the cache `scripts/build-llama-tools.sh` fills; `None` (with a
+/// loud message) when absent, unless `GGUF_REQUIRE_LLAMA=1`, which makes it a failure.
+pub fn llama_src() -> Option<PathBuf> {
+    let dir = std::env::var_os("GGUF_LLAMA_SRC")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            let home = std::env::var_os("HOME").unwrap_or_default();
+            PathBuf::from(home).join(".cache/gguf-grammar/llama.cpp-0.3.16/src")
+        });
+    if dir.join("models").is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("GGUF_REQUIRE_LLAMA").as_deref() == Ok("1") {
+        panic!(
+            "llama.cpp source not found at {} (GGUF_REQUIRE_LLAMA=1)",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "\n!!! SKIPPED: llama.cpp source not found at {}; run scripts/build-llama-tools.sh !!!\n",
+        dir.display()
+    );
+    None
+}
+
+/// The `ggml-vocab-*.gguf` files of llama.cpp's `models/`, sorted.
+pub fn vocabularies(src: &std::path::Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(src.join("models"))
+        .expect("models/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy().into_owned();
+            n.starts_with("ggml-vocab-") && n.ends_with(".gguf")
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+pub fn load(path: &std::path::Path) -> Tokenizer {
+    let model = OwnedGguf::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    Tokenizer::from_gguf(model.gguf()).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+pub fn name(path: &std::path::Path) -> String {
+    let n = path.file_name().unwrap().to_string_lossy().into_owned();
+    n.trim_start_matches("ggml-vocab-")
+        .trim_end_matches(".gguf")
+        .to_string()
+}

@@ -1,0 +1,312 @@
+//! Against llama.cpp itself (`scripts/llama/tokenizer-ref.cpp`, libllama in-process, the
+//! binary named by `$GGUF_TOKENIZER_REF`; `scripts/check-tokenizer.sh` builds it): a generated
+//! text set (random code points from many scripts, whitespace runs, digits, special-token
+//! texts, invalid UTF-8) for every vocabulary of llama.cpp's `models/`, with and without
+//! `add_special` and `parse_special`; and test-tokenizer-1's token round trip, whose
+//! failures must be the same tokens as llama.cpp's. Every difference fails.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use gguf_tokenizer::{attr, Tokenizer};
+
+fn reference() -> Option<PathBuf> {
+    match std::env::var_os("GGUF_TOKENIZER_REF") {
+        Some(p) => Some(PathBuf::from(p)),
+        None if std::env::var("GGUF_REQUIRE_LLAMA").as_deref() == Ok("1") => {
+            panic!(
+                "GGUF_TOKENIZER_REF unset (GGUF_REQUIRE_LLAMA=1); run scripts/check-tokenizer.sh"
+            )
+        }
+        None => {
+            eprintln!(
+                "\n!!! SKIPPED: GGUF_TOKENIZER_REF unset; run scripts/check-tokenizer.sh !!!\n"
+            );
+            None
+        }
+    }
+}
+
+/// xorshift64*: the same cases on every machine.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<'a, T>(&mut self, v: &'a [T]) -> &'a T {
+        &v[self.below(v.len())]
+    }
+}
+
+const SCRIPTS: &[(u32, u32)] = &[
+    (0x20, 0x7E),       // ASCII
+    (0xA0, 0xFF),       // Latin-1
+    (0x100, 0x24F),     // Latin extended
+    (0x300, 0x36F),     // combining marks
+    (0x370, 0x3FF),     // Greek
+    (0x400, 0x4FF),     // Cyrillic
+    (0x530, 0x58F),     // Armenian
+    (0x590, 0x5FF),     // Hebrew
+    (0x600, 0x6FF),     // Arabic
+    (0x900, 0x97F),     // Devanagari
+    (0x980, 0x9FF),     // Bengali
+    (0xE00, 0xE7F),     // Thai
+    (0x10A0, 0x10FF),   // Georgian
+    (0x1100, 0x11FF),   // Hangul Jamo
+    (0x1E00, 0x1FFF),   // Latin extended additional, Greek extended
+    (0x2000, 0x206F),   // general punctuation (with Unicode spaces)
+    (0x2100, 0x22FF),   // letterlike, arrows, maths
+    (0x3000, 0x30FF),   // CJK punctuation, kana
+    (0x4E00, 0x9FFF),   // CJK ideographs
+    (0xAC00, 0xD7A3),   // Hangul syllables
+    (0xE000, 0xF8FF),   // private use
+    (0xFF00, 0xFFEF),   // fullwidth forms
+    (0xFFF0, 0xFFFF),   // specials, noncharacters
+    (0x10000, 0x1FFFF), // astral, assigned or not
+    (0x1F300, 0x1FAFF), // emoji
+    (0x20000, 0x2FFFF), // CJK extensions
+    (0x40000, 0x40100), // unassigned planes
+    (0xE0000, 0xE01EF), // tags, variation selectors
+    (0x10FF00, 0x10FFFF),
+];
+
+const SPACES: &[&str] = &[
+    " ", " ", " ", "\t", "\n", "\n", "\r", "\r\n", "\x0B", "\x0C", "\u{A0}", "\u{3000}",
+    "\u{2009}", "\u{85}", "\u{2028}", "\u{1680}",
+];
+
+const INVALID: &[&[u8]] = &[
+    b"\x80",
+    b"\xBF",
+    b"\xC0\x80",
+    b"\xC3",
+    b"\xE2\x82",
+    b"\xED\xA0\x80",
+    b"\xED\xBF\xBF",
+    b"\xF0\x9F\x98",
+    b"\xF4\x90\x80\x80",
+    b"\xF7\xBF\xBF\xBF",
+    b"\xF8\x88\x80\x80\x80",
+    b"\xFE",
+    b"\xFF",
+    b"\xE0\x80\x80",
+    b"\xC1\xBF",
+];
+
+const WORDS: &[&str] = &[
+    "Hello",
+    "world",
+    "it's",
+    "I'M",
+    "we'll",
+    "they'RE",
+    "don't",
+    "you've",
+    "'s",
+    "'d",
+    "naïve",
+    "Straße",
+    "ÅNGSTRÖM",
+    "CamelCase",
+    "snake_case",
+    "http://example.com/a?b=c",
+    "fn main() {}",
+    "<html>",
+    "x+=1;",
+    "...",
+    "?!",
+    "—",
+    "«»",
+    "I.B.M.",
+    "e.g.",
+];
+
+fn piece(rng: &mut Rng, specials: &[Vec<u8>], out: &mut Vec<u8>) {
+    match rng.below(10) {
+        0..=2 => {
+            let &(a, b) = rng.pick(SCRIPTS);
+            for _ in 0..1 + rng.below(6) {
+                let c = a + (rng.next() % u64::from(b - a + 1)) as u32;
+                if let Some(c) = char::from_u32(c) {
+                    out.extend_from_slice(c.to_string().as_bytes());
+                }
+            }
+        }
+        3 => {
+            for _ in 0..1 + rng.below(5) {
+                out.extend_from_slice(rng.pick(SPACES).as_bytes());
+            }
+        }
+        4 => {
+            let digits: &[&str] = &[
+                "0123456789",
+                "٠١٢٣٤٥٦٧٨٩",
+                "०१२३४५६७८९",
+                "０１２３４５６７８９",
+                "²³¹½",
+            ];
+            let d: Vec<char> = rng.pick(digits).chars().collect();
+            for _ in 0..1 + rng.below(12) {
+                out.extend_from_slice(rng.pick(&d).to_string().as_bytes());
+            }
+        }
+        5 if !specials.is_empty() => {
+            let s = rng.pick(specials);
+            match rng.below(4) {
+                0 => out.extend_from_slice(&s[..s.len().div_ceil(2)]), // a part of one
+                _ => out.extend_from_slice(s),
+            }
+        }
+        6 => {
+            for _ in 0..1 + rng.below(3) {
+                let bytes: &&[u8] = rng.pick(INVALID);
+                out.extend_from_slice(bytes);
+            }
+        }
+        _ => {
+            out.extend_from_slice(rng.pick(WORDS).as_bytes());
+        }
+    }
+}
+
+fn cases(tok: &Tokenizer, seed: u64, n: usize) -> Vec<Vec<u8>> {
+    let specials: Vec<Vec<u8>> = (0..tok.len() as u32)
+        .filter_map(|i| tok.token(i))
+        .filter(|t| t.attr & (attr::CONTROL | attr::USER_DEFINED | attr::UNKNOWN) != 0)
+        .map(|t| t.text.clone())
+        .collect();
+    let mut rng = Rng(seed);
+    let mut out = vec![Vec::new(), b" ".to_vec(), b"\n".to_vec()];
+    for s in specials.iter().take(40) {
+        out.push(s.clone());
+        out.push([b" ", &s[..], b" x"].concat());
+    }
+    while out.len() < n {
+        let mut c = Vec::new();
+        for _ in 0..1 + rng.below(8) {
+            piece(&mut rng, &specials, &mut c);
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn run_reference(bin: &Path, args: &[&str]) -> String {
+    let out = Command::new(bin)
+        .args(args)
+        .output()
+        .expect("run tokenizer-ref");
+    assert!(
+        out.status.success(),
+        "tokenizer-ref {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("ASCII output")
+}
+
+#[test]
+fn generated_texts_and_round_trips_equal_llama_cpp() {
+    let Some(src) = common::llama_src() else {
+        return;
+    };
+    let Some(bin) = reference() else { return };
+    let per_vocab: usize = std::env::var("GGUF_TOKENIZER_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(300);
+    let dir = std::env::temp_dir().join(format!("gguf-tokenizer-ref-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut report = Vec::new();
+    let mut failures = Vec::new();
+    for (v, path) in common::vocabularies(&src).iter().enumerate() {
+        let name = common::name(path);
+        let tok = common::load(path);
+        let texts = cases(&tok, 0x5EED_0000 + v as u64, per_vocab);
+        let file = dir.join(format!("{name}.cases"));
+        let mut f = std::fs::File::create(&file).unwrap();
+        for t in &texts {
+            writeln!(f, "{}", t.len()).unwrap();
+            f.write_all(t).unwrap();
+        }
+        drop(f);
+        let (mut compared, mut differ) = (0, 0);
+        for (add, parse) in [(false, false), (true, false), (false, true), (true, true)] {
+            let want = run_reference(
+                &bin,
+                &[
+                    "cases",
+                    path.to_str().unwrap(),
+                    file.to_str().unwrap(),
+                    &u8::from(add).to_string(),
+                    &u8::from(parse).to_string(),
+                ],
+            );
+            let want: Vec<&str> = want.lines().collect();
+            assert_eq!(want.len(), texts.len(), "{name}: reference line count");
+            for (text, want) in texts.iter().zip(want) {
+                let got = match tok.encode(text, add, parse) {
+                    Ok(ids) => ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
+                    Err(_) => "ERROR".to_string(),
+                };
+                let want = if want.starts_with("ERROR") {
+                    "ERROR"
+                } else {
+                    want
+                };
+                compared += 1;
+                if got != want {
+                    differ += 1;
+                    if failures.len() < 30 {
+                        failures.push(format!(
+                            "{name} add_special={add} parse_special={parse} {:?}\n  llama.cpp {want}\n  ours      {got}",
+                            String::from_utf8_lossy(text)
+                        ));
+                    }
+                }
+            }
+        }
+        // test-tokenizer-1: the tokens whose piece does not come back, ours vs llama.cpp's.
+        let theirs: Vec<String> = run_reference(&bin, &["roundtrip", path.to_str().unwrap()])
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let mut ours = Vec::new();
+        for i in 0..tok.len() as u32 {
+            let piece = tok.decode(&[i], false, true);
+            match tok.encode(&piece, false, true) {
+                Ok(ids) if tok.decode(&ids, false, true) == piece => {}
+                Ok(_) => ours.push(format!("token {i}")),
+                Err(_) => ours.push(format!("token {i} throws")),
+            }
+        }
+        if ours != theirs {
+            failures.push(format!(
+                "{name}: round-trip failures differ: llama.cpp {} ({:?}...), ours {} ({:?}...)",
+                theirs.len(),
+                &theirs[..theirs.len().min(5)],
+                ours.len(),
+                &ours[..ours.len().min(5)]
+            ));
+        }
+        report.push(format!(
+            "{name:16} {:>7} tokens  {compared:>5} encodes compared, {differ} differ;  round trip: {} of {} tokens fail in llama.cpp, {} in ours",
+            tok.len(),
+            theirs.len(),
+            tok.len(),
+            ours.len()
+        ));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("{}", report.join("\n"));
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
