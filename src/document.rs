@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use crate::error::{Error, GetError, ReadError};
-use crate::grammar::align_up;
+use crate::grammar::{align_up, finish};
 use crate::grammar::file::{file, File};
 use crate::grammar::header::Header;
 use crate::grammar::kv::Kv;
@@ -94,7 +94,7 @@ impl<'a> Gguf<'a> {
 
     /// Parses with a forced byte order (`None` detects it from the version field).
     pub fn parse_with(bytes: &'a [u8], endian: Option<Endian>) -> Result<Self, Error> {
-        let (rest, parsed) = file(endian)(bytes)?;
+        let (rest, parsed) = finish(file(endian), bytes)?;
         let tensor_infos_end = (bytes.len() - rest.len()) as u64;
         Ok(Gguf::lay_out(parsed, tensor_infos_end, bytes))
     }

@@ -4,7 +4,7 @@
 //! are borrowed as they are; UTF-8 is checked on access ([`GgufStr::to_str`]) and by validation,
 //! never by the grammar, so a file with a non-UTF-8 string still parses losslessly.
 
-use super::{locate, take_declared, Ctx, PResult, Parsed};
+use super::{take_declared, Ctx, ParseResult};
 
 /// A GGUF string: borrowed bytes, conventionally UTF-8.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -68,12 +68,12 @@ impl std::fmt::Display for GgufStr<'_> {
 /// let (rest, s) = string(Ctx::V3_LE)(b"\x05\0\0\0\0\0\0\0llama!").unwrap();
 /// assert_eq!((s.to_str().unwrap(), rest), ("llama", &b"!"[..]));
 /// ```
-pub fn string(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, GgufStr<'_>> {
-    move |input| locate(input, parse(ctx, input))
+pub fn string(ctx: Ctx) -> impl Fn(&[u8]) -> ParseResult<'_, GgufStr<'_>> {
+    move |input| parse(ctx, input)
 }
 
 /// [`string`] inside the grammar.
-pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, GgufStr<'_>> {
+pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> ParseResult<'_, GgufStr<'_>> {
     let (rest, len) = ctx.count(input, "string length")?;
     let (rest, bytes) = take_declared(rest, len, len, "string", input)?;
     Ok((rest, GgufStr(bytes)))
@@ -82,6 +82,7 @@ pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, GgufStr<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grammar::finish;
     use crate::error::ErrorKind;
     use crate::grammar::{Endian, Version};
 
@@ -108,7 +109,7 @@ mod tests {
 
     #[test]
     fn a_short_length_field_is_located_in_the_string_alone() {
-        let e = string(Ctx::V3_LE)(b"\x05\0\0").unwrap_err();
+        let e = finish(string(Ctx::V3_LE), b"\x05\0\0").unwrap_err();
         assert_eq!((e.offset, e.kind.bytes_needed()), (0, Some(5)));
         assert_eq!(
             e.to_string(),
@@ -119,7 +120,7 @@ mod tests {
     #[test]
     fn hostile_length_is_an_error_at_the_length_field() {
         let input = b"\0\0\0\0\0\x01\0\0abc";
-        let e = string(Ctx::V3_LE)(input).unwrap_err();
+        let e = finish(string(Ctx::V3_LE), input).unwrap_err();
         assert_eq!(e.offset, 0);
         assert_eq!(
             e.kind,
