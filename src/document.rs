@@ -3,13 +3,13 @@
 use std::path::Path;
 
 use crate::error::{Error, GetError, ReadError};
-use crate::grammar::{align_up, finish};
 use crate::grammar::file::{file, File};
 use crate::grammar::header::Header;
 use crate::grammar::kv::Kv;
 use crate::grammar::tensor_info::TensorInfo;
 use crate::grammar::value::Array;
 use crate::grammar::value::Value;
+use crate::grammar::{align_up, finish};
 use crate::grammar::{Endian, Version};
 use crate::stream::ReadBuf;
 use crate::summary::Summary;

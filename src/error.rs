@@ -164,6 +164,16 @@ pub enum Segment {
 impl fmt::Display for ConstructPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, segment) in self.0.iter().enumerate() {
+            // A construct that starts a path of its own (after a user's `context`, say) is
+            // set off by a space, as a name is.
+            if i > 0
+                && matches!(
+                    segment,
+                    Segment::Header(_) | Segment::Kv(_) | Segment::Tensor(_)
+                )
+            {
+                f.write_str(" ")?;
+            }
             match segment {
                 Segment::Header(field) => write!(f, "header.{field}")?,
                 Segment::Kv(n) => write!(f, "kv[{n}]")?,

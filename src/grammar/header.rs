@@ -7,7 +7,7 @@
 use nom_derive::{Nom, Parse};
 
 use super::{count, record, Ctx, Endian, ParseResult, Version};
-use crate::error::{ErrorKind, Segment, GrammarError};
+use crate::error::{ErrorKind, GrammarError, Segment};
 
 /// The four bytes every GGUF file starts with.
 pub const MAGIC: [u8; 4] = *b"GGUF";

@@ -47,8 +47,8 @@ pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> ParseResult<'_, Kv<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grammar::finish;
     use crate::error::ErrorKind;
+    use crate::grammar::finish;
     use crate::grammar::test_bytes::{all_ctx, Enc};
     use crate::grammar::value::ValueType;
 

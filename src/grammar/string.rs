@@ -82,8 +82,8 @@ pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> ParseResult<'_, GgufStr<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grammar::finish;
     use crate::error::ErrorKind;
+    use crate::grammar::finish;
     use crate::grammar::{Endian, Version};
 
     #[test]

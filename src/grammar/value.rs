@@ -9,10 +9,8 @@
 use nom_derive::{Nom, Parse};
 
 use super::string::{self, GgufStr};
-use super::{
-    ascii_length, count, record, take_declared, Ctx, LengthPrefix, ParseResult,
-};
-use crate::error::{within, ErrorKind, Segment, GrammarError};
+use super::{ascii_length, count, record, take_declared, Ctx, LengthPrefix, ParseResult};
+use crate::error::{within, ErrorKind, GrammarError, Segment};
 
 /// Arrays nested deeper than this are rejected, so that hostile nesting cannot exhaust the
 /// stack. Real files nest at most once; gguf-py's recursion gives out near 1000.
@@ -499,8 +497,9 @@ pub(crate) fn parse_type(ctx: Ctx, input: &[u8]) -> ParseResult<'_, ValueType> {
 
 /// The value type with tag `tag`, read at the start of `input`.
 fn known_type(input: &[u8], tag: u32) -> Result<ValueType, nom::Err<GrammarError>> {
-    ValueType::from_tag(tag)
-        .ok_or_else(|| nom::Err::Error(GrammarError::at(input, ErrorKind::UnknownValueType { tag })))
+    ValueType::from_tag(tag).ok_or_else(|| {
+        nom::Err::Error(GrammarError::at(input, ErrorKind::UnknownValueType { tag }))
+    })
 }
 
 /// Parses a value of type `ty` (the tag has been read already).
