@@ -35,7 +35,7 @@ pub fn kv(ctx: Ctx) -> impl Fn(&[u8]) -> ParseResult<'_, Kv<'_>> {
 /// [`kv`] inside the grammar.
 pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> ParseResult<'_, Kv<'_>> {
     let (rest, key) = string::parse(ctx, input).map_err(within(|| Segment::Field("key")))?;
-    let name = || Segment::Name(key.to_string());
+    let name = || Segment::Name(key.lossy());
     let (rest, ty) = value::parse_type(ctx, rest)
         .map_err(within(|| Segment::Field("type")))
         .map_err(within(name))?;

@@ -47,16 +47,47 @@ impl std::fmt::Debug for GgufStr<'_> {
     }
 }
 
-/// Displays the string, with invalid UTF-8 sequences shown as `\xNN` escapes.
+/// Displays the string safe for a terminal (as [`crate::render::escape::terminal`]: control
+/// and bidi characters and backslashes escaped, invalid UTF-8 as `\xNN`), honouring width,
+/// fill, alignment and precision (`{:<24}`, `{:.8}`). The bytes as stored are
+/// [`GgufStr::as_bytes`].
+///
+/// ```
+/// use gguf_grammar::GgufStr;
+///
+/// assert_eq!(format!("[{:<8}]", GgufStr(b"llama")), "[llama   ]");
+/// assert_eq!(format!("[{:>6}]", GgufStr(b"a\x1b[2J")), "[a\\e[2J]");
+/// assert_eq!(GgufStr(b"\xff\\").to_string(), "\\xff\\\\");
+/// ```
 impl std::fmt::Display for GgufStr<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown = crate::render::escape::Terminal(self.0);
+        if f.width().is_none() && f.precision().is_none() {
+            std::fmt::Display::fmt(&shown, f)
+        } else {
+            f.pad(&shown.to_string())
+        }
+    }
+}
+
+impl GgufStr<'_> {
+    /// The text with invalid UTF-8 sequences as `\xNN` and nothing else escaped, as Python's
+    /// `bytes.decode("utf-8", "backslashreplace")` gives it: not for a terminal (see
+    /// [`Display`](std::fmt::Display)), but for output that escapes in its own way.
+    ///
+    /// ```
+    /// use gguf_grammar::GgufStr;
+    /// assert_eq!(GgufStr(b"a\xff\n").lossy(), "a\\xff\n");
+    /// ```
+    pub fn lossy(self) -> String {
+        let mut text = String::with_capacity(self.0.len());
         for chunk in self.0.utf8_chunks() {
-            f.write_str(chunk.valid())?;
+            text.push_str(chunk.valid());
             for byte in chunk.invalid() {
-                write!(f, "\\x{byte:02x}")?;
+                text.push_str(&format!("\\x{byte:02x}"));
             }
         }
-        Ok(())
+        text
     }
 }
 
@@ -104,6 +135,7 @@ mod tests {
         let (_, s) = string(Ctx::V3_LE)(b"\x03\0\0\0\0\0\0\0a\xff\xfe").unwrap();
         assert_eq!(s.as_bytes(), b"a\xff\xfe");
         assert!(s.to_str().is_err());
+        assert_eq!(s.lossy(), "a\\xff\\xfe");
         assert_eq!(s.to_string(), "a\\xff\\xfe");
     }
 

@@ -51,7 +51,7 @@ pub fn tensor_info(ctx: Ctx) -> impl Fn(&[u8]) -> ParseResult<'_, TensorInfo<'_>
 /// [`tensor_info`] inside the grammar.
 pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> ParseResult<'_, TensorInfo<'_>> {
     let (rest, name) = string::parse(ctx, input).map_err(within(|| Segment::Field("name")))?;
-    let in_tensor = within(|| Segment::Name(name.to_string()));
+    let in_tensor = within(|| Segment::Name(name.lossy()));
     let (mut rest, n_dims) = ctx
         .u32(rest, "n_dims")
         .map_err(within(|| Segment::Field("n_dims")))
