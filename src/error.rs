@@ -87,7 +87,8 @@ pub enum ErrorKind {
         /// The depth limit.
         limit: u32,
     },
-    /// An error from a nom combinator (should not occur with the crate's own parsers).
+    /// An error from one of nom's combinators (`tag`, `verify`, `many1`...) in a parser built
+    /// on the grammar's; the crate's own parsers do not raise it.
     Nom(nom::error::ErrorKind),
 }
 
