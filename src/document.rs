@@ -4,7 +4,6 @@ use std::path::Path;
 
 use crate::error::{Error, GetError, ReadError};
 use crate::ggml_type::GgmlType;
-use crate::grammar::align_up;
 use crate::grammar::file::{file, File};
 use crate::grammar::header::Header;
 use crate::grammar::kv::Kv;
@@ -12,6 +11,7 @@ use crate::grammar::string::GgufStr;
 use crate::grammar::tensor_info::TensorInfo;
 use crate::grammar::value::Array;
 use crate::grammar::value::Value;
+use crate::grammar::{align_up, finish};
 use crate::grammar::{Endian, Version};
 use crate::stream::ReadBuf;
 use crate::summary::Summary;
@@ -96,7 +96,7 @@ impl<'a> Gguf<'a> {
 
     /// Parses with a forced byte order (`None` detects it from the version field).
     pub fn parse_with(bytes: &'a [u8], endian: Option<Endian>) -> Result<Self, Error> {
-        let (rest, parsed) = file(endian)(bytes)?;
+        let (rest, parsed) = finish(file(endian), bytes)?;
         let tensor_infos_end = (bytes.len() - rest.len()) as u64;
         Ok(Gguf::lay_out(parsed, tensor_infos_end, bytes))
     }

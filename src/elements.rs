@@ -217,7 +217,7 @@ impl<'a> Strs<'a> {
     /// use gguf_grammar::grammar::{value::array, Ctx};
     ///
     /// let bytes = b"\x08\0\0\0\x02\0\0\0\0\0\0\0\x02\0\0\0\0\0\0\0ab\x01\0\0\0\0\0\0\0\xff";
-    /// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+    /// let (_, arr) = array(Ctx::V3_LE)(bytes).unwrap();
     /// let invalid: Vec<u64> = arr.strs().unwrap().invalid().map(|e| e.index).collect();
     /// assert_eq!(invalid, [1]);
     /// ```
@@ -495,7 +495,7 @@ impl<'a> Array<'a> {
     ///
     /// // element type 8 (string), 2 elements: "ab", "\xff"
     /// let bytes = b"\x08\0\0\0\x02\0\0\0\0\0\0\0\x02\0\0\0\0\0\0\0ab\x01\0\0\0\0\0\0\0\xff";
-    /// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+    /// let (_, arr) = array(Ctx::V3_LE)(bytes).unwrap();
     /// let raw: Vec<&[u8]> = arr.strings().unwrap().map(|s| s.as_bytes()).collect();
     /// assert_eq!(raw, [&b"ab"[..], b"\xff"]);
     /// ```
@@ -515,7 +515,7 @@ impl<'a> Array<'a> {
     /// use gguf_grammar::grammar::{value::array, Ctx};
     ///
     /// let bytes = b"\x08\0\0\0\x02\0\0\0\0\0\0\0\x02\0\0\0\0\0\0\0ab\x01\0\0\0\0\0\0\0\xff";
-    /// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+    /// let (_, arr) = array(Ctx::V3_LE)(bytes).unwrap();
     /// let mut strs = arr.strs().unwrap();
     /// assert_eq!(strs.next(), Some(Ok("ab")));
     /// let err = strs.next().unwrap().unwrap_err();
@@ -574,7 +574,7 @@ impl<'a> Array<'a> {
     /// use gguf_grammar::grammar::{value::array, Ctx};
     ///
     /// let bytes = b"\x04\0\0\0\x02\0\0\0\0\0\0\0\x07\0\0\0\x09\0\0\0"; // uint32 [7, 9]
-    /// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+    /// let (_, arr) = array(Ctx::V3_LE)(bytes).unwrap();
     /// if let Some(view) = arr.as_slice::<u32>() {
     ///     assert_eq!(view, [7, 9]); // little-endian machine, aligned bytes
     /// }
@@ -605,7 +605,7 @@ impl<'a> Array<'a> {
     ///
     /// let bytes = b"\0\0\0\x05\0\0\0\0\0\0\0\x02\xff\xff\xff\xfe\0\0\0\x03"; // big-endian int32 [-2, 3]
     /// let ctx = Ctx { version: Version::V3, endian: Endian::Big };
-    /// let (_, arr) = array(ctx, 0)(bytes).unwrap();
+    /// let (_, arr) = array(ctx)(bytes).unwrap();
     /// let mut out = vec![1];
     /// assert!(arr.decode_into::<i32>(&mut out));
     /// assert_eq!(out, [1, -2, 3]);
@@ -641,11 +641,11 @@ mod tests {
     use crate::Value;
 
     fn parse(bytes: &[u8]) -> Array<'_> {
-        array(Ctx::V3_LE, 0)(bytes).unwrap().1
+        array(Ctx::V3_LE)(bytes).unwrap().1
     }
 
     fn parse_in(ctx: Ctx, bytes: &[u8]) -> Array<'_> {
-        array(ctx, 0)(bytes).unwrap().1
+        array(ctx)(bytes).unwrap().1
     }
 
     /// Strings chosen so that the run check and the per-string check both matter: a length

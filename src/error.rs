@@ -3,11 +3,13 @@
 //! Every error carries a byte offset and a [`ConstructPath`] naming the construct it occurred in,
 //! e.g. `kv[27] "tokenizer.ggml.tokens"[40213]` or `tensor[3] "blk.0.attn_q.weight".dims[1]`.
 //!
-//! An [`Error`]'s offset is counted from the start of the input the parser was given: the file
-//! for [`crate::Gguf::parse`], the construct's own bytes for a construct parser of
-//! [`crate::grammar`] called on its own. Inside the grammar, where each parser sees only the
-//! rest of its input, an error travels as an `Unlocated` (crate-private) that counts the bytes
-//! *remaining* after the failure point, and each public parser turns it into an [`Error`].
+//! Two types, as nom's own parsers and its `Finish` step have: the construct parsers of
+//! [`crate::grammar`] are nom parsers whose error is a [`GrammarError`]. A nom parser sees
+//! only the rest of its input, so a `GrammarError` counts the bytes *remaining* after the
+//! failure point; [`crate::grammar::finish`] (or [`GrammarError::located`]) turns it into an
+//! [`Error`], whose offset counts from the start of the input the outermost parser was given:
+//! the file for [`crate::Gguf::parse`], the construct's own bytes for a construct parser
+//! called on its own.
 
 use std::fmt;
 
@@ -85,7 +87,8 @@ pub enum ErrorKind {
         /// The depth limit.
         limit: u32,
     },
-    /// An error from a nom combinator (should not occur with the crate's own parsers).
+    /// An error from one of nom's combinators (`tag`, `verify`, `many1`...) in a parser built
+    /// on the grammar's; the crate's own parsers do not raise it.
     Nom(nom::error::ErrorKind),
 }
 
@@ -162,6 +165,16 @@ pub enum Segment {
 impl fmt::Display for ConstructPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, segment) in self.0.iter().enumerate() {
+            // A construct that starts a path of its own (after a user's `context`, say) is
+            // set off by a space, as a name is.
+            if i > 0
+                && matches!(
+                    segment,
+                    Segment::Header(_) | Segment::Kv(_) | Segment::Tensor(_)
+                )
+            {
+                f.write_str(" ")?;
+            }
             match segment {
                 Segment::Header(field) => write!(f, "header.{field}")?,
                 Segment::Kv(n) => write!(f, "kv[{n}]")?,
@@ -205,20 +218,36 @@ impl fmt::Display for PathPrefix<'_> {
     }
 }
 
-/// An error inside the grammar, not yet located: `remaining` counts the input bytes left
-/// after the failure point, which is all a parser that sees only the rest of its input can
-/// know. The public parsers turn it into an [`Error`] with [`Unlocated::located`].
+/// The error of the grammar's nom parsers: what went wrong, how many input bytes were left
+/// where it did, and the construct path so far. It implements nom's
+/// [`ParseError`](nom::error::ParseError) and [`ContextError`](nom::error::ContextError), so
+/// the construct parsers combine with nom's own combinators (`count`, `many0`, `preceded`,
+/// `context`, ...); [`crate::grammar::finish`] turns it into a located [`Error`].
+///
+/// ```
+/// use gguf_grammar::error::GrammarError;
+/// use gguf_grammar::grammar::{string::string, Ctx};
+///
+/// let input = b"\x05\0\0";
+/// let Err(nom::Err::Error(e)) = string(Ctx::V3_LE)(input) else { panic!() };
+/// let e: GrammarError = e;
+/// assert_eq!(e.remaining, 3); // the string's length field starts 3 bytes before the end
+/// assert_eq!(e.located(input.len()).offset, 0);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Unlocated {
-    pub(crate) kind: ErrorKind,
-    pub(crate) remaining: u64,
-    pub(crate) path: ConstructPath,
+pub struct GrammarError {
+    /// What went wrong.
+    pub kind: ErrorKind,
+    /// Input bytes left at the failure point (the offset counted from the end).
+    pub remaining: u64,
+    /// The construct the failure occurred in, outermost first.
+    pub path: ConstructPath,
 }
 
-impl Unlocated {
+impl GrammarError {
     /// An error at the start of `input`.
-    pub(crate) fn at(input: &[u8], kind: ErrorKind) -> Self {
-        Unlocated {
+    pub fn at(input: &[u8], kind: ErrorKind) -> Self {
+        GrammarError {
             kind,
             remaining: input.len() as u64,
             path: ConstructPath::default(),
@@ -227,7 +256,7 @@ impl Unlocated {
 
     /// The error with its offset counted from the start of an input of `input_len` bytes:
     /// the input the outermost parser was called with.
-    pub(crate) fn located(self, input_len: usize) -> Error {
+    pub fn located(self, input_len: usize) -> Error {
         Error {
             kind: self.kind,
             offset: (input_len as u64).saturating_sub(self.remaining),
@@ -253,11 +282,26 @@ impl Unlocated {
     }
 }
 
-/// What nom-derive's records raise: `Complete` marks a field the input ends inside (see
-/// `grammar::record`), anything else is a combinator failure.
-impl<'a> nom::error::ParseError<&'a [u8]> for Unlocated {
+/// The message of [`Error`], with the offset counted from the end of the input.
+impl fmt::Display for GrammarError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} bytes before the end: {}{}",
+            self.remaining,
+            PathPrefix(&self.path),
+            self.kind
+        )
+    }
+}
+
+impl std::error::Error for GrammarError {}
+
+/// A combinator's failure (nom's `tag`, `verify`, `many1`...) is [`ErrorKind::Nom`] at the
+/// input it failed on; `append` keeps the innermost error, which says the most.
+impl<'a> nom::error::ParseError<&'a [u8]> for GrammarError {
     fn from_error_kind(input: &'a [u8], kind: nom::error::ErrorKind) -> Self {
-        Unlocated::at(input, ErrorKind::Nom(kind))
+        GrammarError::at(input, ErrorKind::Nom(kind))
     }
 
     fn append(_input: &'a [u8], _kind: nom::error::ErrorKind, other: Self) -> Self {
@@ -265,10 +309,17 @@ impl<'a> nom::error::ParseError<&'a [u8]> for Unlocated {
     }
 }
 
+/// nom's `context(name, parser)` adds `.name` to the front of the path.
+impl<'a> nom::error::ContextError<&'a [u8]> for GrammarError {
+    fn add_context(_input: &'a [u8], name: &'static str, other: Self) -> Self {
+        other.within(Segment::Field(name))
+    }
+}
+
 /// Adds the segment `make` builds (only on failure) to the path of a nom error.
 pub(crate) fn within(
     make: impl Fn() -> Segment,
-) -> impl Fn(nom::Err<Unlocated>) -> nom::Err<Unlocated> {
+) -> impl Fn(nom::Err<GrammarError>) -> nom::Err<GrammarError> {
     move |err| err.map(|e| e.within(make()))
 }
 

@@ -356,8 +356,8 @@ fn ggml_figures(gguf: &Gguf<'_>) -> Json {
         .iter()
         .map(|t| {
             serde_json::json!({
-                // the recorder decodes names with Python's "backslashreplace", as Display does
-                "name": t.info.name.to_string(),
+                // the recorder decodes names with Python's "backslashreplace", as `lossy` does
+                "name": t.info.name.lossy(),
                 "offset": t.info.offset,
                 "size": t.n_bytes,
             })

@@ -5,7 +5,7 @@
 #![deny(unsafe_code)]
 
 use gguf_grammar::data::{dequant, DataError};
-use gguf_grammar::grammar::value::value;
+use gguf_grammar::grammar::{finish, value::value};
 use gguf_grammar::summary::{size_label, Summary};
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::{Ctx, Endian, Error, GgmlType, Gguf, GgufFile, Value, ValueType};
@@ -185,7 +185,7 @@ impl Document {
             .ok()
             .filter(|&s| s <= bytes.len())
             .ok_or_else(|| PyIndexError::new_err(format!("offset {offset} is past the end")))?;
-        value(self.ctx, ty)(&bytes[start..])
+        finish(value(self.ctx, ty), &bytes[start..])
             .map(|(_, v)| v)
             .map_err(|e| PyValueError::new_err(format!("no {ty} value at offset {offset}: {e}")))
     }
@@ -593,7 +593,7 @@ impl Document {
         let mut gguf = self.parsed();
         for kv in &mut gguf.kvs {
             if let Value::Array(a) = kv.value {
-                if let Ok((_, empty)) = gguf_grammar::grammar::value::array(a.ctx(), 0)(&EMPTY) {
+                if let Ok((_, empty)) = gguf_grammar::grammar::value::array(a.ctx())(&EMPTY) {
                     kv.value = Value::Array(empty);
                 }
             }

@@ -7,7 +7,7 @@
 use super::header::{self, Header};
 use super::kv::{self, Kv};
 use super::tensor_info::{self, TensorInfo};
-use super::{locate, Endian, PResult, Parsed};
+use super::{Endian, ParseResult};
 use crate::error::Segment;
 
 /// What the grammar reads from the start of a GGUF file: everything before the padding
@@ -34,11 +34,11 @@ pub struct File<'a> {
 /// let (rest, parsed) = file(None)(bytes).unwrap();
 /// assert_eq!((rest.len(), parsed.header.kv_count, parsed.kvs.len()), (0, 0, 0));
 /// ```
-pub fn file(endian: Option<Endian>) -> impl Fn(&[u8]) -> PResult<'_, File<'_>> {
-    move |input| locate(input, parse(input, endian))
+pub fn file(endian: Option<Endian>) -> impl Fn(&[u8]) -> ParseResult<'_, File<'_>> {
+    move |input| parse(input, endian)
 }
 
-fn parse(input: &[u8], endian: Option<Endian>) -> Parsed<'_, File<'_>> {
+fn parse(input: &[u8], endian: Option<Endian>) -> ParseResult<'_, File<'_>> {
     let (mut rest, header) = header::parse(endian, input)?;
     let ctx = header.ctx;
 
@@ -84,6 +84,7 @@ fn parse(input: &[u8], endian: Option<Endian>) -> Parsed<'_, File<'_>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::grammar::finish;
     use crate::grammar::test_bytes::{all_ctx, Enc};
     use crate::grammar::value::ValueType;
     use crate::grammar::{Ctx, Version};
@@ -149,7 +150,7 @@ pub(crate) mod tests {
     fn errors_are_located_and_name_the_kv() {
         let bytes = whole_file(Ctx::V3_LE, None);
         let cut = &bytes[..24 + 8 + 12 + 4 + 8];
-        let e = file(None)(cut).unwrap_err();
+        let e = finish(file(None), cut).unwrap_err();
         assert_eq!(e.path.to_string(), "kv[0] \"general.name\"");
         assert_eq!(e.offset, 24 + 8 + 12 + 4);
         assert!(

@@ -6,8 +6,8 @@
 
 use nom_derive::{Nom, Parse};
 
-use super::{count, locate, record, Ctx, Endian, PResult, Parsed, Version};
-use crate::error::{ErrorKind, Segment, Unlocated};
+use super::{count, record, Ctx, Endian, ParseResult, Version};
+use crate::error::{ErrorKind, GrammarError, Segment};
 
 /// The four bytes every GGUF file starts with.
 pub const MAGIC: [u8; 4] = *b"GGUF";
@@ -46,7 +46,7 @@ struct Counts {
 /// Parses the header. `endian` forces a byte order; `None` detects it from the version.
 ///
 /// ```
-/// use gguf_grammar::grammar::{header::header, Endian, Version};
+/// use gguf_grammar::grammar::{finish, header::header, Endian, Version};
 ///
 /// let bytes = b"GGUF\x03\0\0\0\x02\0\0\0\0\0\0\0\x05\0\0\0\0\0\0\0";
 /// let (rest, h) = header(None)(bytes).unwrap();
@@ -54,14 +54,14 @@ struct Counts {
 /// assert_eq!((h.ctx.version, h.ctx.endian), (Version::V3, Endian::Little));
 /// assert_eq!((h.tensor_count, h.kv_count), (2, 5));
 /// // A short input is an error at the field it ends in: here the kv count, at offset 16.
-/// assert_eq!(header(None)(&bytes[..19]).unwrap_err().offset, 16);
+/// assert_eq!(finish(header(None), &bytes[..19]).unwrap_err().offset, 16);
 /// ```
-pub fn header(endian: Option<Endian>) -> impl Fn(&[u8]) -> PResult<'_, Header> {
-    move |input| locate(input, parse(endian, input))
+pub fn header(endian: Option<Endian>) -> impl Fn(&[u8]) -> ParseResult<'_, Header> {
+    move |input| parse(endian, input)
 }
 
 /// [`header`] inside the grammar.
-pub(crate) fn parse(endian: Option<Endian>, input: &[u8]) -> Parsed<'_, Header> {
+pub(crate) fn parse(endian: Option<Endian>, input: &[u8]) -> ParseResult<'_, Header> {
     let (rest, ctx) = magic_and_version(input, endian)?;
     let width = ctx.count_width();
     let fields = [("tensor count", width), ("kv count", width)];
@@ -85,11 +85,11 @@ pub(crate) fn parse(endian: Option<Endian>, input: &[u8]) -> Parsed<'_, Header> 
     ))
 }
 
-fn magic_and_version(input: &[u8], endian: Option<Endian>) -> Parsed<'_, Ctx> {
-    let in_header = |field| move |e: Unlocated| e.within(Segment::Header(field));
+fn magic_and_version(input: &[u8], endian: Option<Endian>) -> ParseResult<'_, Ctx> {
+    let in_header = |field| move |e: GrammarError| e.within(Segment::Header(field));
     if !input.starts_with(&MAGIC[..input.len().min(4)]) {
         let found = input[..input.len().min(4)].to_vec();
-        let e = Unlocated::at(input, ErrorKind::BadMagic { found });
+        let e = GrammarError::at(input, ErrorKind::BadMagic { found });
         return Err(nom::Err::Error(in_header("magic")(e)));
     }
     let fields = [("magic", 4), ("version", 4)];
@@ -115,7 +115,7 @@ fn magic_and_version(input: &[u8], endian: Option<Endian>) -> Parsed<'_, Ctx> {
         Endian::Big => le_version.swap_bytes(),
     };
     let version = Version::from_number(number).ok_or_else(|| {
-        let e = Unlocated::at(
+        let e = GrammarError::at(
             at_version,
             ErrorKind::UnsupportedVersion { version: number },
         );
@@ -127,6 +127,7 @@ fn magic_and_version(input: &[u8], endian: Option<Endian>) -> Parsed<'_, Ctx> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grammar::finish;
 
     fn header_bytes(version: u32, endian: Endian, counts: (u64, u64)) -> Vec<u8> {
         let mut bytes = MAGIC.to_vec();
@@ -166,7 +167,7 @@ mod tests {
     #[test]
     fn forced_byte_order_overrides_detection() {
         let bytes = header_bytes(3, Endian::Little, (0, 0));
-        let e = header(Some(Endian::Big))(&bytes).unwrap_err();
+        let e = finish(header(Some(Endian::Big)), &bytes).unwrap_err();
         assert_eq!(
             e.kind,
             ErrorKind::UnsupportedVersion {
@@ -178,7 +179,7 @@ mod tests {
 
     #[test]
     fn bad_magic_and_versions() {
-        let err = |bytes: &[u8]| header(None)(bytes).unwrap_err();
+        let err = |bytes: &[u8]| finish(header(None), bytes).unwrap_err();
         assert_eq!(
             err(b"GGML\x03\0\0\0").kind,
             ErrorKind::BadMagic {
@@ -202,7 +203,7 @@ mod tests {
 
     #[test]
     fn a_short_input_is_an_error_at_the_field_it_ends_in() {
-        let err = |bytes: &[u8]| header(None)(bytes).unwrap_err();
+        let err = |bytes: &[u8]| finish(header(None), bytes).unwrap_err();
         for version in [1, 3] {
             let bytes = header_bytes(version, Endian::Little, (1, 2));
             let width = if version == 1 { 4 } else { 8 };

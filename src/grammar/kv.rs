@@ -2,7 +2,7 @@
 
 use super::string::{self, GgufStr};
 use super::value::{self, Value};
-use super::{locate, Ctx, PResult, Parsed};
+use super::{Ctx, ParseResult};
 use crate::error::{within, Segment};
 
 /// A metadata key/value pair.
@@ -28,14 +28,14 @@ pub struct Kv<'a> {
 /// assert_eq!((pair.key.to_str(), pair.value), (Ok("n"), Value::U32(42)));
 /// assert_eq!((rest.len(), pair.raw.len()), (0, bytes.len()));
 /// ```
-pub fn kv(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, Kv<'_>> {
-    move |input| locate(input, parse(ctx, input))
+pub fn kv(ctx: Ctx) -> impl Fn(&[u8]) -> ParseResult<'_, Kv<'_>> {
+    move |input| parse(ctx, input)
 }
 
 /// [`kv`] inside the grammar.
-pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, Kv<'_>> {
+pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> ParseResult<'_, Kv<'_>> {
     let (rest, key) = string::parse(ctx, input).map_err(within(|| Segment::Field("key")))?;
-    let name = || Segment::Name(key.to_string());
+    let name = || Segment::Name(key.lossy());
     let (rest, ty) = value::parse_type(ctx, rest)
         .map_err(within(|| Segment::Field("type")))
         .map_err(within(name))?;
@@ -48,6 +48,7 @@ pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, Kv<'_>> {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::grammar::finish;
     use crate::grammar::test_bytes::{all_ctx, Enc};
     use crate::grammar::value::ValueType;
 
@@ -75,12 +76,12 @@ mod tests {
             .u32(ValueType::U64.tag())
             .u32(1)
             .bytes;
-        let e = kv(ctx)(&bytes).unwrap_err();
+        let e = finish(kv(ctx), &bytes).unwrap_err();
         assert_eq!(e.path.to_string(), "\"a.b\"");
         assert_eq!(e.offset, 8 + 3 + 4);
         assert_eq!(e.kind.bytes_needed(), Some(4));
         let bytes = Enc::new(ctx).string(b"a.b").u32(99).bytes;
-        let e = kv(ctx)(&bytes).unwrap_err();
+        let e = finish(kv(ctx), &bytes).unwrap_err();
         assert_eq!(e.path.to_string(), "\"a.b\".type");
         assert_eq!(e.kind, ErrorKind::UnknownValueType { tag: 99 });
     }
@@ -93,7 +94,7 @@ mod tests {
             .string(b"abcde")
             .u32(ValueType::U8.tag())
             .bytes;
-        let e = kv(ctx)(&bytes[..15]).unwrap_err();
+        let e = finish(kv(ctx), &bytes[..15]).unwrap_err();
         assert_eq!((e.offset, e.kind.bytes_needed()), (13, Some(2)));
         assert_eq!(
             e.to_string(),

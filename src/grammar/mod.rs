@@ -12,11 +12,40 @@
 //! | [`tensor_info`] | name, n_dims, dims, ggml type, relative offset |
 //! | [`file`](mod@file) | header, kvs, tensor infos, alignment and tensor-data start |
 //!
-//! Every public parser returns `Result<(rest, value), Error>` ([`PResult`]) whose error
-//! offset counts from the start of the input it was given. Inside, the parsers pass
-//! errors in the remaining-bytes form (see [`crate::error`]) and nom's streaming number
-//! parsers read every fixed-width field: [`Ctx`]'s readers one at a time, nom-derive's
-//! records (header counts, array header, tensor-info tail) several at once.
+//! Every parser is a nom parser, `Fn(&[u8]) -> IResult<&[u8], T, GrammarError>`
+//! ([`ParseResult`]), so the constructs combine with nom's own combinators; nesting depth and
+//! every other bound are kept inside. A parser's [`GrammarError`] counts the bytes left at the
+//! failure point; [`finish`] runs a parser and turns its error into a located [`Error`], with
+//! the offset from the start of the input, the construct path and what was expected.
+//! Fixed-width fields are read with nom's streaming number parsers: [`Ctx`]'s readers one at
+//! a time, nom-derive's records (header counts, array header, tensor-info tail) several at
+//! once.
+//!
+//! A container of its own, built from the GGUF parsers and nom's combinators: a 4-byte tag,
+//! a u32 count, then that many GGUF strings.
+//!
+//! ```
+//! use gguf_grammar::grammar::{finish, string::string, Ctx, ParseResult};
+//! use gguf_grammar::GgufStr;
+//! use nom::{bytes::complete::tag, error::context, multi::length_count, number::complete::le_u32};
+//! use nom::sequence::preceded;
+//!
+//! fn names(input: &[u8]) -> ParseResult<'_, Vec<GgufStr<'_>>> {
+//!     let string = string(Ctx::V3_LE);
+//!     preceded(tag("NAMES"), context("names", length_count(le_u32, string)))(input)
+//! }
+//!
+//! let bytes = b"NAMES\x02\0\0\0\x01\0\0\0\0\0\0\0a\x09\0\0\0\0\0\0\0bc";
+//! let err = finish(names, bytes).unwrap_err();
+//! assert_eq!(
+//!     err.to_string(),
+//!     "offset 0x12 (18): .names: string length 9 exceeds the 2 bytes left"
+//! );
+//!
+//! let ok = b"NAMES\x01\0\0\0\x01\0\0\0\0\0\0\0a!";
+//! let (rest, names) = finish(names, ok).unwrap();
+//! assert_eq!((names[0].as_bytes(), rest), (&b"a"[..], &b"!"[..]));
+//! ```
 
 pub mod file;
 pub mod header;
@@ -27,23 +56,38 @@ pub mod value;
 
 use nom::number::streaming as number;
 
-use crate::error::{Error, ErrorKind, Unlocated};
+use crate::error::{Error, ErrorKind, GrammarError};
 
-/// What a public grammar parser returns: the rest of the input and the value, or an error
-/// located from the start of the input the parser was given.
-pub type PResult<'a, O> = Result<(&'a [u8], O), Error>;
+/// What every grammar parser returns: nom's `IResult` over bytes, with a [`GrammarError`].
+pub type ParseResult<'a, O> = nom::IResult<&'a [u8], O, GrammarError>;
 
-/// What the parsers return to each other: errors not located yet.
-pub(crate) type Parsed<'a, O> = nom::IResult<&'a [u8], O, Unlocated>;
-
-/// Runs `parser` on `input` and locates its errors from the start of `input`: how every
-/// public parser ends.
-pub(crate) fn locate<'a, O>(input: &'a [u8], parsed: Parsed<'a, O>) -> PResult<'a, O> {
-    parsed.map_err(|err| match err {
+/// Runs `parser` on `input` and locates its error from the start of `input`: the finishing
+/// step of a parse (as nom's `Finish`), after which an error says its offset, construct path
+/// and what was expected.
+///
+/// ```
+/// use gguf_grammar::grammar::{finish, header::header};
+///
+/// let err = finish(header(None), b"GGUF\x03\0\0\0\x02\0").unwrap_err();
+/// assert_eq!(
+///     err.to_string(),
+///     "offset 0x8 (8): header.tensor_count: input ends inside the tensor count (at least 14 more bytes needed)"
+/// );
+/// ```
+pub fn finish<'a, O>(
+    mut parser: impl FnMut(&'a [u8]) -> ParseResult<'a, O>,
+    input: &'a [u8],
+) -> Result<(&'a [u8], O), Error> {
+    parser(input).map_err(|err| match err {
         nom::Err::Error(e) | nom::Err::Failure(e) => e.located(input.len()),
-        // Every field reader turns a short input into an error; kept for completeness.
-        nom::Err::Incomplete(_) => {
-            Unlocated::at(&[], truncated_kind("input", 1)).located(input.len())
+        // The crate's parsers turn a short input into an error; nom's streaming
+        // combinators in a user's parser may not.
+        nom::Err::Incomplete(needed) => {
+            let needed = match needed {
+                nom::Needed::Size(n) => n.get() as u64,
+                nom::Needed::Unknown => 1,
+            };
+            GrammarError::at(&[], truncated_kind("input", needed)).located(input.len())
         }
     })
 }
@@ -131,14 +175,14 @@ macro_rules! fixed_width_reader {
     ($name:ident, $ty:ty) => {
         #[doc = concat!("Reads a `", stringify!($ty), "` in the context's byte order; `what` names the field in errors.")]
         #[inline]
-        pub(crate) fn $name<'a>(self, input: &'a [u8], what: &'static str) -> Parsed<'a, $ty> {
+        pub(crate) fn $name<'a>(self, input: &'a [u8], what: &'static str) -> ParseResult<'a, $ty> {
             field(input, what, number::$name(self.endian.into()))
         }
     };
     ($name:ident, $ty:ty, single byte) => {
         #[doc = concat!("Reads a `", stringify!($ty), "`; `what` names the field in errors.")]
         #[inline]
-        pub(crate) fn $name<'a>(self, input: &'a [u8], what: &'static str) -> Parsed<'a, $ty> {
+        pub(crate) fn $name<'a>(self, input: &'a [u8], what: &'static str) -> ParseResult<'a, $ty> {
             field(input, what, number::$name)
         }
     };
@@ -164,7 +208,7 @@ impl Ctx {
 
     /// Reads a count, length or dim: u32 in v1, u64 in v2 and v3.
     #[inline]
-    pub(crate) fn count<'a>(self, input: &'a [u8], what: &'static str) -> Parsed<'a, u64> {
+    pub(crate) fn count<'a>(self, input: &'a [u8], what: &'static str) -> ParseResult<'a, u64> {
         field(input, what, count(self))
     }
 
@@ -308,15 +352,15 @@ fn truncated_kind(what: &'static str, needed: u64) -> ErrorKind {
 fn field<'a, O>(
     input: &'a [u8],
     what: &'static str,
-    parser: impl FnOnce(&'a [u8]) -> Parsed<'a, O>,
-) -> Parsed<'a, O> {
+    parser: impl FnOnce(&'a [u8]) -> ParseResult<'a, O>,
+) -> ParseResult<'a, O> {
     parser(input).map_err(|err| match err {
         nom::Err::Incomplete(needed) => {
             let needed = match needed {
                 nom::Needed::Size(n) => n.get() as u64,
                 nom::Needed::Unknown => 1,
             };
-            nom::Err::Error(Unlocated::at(input, truncated_kind(what, needed)))
+            nom::Err::Error(GrammarError::at(input, truncated_kind(what, needed)))
         }
         other => other,
     })
@@ -328,8 +372,8 @@ fn field<'a, O>(
 pub(crate) fn record<'a, O>(
     input: &'a [u8],
     fields: &[(&'static str, u64)],
-    parsed: Parsed<'a, O>,
-) -> Parsed<'a, O> {
+    parsed: ParseResult<'a, O>,
+) -> ParseResult<'a, O> {
     parsed.map_err(|err| {
         err.map(|e| {
             if e.kind != ErrorKind::Nom(nom::error::ErrorKind::Complete) {
@@ -342,7 +386,7 @@ pub(crate) fn record<'a, O>(
                     let size: u64 = fields.iter().map(|f| f.1).sum();
                     let needed = size.saturating_sub(at + e.remaining).max(1);
                     let kind = truncated_kind(name, needed);
-                    return Unlocated { kind, ..e };
+                    return GrammarError { kind, ..e };
                 }
                 start += width;
             }
@@ -360,10 +404,10 @@ pub(crate) fn take_declared<'a>(
     declared: u64,
     what: &'static str,
     length_field: &[u8],
-) -> Parsed<'a, &'a [u8]> {
+) -> ParseResult<'a, &'a [u8]> {
     match usize::try_from(len) {
         Ok(n) if n <= input.len() => Ok((&input[n..], &input[..n])),
-        _ => Err(nom::Err::Error(Unlocated::at(
+        _ => Err(nom::Err::Error(GrammarError::at(
             length_field,
             ErrorKind::LengthPastEnd {
                 construct: what,

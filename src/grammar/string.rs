@@ -4,7 +4,7 @@
 //! are borrowed as they are; UTF-8 is checked on access ([`GgufStr::to_str`]) and by validation,
 //! never by the grammar, so a file with a non-UTF-8 string still parses losslessly.
 
-use super::{locate, take_declared, Ctx, PResult, Parsed};
+use super::{take_declared, Ctx, ParseResult};
 
 /// A GGUF string: borrowed bytes, conventionally UTF-8.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
@@ -47,16 +47,47 @@ impl std::fmt::Debug for GgufStr<'_> {
     }
 }
 
-/// Displays the string, with invalid UTF-8 sequences shown as `\xNN` escapes.
+/// Displays the string safe for a terminal (as [`crate::render::escape::terminal`]: control
+/// and bidi characters and backslashes escaped, invalid UTF-8 as `\xNN`), honouring width,
+/// fill, alignment and precision (`{:<24}`, `{:.8}`). The bytes as stored are
+/// [`GgufStr::as_bytes`].
+///
+/// ```
+/// use gguf_grammar::GgufStr;
+///
+/// assert_eq!(format!("[{:<8}]", GgufStr(b"llama")), "[llama   ]");
+/// assert_eq!(format!("[{:>6}]", GgufStr(b"a\x1b[2J")), "[a\\e[2J]");
+/// assert_eq!(GgufStr(b"\xff\\").to_string(), "\\xff\\\\");
+/// ```
 impl std::fmt::Display for GgufStr<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown = crate::render::escape::Terminal(self.0);
+        if f.width().is_none() && f.precision().is_none() {
+            std::fmt::Display::fmt(&shown, f)
+        } else {
+            f.pad(&shown.to_string())
+        }
+    }
+}
+
+impl GgufStr<'_> {
+    /// The text with invalid UTF-8 sequences as `\xNN` and nothing else escaped, as Python's
+    /// `bytes.decode("utf-8", "backslashreplace")` gives it: not for a terminal (see
+    /// [`Display`](std::fmt::Display)), but for output that escapes in its own way.
+    ///
+    /// ```
+    /// use gguf_grammar::GgufStr;
+    /// assert_eq!(GgufStr(b"a\xff\n").lossy(), "a\\xff\n");
+    /// ```
+    pub fn lossy(self) -> String {
+        let mut text = String::with_capacity(self.0.len());
         for chunk in self.0.utf8_chunks() {
-            f.write_str(chunk.valid())?;
+            text.push_str(chunk.valid());
             for byte in chunk.invalid() {
-                write!(f, "\\x{byte:02x}")?;
+                text.push_str(&format!("\\x{byte:02x}"));
             }
         }
-        Ok(())
+        text
     }
 }
 
@@ -68,12 +99,12 @@ impl std::fmt::Display for GgufStr<'_> {
 /// let (rest, s) = string(Ctx::V3_LE)(b"\x05\0\0\0\0\0\0\0llama!").unwrap();
 /// assert_eq!((s.to_str().unwrap(), rest), ("llama", &b"!"[..]));
 /// ```
-pub fn string(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, GgufStr<'_>> {
-    move |input| locate(input, parse(ctx, input))
+pub fn string(ctx: Ctx) -> impl Fn(&[u8]) -> ParseResult<'_, GgufStr<'_>> {
+    move |input| parse(ctx, input)
 }
 
 /// [`string`] inside the grammar.
-pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, GgufStr<'_>> {
+pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> ParseResult<'_, GgufStr<'_>> {
     let (rest, len) = ctx.count(input, "string length")?;
     let (rest, bytes) = take_declared(rest, len, len, "string", input)?;
     Ok((rest, GgufStr(bytes)))
@@ -83,6 +114,7 @@ pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, GgufStr<'_>> {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::grammar::finish;
     use crate::grammar::{Endian, Version};
 
     #[test]
@@ -103,12 +135,13 @@ mod tests {
         let (_, s) = string(Ctx::V3_LE)(b"\x03\0\0\0\0\0\0\0a\xff\xfe").unwrap();
         assert_eq!(s.as_bytes(), b"a\xff\xfe");
         assert!(s.to_str().is_err());
+        assert_eq!(s.lossy(), "a\\xff\\xfe");
         assert_eq!(s.to_string(), "a\\xff\\xfe");
     }
 
     #[test]
     fn a_short_length_field_is_located_in_the_string_alone() {
-        let e = string(Ctx::V3_LE)(b"\x05\0\0").unwrap_err();
+        let e = finish(string(Ctx::V3_LE), b"\x05\0\0").unwrap_err();
         assert_eq!((e.offset, e.kind.bytes_needed()), (0, Some(5)));
         assert_eq!(
             e.to_string(),
@@ -119,7 +152,7 @@ mod tests {
     #[test]
     fn hostile_length_is_an_error_at_the_length_field() {
         let input = b"\0\0\0\0\0\x01\0\0abc";
-        let e = string(Ctx::V3_LE)(input).unwrap_err();
+        let e = finish(string(Ctx::V3_LE), input).unwrap_err();
         assert_eq!(e.offset, 0);
         assert_eq!(
             e.kind,

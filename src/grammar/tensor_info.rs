@@ -3,7 +3,7 @@
 use nom_derive::{Nom, Parse};
 
 use super::string::{self, GgufStr};
-use super::{locate, record, Ctx, PResult, Parsed};
+use super::{record, Ctx, ParseResult};
 use crate::error::{within, Segment};
 use crate::ggml_type::GgmlType;
 
@@ -44,14 +44,14 @@ struct Tail {
 /// let (_, t) = tensor_info(ctx)(bytes).unwrap();
 /// assert_eq!((t.dims.as_slice(), t.ggml_type, t.offset), (&[8, 2][..], GgmlType::F16, 64));
 /// ```
-pub fn tensor_info(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, TensorInfo<'_>> {
-    move |input| locate(input, parse(ctx, input))
+pub fn tensor_info(ctx: Ctx) -> impl Fn(&[u8]) -> ParseResult<'_, TensorInfo<'_>> {
+    move |input| parse(ctx, input)
 }
 
 /// [`tensor_info`] inside the grammar.
-pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, TensorInfo<'_>> {
+pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> ParseResult<'_, TensorInfo<'_>> {
     let (rest, name) = string::parse(ctx, input).map_err(within(|| Segment::Field("name")))?;
-    let in_tensor = within(|| Segment::Name(name.to_string()));
+    let in_tensor = within(|| Segment::Name(name.lossy()));
     let (mut rest, n_dims) = ctx
         .u32(rest, "n_dims")
         .map_err(within(|| Segment::Field("n_dims")))
@@ -98,6 +98,7 @@ pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> Parsed<'_, TensorInfo<'_>> {
 mod tests {
     use super::*;
     use crate::error::ErrorKind;
+    use crate::grammar::finish;
     use crate::grammar::test_bytes::{all_ctx, Enc};
 
     #[test]
@@ -125,7 +126,7 @@ mod tests {
     fn truncated_dims_and_hostile_n_dims_are_located() {
         let ctx = Ctx::V3_LE;
         let bytes = Enc::new(ctx).string(b"w").u32(2).count(8).bytes;
-        let e = tensor_info(ctx)(&bytes[..bytes.len()]).unwrap_err();
+        let e = finish(tensor_info(ctx), &bytes[..bytes.len()]).unwrap_err();
         assert_eq!(e.path.to_string(), "\"w\".dims[1]");
         assert_eq!(
             (e.offset, e.kind.bytes_needed()),
@@ -133,7 +134,7 @@ mod tests {
         );
 
         let bytes = Enc::new(ctx).string(b"w").u32(u32::MAX).bytes;
-        let e = tensor_info(ctx)(&bytes).unwrap_err();
+        let e = finish(tensor_info(ctx), &bytes).unwrap_err();
         assert_eq!(e.path.to_string(), "\"w\".dims[0]");
     }
 
@@ -155,7 +156,7 @@ mod tests {
         for ctx in all_ctx() {
             let bytes = Enc::new(ctx).string(b"w").u32(0).u32(1).raw(&[0; 8]).bytes;
             let tail = bytes.len() - 12;
-            let e = tensor_info(ctx)(&bytes[..tail + 2]).unwrap_err();
+            let e = finish(tensor_info(ctx), &bytes[..tail + 2]).unwrap_err();
             assert_eq!(
                 (e.offset, e.path.to_string()),
                 (tail as u64, "\"w\".type".into())
@@ -167,7 +168,7 @@ mod tests {
                     needed: 10
                 }
             );
-            let e = tensor_info(ctx)(&bytes[..tail + 5]).unwrap_err();
+            let e = finish(tensor_info(ctx), &bytes[..tail + 5]).unwrap_err();
             assert_eq!(
                 (e.offset, e.path.to_string()),
                 (tail as u64 + 4, "\"w\".offset".into())

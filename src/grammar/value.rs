@@ -9,10 +9,8 @@
 use nom_derive::{Nom, Parse};
 
 use super::string::{self, GgufStr};
-use super::{
-    ascii_length, count, locate, record, take_declared, Ctx, LengthPrefix, PResult, Parsed,
-};
-use crate::error::{within, ErrorKind, Segment, Unlocated};
+use super::{ascii_length, count, record, take_declared, Ctx, LengthPrefix, ParseResult};
+use crate::error::{within, ErrorKind, GrammarError, Segment};
 
 /// Arrays nested deeper than this are rejected, so that hostile nesting cannot exhaust the
 /// stack. Real files nest at most once; gguf-py's recursion gives out near 1000.
@@ -347,7 +345,7 @@ impl<'a> Value<'a> {
 ///
 /// // element type 4 (uint32), 2 elements
 /// let bytes = b"\x04\0\0\0\x02\0\0\0\0\0\0\0\x07\0\0\0\x09\0\0\0";
-/// let (_, arr) = array(Ctx::V3_LE, 0)(bytes).unwrap();
+/// let (_, arr) = array(Ctx::V3_LE)(bytes).unwrap();
 /// assert_eq!(arr.len(), 2);
 /// assert_eq!(arr.iter().collect::<Vec<_>>(), [Value::U32(7), Value::U32(9)]);
 /// ```
@@ -487,22 +485,23 @@ impl ExactSizeIterator for ArrayIter<'_> {}
 /// use gguf_grammar::ValueType;
 ///
 /// assert_eq!(value_type(Ctx::V3_LE)(b"\x08\0\0\0").unwrap().1, ValueType::String);
-/// assert_eq!(value_type(Ctx::V3_LE)(b"\x08\0").unwrap_err().offset, 0);
+/// assert!(value_type(Ctx::V3_LE)(b"\x08\0").is_err());
 /// ```
-pub fn value_type(ctx: Ctx) -> impl Fn(&[u8]) -> PResult<'_, ValueType> {
-    move |input| locate(input, parse_type(ctx, input))
+pub fn value_type(ctx: Ctx) -> impl Fn(&[u8]) -> ParseResult<'_, ValueType> {
+    move |input| parse_type(ctx, input)
 }
 
 /// [`value_type`] inside the grammar.
-pub(crate) fn parse_type(ctx: Ctx, input: &[u8]) -> Parsed<'_, ValueType> {
+pub(crate) fn parse_type(ctx: Ctx, input: &[u8]) -> ParseResult<'_, ValueType> {
     let (rest, tag) = ctx.u32(input, "value type")?;
     known_type(input, tag).map(|ty| (rest, ty))
 }
 
 /// The value type with tag `tag`, read at the start of `input`.
-fn known_type(input: &[u8], tag: u32) -> Result<ValueType, nom::Err<Unlocated>> {
-    ValueType::from_tag(tag)
-        .ok_or_else(|| nom::Err::Error(Unlocated::at(input, ErrorKind::UnknownValueType { tag })))
+fn known_type(input: &[u8], tag: u32) -> Result<ValueType, nom::Err<GrammarError>> {
+    ValueType::from_tag(tag).ok_or_else(|| {
+        nom::Err::Error(GrammarError::at(input, ErrorKind::UnknownValueType { tag }))
+    })
 }
 
 /// Parses a value of type `ty` (the tag has been read already).
@@ -513,18 +512,19 @@ fn known_type(input: &[u8], tag: u32) -> Result<ValueType, nom::Err<Unlocated>> 
 ///
 /// assert_eq!(value(Ctx::V3_LE, ValueType::I16)(b"\xfe\xff").unwrap().1, Value::I16(-2));
 /// ```
-pub fn value(ctx: Ctx, ty: ValueType) -> impl Fn(&[u8]) -> PResult<'_, Value<'_>> {
-    move |input| locate(input, parse_value(ctx, ty, input))
+pub fn value(ctx: Ctx, ty: ValueType) -> impl Fn(&[u8]) -> ParseResult<'_, Value<'_>> {
+    move |input| parse_value(ctx, ty, input)
 }
 
 /// [`value`] inside the grammar.
-pub(crate) fn parse_value(ctx: Ctx, ty: ValueType, input: &[u8]) -> Parsed<'_, Value<'_>> {
+pub(crate) fn parse_value(ctx: Ctx, ty: ValueType, input: &[u8]) -> ParseResult<'_, Value<'_>> {
     element(ctx, ty, 0, input)
 }
 
-/// Parses an array (element type, length, elements) nested `depth` arrays deep.
-pub fn array(ctx: Ctx, depth: u32) -> impl Fn(&[u8]) -> PResult<'_, Array<'_>> {
-    move |input| locate(input, parse_array(ctx, depth, input))
+/// Parses an array (element type, length, elements). Arrays nested in it count towards
+/// [`MAX_NESTING`].
+pub fn array(ctx: Ctx) -> impl Fn(&[u8]) -> ParseResult<'_, Array<'_>> {
+    move |input| parse_array(ctx, 0, input)
 }
 
 /// What precedes an array's elements.
@@ -542,9 +542,9 @@ struct ArrayHeader {
 }
 
 /// [`array`] inside the grammar.
-fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
+fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> ParseResult<'_, Array<'_>> {
     if depth >= MAX_NESTING {
-        return Err(nom::Err::Error(Unlocated::at(
+        return Err(nom::Err::Error(GrammarError::at(
             input,
             ErrorKind::NestingTooDeep { limit: MAX_NESTING },
         )));
@@ -578,7 +578,7 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> Parsed<'_, Array<'_>> {
     let element_type = known_type(input, header.element_type).map_err(in_element_type)?;
     let at_len = &input[4..];
     let declared = |needed: u64| {
-        nom::Err::Error(Unlocated::at(
+        nom::Err::Error(GrammarError::at(
             at_len,
             ErrorKind::LengthPastEnd {
                 construct: "array",
@@ -625,7 +625,7 @@ fn walk_elements(
     depth: u32,
     input: &[u8],
     len: u64,
-) -> Result<(&[u8], bool), nom::Err<Unlocated>> {
+) -> Result<(&[u8], bool), nom::Err<GrammarError>> {
     // Strings take the fast loop; where it stops early, the element-by-element walk
     // below resumes to report the exact error.
     let (mut input, walked, lengths) = match ty {
@@ -670,7 +670,7 @@ fn skip_loop(prefix: LengthPrefix, mut input: &[u8], len: u64) -> (&[u8], u64, u
 }
 
 /// One value of type `ty`; an array value gets nesting depth `depth`.
-fn element(ctx: Ctx, ty: ValueType, depth: u32, input: &[u8]) -> Parsed<'_, Value<'_>> {
+fn element(ctx: Ctx, ty: ValueType, depth: u32, input: &[u8]) -> ParseResult<'_, Value<'_>> {
     let what = ty.name();
     Ok(match ty {
         ValueType::U8 => ctx.u8(input, what).map(|(r, v)| (r, Value::U8(v)))?,
@@ -700,9 +700,9 @@ mod tests {
         v
     }
 
-    fn error(result: PResult<'_, impl std::fmt::Debug>, _input_len: usize) -> crate::Error {
+    fn error(result: ParseResult<'_, impl std::fmt::Debug>, input_len: usize) -> crate::Error {
         match result {
-            Err(e) => e,
+            Err(nom::Err::Error(e)) => e.located(input_len),
             other => panic!("expected an error, got {other:?}"),
         }
     }
@@ -809,7 +809,7 @@ mod tests {
             .string(b"ok")
             .count(1 << 40)
             .bytes;
-        let e = error(array(ctx, 0)(&bytes), bytes.len());
+        let e = error(array(ctx)(&bytes), bytes.len());
         assert_eq!(e.path.to_string(), "[1]");
         assert_eq!(e.offset, 12 + 10);
         assert!(
@@ -830,7 +830,7 @@ mod tests {
             let bytes = Enc::new(ctx).u32(ValueType::U8.tag()).count(0).bytes;
             let width = ctx.count_width() as usize;
             // Cut inside the element type, then inside the length: each at its own offset.
-            let e = error(array(ctx, 0)(&bytes[..3]), 3);
+            let e = error(array(ctx)(&bytes[..3]), 3);
             assert_eq!((e.offset, e.path.to_string()), (0, ".element_type".into()));
             assert_eq!(
                 e.kind,
@@ -839,7 +839,7 @@ mod tests {
                     needed: 1 + width as u64
                 }
             );
-            let e = error(array(ctx, 0)(&bytes[..5]), 5);
+            let e = error(array(ctx)(&bytes[..5]), 5);
             assert_eq!((e.offset, e.path.to_string()), (4, String::new()));
             assert_eq!(
                 e.kind,
@@ -856,7 +856,7 @@ mod tests {
         let ctx = Ctx::V3_LE;
         for ty in ValueType::ALL {
             let bytes = Enc::new(ctx).u32(ty.tag()).count(1 << 62).bytes;
-            let e = error(array(ctx, 0)(&bytes), bytes.len());
+            let e = error(array(ctx)(&bytes), bytes.len());
             assert_eq!(e.offset, 4, "{ty:?}");
             assert!(
                 matches!(e.kind, ErrorKind::LengthPastEnd { .. }),
@@ -873,7 +873,7 @@ mod tests {
             enc = enc.u32(ValueType::Array.tag()).count(1);
         }
         let bytes = enc.u32(ValueType::U8.tag()).count(0).bytes;
-        let e = error(array(ctx, 0)(&bytes), bytes.len());
+        let e = error(array(ctx)(&bytes), bytes.len());
         assert_eq!(e.kind, ErrorKind::NestingTooDeep { limit: MAX_NESTING });
         assert_eq!(e.path.0.len(), MAX_NESTING as usize);
     }
@@ -906,7 +906,7 @@ mod tests {
                 let strings: Vec<Vec<u8>> =
                     [3, bad, 0, 127].iter().map(|&n| vec![b'a'; n]).collect();
                 let bytes = string_array(ctx, &strings).bytes;
-                let (_, array) = array(ctx, 0)(&bytes).unwrap();
+                let (_, array) = array(ctx)(&bytes).unwrap();
                 assert_eq!(
                     array.ascii_prefixes(),
                     prefixes_ascii(ctx, &strings),
@@ -919,7 +919,7 @@ mod tests {
             for strings in &inner {
                 nested.bytes.extend(string_array(ctx, strings).bytes);
             }
-            let (_, outer) = array(ctx, 0)(&nested.bytes).unwrap();
+            let (_, outer) = array(ctx)(&nested.bytes).unwrap();
             assert!(!outer.ascii_prefixes());
             let flags: Vec<bool> = outer
                 .iter()
@@ -928,9 +928,9 @@ mod tests {
             assert_eq!(flags, [false, true], "{ctx:?}");
             // Numbers, and an empty array of strings (no prefix at all).
             let numbers = Enc::new(ctx).u32(ValueType::U8.tag()).count(1).raw(&[0x41]);
-            assert!(!array(ctx, 0)(&numbers.bytes).unwrap().1.ascii_prefixes());
+            assert!(!array(ctx)(&numbers.bytes).unwrap().1.ascii_prefixes());
             let empty = string_array(ctx, &[]).bytes;
-            assert!(array(ctx, 0)(&empty).unwrap().1.ascii_prefixes());
+            assert!(array(ctx)(&empty).unwrap().1.ascii_prefixes());
         }
     }
 }

@@ -48,7 +48,7 @@ impl At {
             span: span_of(gguf, kv.raw),
             path: ConstructPath(vec![
                 Segment::Kv(index as u64),
-                Segment::Name(kv.key.to_string()),
+                Segment::Name(kv.key.lossy()),
             ]),
         }
     }
@@ -60,7 +60,7 @@ impl At {
             span: span_of(gguf, info.raw),
             path: ConstructPath(vec![
                 Segment::Tensor(index as u64),
-                Segment::Name(info.name.to_string()),
+                Segment::Name(info.name.lossy()),
             ]),
         }
     }

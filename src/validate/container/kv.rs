@@ -32,7 +32,10 @@ impl<'a> Checker<'_, 'a> {
                     "duplicate-key",
                     GGML | PY,
                     self.kv_at(i),
-                    format!("key \"{}\" already appears at kv[{earlier}]", kv.key),
+                    format!(
+                        "key \"{}\" already appears at kv[{earlier}]",
+                        kv.key.lossy()
+                    ),
                 );
             }
             if GGUF_PY_SYNTHETIC.contains(&key) {
@@ -42,7 +45,7 @@ impl<'a> Checker<'_, 'a> {
                     self.kv_at(i),
                     format!(
                         "gguf-py names its own header field \"{}\", so it sees a duplicate",
-                        kv.key
+                        kv.key.lossy()
                     ),
                 );
             }

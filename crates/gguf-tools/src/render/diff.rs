@@ -121,7 +121,7 @@ pub fn data_differences<T, E>(
     for (name, data) in a {
         if let Some(other) = theirs.get(name) {
             if differ(data, other)? {
-                found.push(GgufStr(name).to_string());
+                found.push(GgufStr(name).lossy());
             }
         }
     }
@@ -149,7 +149,7 @@ fn changes<'x, T: 'x>(
             continue;
         }
         let change = |old, new, detail| Change {
-            name: GgufStr(name).to_string(),
+            name: GgufStr(name).lossy(),
             old,
             new,
             detail,
@@ -166,7 +166,7 @@ fn changes<'x, T: 'x>(
     for (name, y) in &b {
         if !in_a.contains_key(name) && added.insert(*name, ()).is_none() {
             found.push(Change {
-                name: GgufStr(name).to_string(),
+                name: GgufStr(name).lossy(),
                 old: None,
                 new: Some(show(y)),
                 detail: None,
@@ -229,7 +229,7 @@ fn summary(value: Value<'_>) -> String {
                 format!("byte {v}")
             }
         ),
-        Value::String(s) => format!("{ty} \"{s}\""),
+        Value::String(s) => format!("{ty} \"{}\"", s.lossy()),
         Value::Array(a) => format!("[{}; {}]", a.element_type(), a.len()),
     }
 }

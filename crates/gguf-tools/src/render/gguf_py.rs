@@ -255,7 +255,10 @@ fn utf8_string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
 fn not_utf8(s: GgufStr<'_>, valid_up_to: usize) -> io::Error {
     io::Error::new(
         io::ErrorKind::InvalidData,
-        format!("\"{s}\" is not UTF-8 (at byte {valid_up_to}): gguf-py cannot decode it"),
+        format!(
+            "\"{}\" is not UTF-8 (at byte {valid_up_to}): gguf-py cannot decode it",
+            s.lossy()
+        ),
     )
 }
 

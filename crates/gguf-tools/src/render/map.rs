@@ -466,7 +466,7 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
 
 /// A name shown in a path as errors show it: quoted, invalid UTF-8 as `\xNN`.
 fn quoted(name: GgufStr<'_>) -> Path {
-    Path(vec![Segment::Name(name.to_string())])
+    Path(vec![Segment::Name(name.lossy())])
 }
 
 /// A value's type: `uint32`, `string`, `array[string; 128256]`.
