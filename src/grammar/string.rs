@@ -47,7 +47,7 @@ impl std::fmt::Debug for GgufStr<'_> {
     }
 }
 
-/// Displays the string safe for a terminal (as [`crate::render::escape::terminal`]: control
+/// Displays the string safe for a terminal (as [`crate::escape::terminal`]: control
 /// and bidi characters and backslashes escaped, invalid UTF-8 as `\xNN`), honouring width,
 /// fill, alignment and precision (`{:<24}`, `{:.8}`). The bytes as stored are
 /// [`GgufStr::as_bytes`].
@@ -61,7 +61,7 @@ impl std::fmt::Debug for GgufStr<'_> {
 /// ```
 impl std::fmt::Display for GgufStr<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let shown = crate::render::escape::Terminal(self.0);
+        let shown = crate::escape::Terminal(self.0);
         if f.width().is_none() && f.precision().is_none() {
             std::fmt::Display::fmt(&shown, f)
         } else {
