@@ -3,8 +3,12 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `minimal-llama.gguf` | GGUF v3, llama keys, an 8-token SentencePiece vocabulary, no blocks; `token_embd.weight` q8_0 \[32, 8\] and `output_norm.weight` f16 \[32\] |
-//! | `llama3-tiny.gguf` | one llama block with RoPE (freq base 500000) and grouped-query attention (4 heads, 2 kv heads), a BPE vocabulary of multilingual and emoji tokens with merges; f32, f16, q8_0 and q4_K tensors |
+//! | `minimal-llama.gguf` | GGUF v3, llama keys, one block, a 265-token SentencePiece vocabulary (`<unk>`, `<s>`, `</s>`, the byte tokens `<0x00>`..`<0xFF>`, six words); f32, f16 and q8_0 tensors, tied embeddings |
+//! | `llama3-tiny.gguf` | one llama block with RoPE (freq base 500000) and grouped-query attention (4 heads, 2 kv heads), a 269-token byte-level BPE vocabulary (multilingual and emoji tokens, merges, the 256 byte characters); f32, f16, q8_0 and q4_K tensors |
+//!
+//! llama.cpp (the version `scripts/build-llama-tools.sh` builds) loads both models, tokenizes
+//! text with them (every byte has a token) and decodes: `scripts/check-llama-loader.sh`
+//! checks it.
 //! | `truncated-metadata.gguf` | claims 6 tensors and 14 key/values, cut at 112 bytes inside the key/values |
 //!
 //! **Tensor data** dequantises to a documented pattern. The tensor at index `s` in the file
@@ -123,34 +127,72 @@ fn general_keys(b: &mut GgufBuilder<'_>, name: &str) {
 
 /// `minimal-llama.gguf`: see the module documentation.
 pub fn minimal_llama() -> Vec<u8> {
-    const TOKENS: [&str; 8] = ["<unk>", "<s>", "</s>", "▁the", "▁a", "▁model", "s", "."];
+    const WORDS: [&str; 6] = ["▁", "▁the", "▁a", "▁model", "s", "."];
+    // <unk>, <s>, </s>, the 256 byte tokens llama.cpp's SentencePiece tokenizer falls back to
+    // (and finds the newline in), then the words.
+    let bytes = (0..=255u8).map(|b| format!("<0x{b:02X}>"));
+    let tokens: Vec<String> = ["<unk>", "<s>", "</s>"]
+        .into_iter()
+        .map(String::from)
+        .chain(bytes)
+        .chain(WORDS.into_iter().map(String::from))
+        .collect();
+    let scores = (0..tokens.len()).map(|i| match i {
+        0..=258 => 0.0f32,
+        _ => 258.0 - i as f32,
+    });
+    let types = (0..tokens.len()).map(|i| match i {
+        0 => 2i32,
+        1 | 2 => 3,
+        3..=258 => 6,
+        _ => 1,
+    });
     let mut b = GgufBuilder::new(Ctx::V3_LE);
-    llama_keys(&mut b, [128, 32, 0, 64, 4]);
+    llama_keys(&mut b, [128, 32, 1, 64, 4]);
     b.kv("tokenizer.ggml.model", "llama")
         .kv(
             "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, TOKENS),
+            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
         )
         .kv(
             "tokenizer.ggml.scores",
-            OwnedValue::array(
-                ValueType::F32,
-                [0.0f32, 0.0, 0.0, -1.0, -2.0, -3.0, -4.0, -5.0],
-            ),
+            OwnedValue::array(ValueType::F32, scores),
         )
         .kv(
             "tokenizer.ggml.token_type",
-            OwnedValue::array(ValueType::I32, [2i32, 3, 3, 1, 1, 1, 1, 1]),
+            OwnedValue::array(ValueType::I32, types),
         )
         .kv("tokenizer.ggml.bos_token_id", 1u32)
         .kv("tokenizer.ggml.eos_token_id", 2u32);
+    // n_embd 32, 4 heads of 8, n_ff 64, 265 tokens; no output.weight (tied embeddings).
     build(
         b,
         &[
-            planned("token_embd.weight", &[32, 8], GgmlType::Q8_0),
-            planned("output_norm.weight", &[32], GgmlType::F16),
+            planned("token_embd.weight", &[32, 265], GgmlType::Q8_0),
+            planned("output_norm.weight", &[32], GgmlType::F32),
+            planned("blk.0.attn_norm.weight", &[32], GgmlType::F32),
+            planned("blk.0.attn_q.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.attn_k.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.attn_v.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.attn_output.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.ffn_norm.weight", &[32], GgmlType::F32),
+            planned("blk.0.ffn_gate.weight", &[32, 64], GgmlType::Q8_0),
+            planned("blk.0.ffn_up.weight", &[32, 64], GgmlType::Q8_0),
+            planned("blk.0.ffn_down.weight", &[64, 32], GgmlType::Q8_0),
         ],
     )
+}
+
+/// GPT-2's byte-level alphabet (`bytes_to_unicode`): the character standing for each byte in
+/// a byte-level BPE vocabulary. Printable bytes stand for themselves; the others (0–32,
+/// 127–160, 173) for U+0100 onwards, in byte order.
+fn byte_level_char(byte: u8) -> char {
+    let printable = |b: u8| matches!(b, 33..=126 | 161..=172 | 174..=255);
+    if printable(byte) {
+        return char::from(byte);
+    }
+    let rank = (0..byte).filter(|&b| !printable(b)).count() as u32;
+    char::from_u32(256 + rank).unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
 /// `llama3-tiny.gguf`: see the module documentation.
@@ -173,11 +215,24 @@ pub fn llama3_tiny() -> Vec<u8> {
         "👨‍👩‍👧",
         "<|eot_id|>",
     ];
-    let token_types = [3i32, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3];
+    // Then every byte of the byte-level alphabet not already a token ("H", "e" and "é" are):
+    // llama.cpp's BPE tokenizer drops a byte it finds no token for.
+    let bytes: Vec<String> = (0..=255u8)
+        .map(|b| byte_level_char(b).to_string())
+        .filter(|c| !TOKENS.contains(&c.as_str()))
+        .collect();
+    let tokens = TOKENS
+        .iter()
+        .copied()
+        .chain(bytes.iter().map(String::as_str));
+    let n_vocab = TOKENS.len() + bytes.len();
+    let token_types = [3i32, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3]
+        .into_iter()
+        .chain(bytes.iter().map(|_| 1));
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     general_keys(&mut b, "llama3-tiny");
     llama_keys(&mut b, [8192, 32, 1, 256, 4]);
-    b.kv("llama.vocab_size", 16u32)
+    b.kv("llama.vocab_size", n_vocab as u32)
         .kv("llama.attention.head_count_kv", 2u32)
         .kv("llama.rope.dimension_count", 8u32)
         .kv("llama.rope.freq_base", 500000.0f32)
@@ -185,7 +240,7 @@ pub fn llama3_tiny() -> Vec<u8> {
         .kv("tokenizer.ggml.pre", "llama-bpe")
         .kv(
             "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, TOKENS),
+            OwnedValue::array(ValueType::String, tokens),
         )
         .kv(
             "tokenizer.ggml.token_type",
@@ -201,11 +256,13 @@ pub fn llama3_tiny() -> Vec<u8> {
             "tokenizer.chat_template",
             "{% for m in messages %}{{ m['content'] }}<|eot_id|>{% endfor %}",
         );
-    // n_embd 32, 4 heads of 8, 2 kv heads (k and v: 16), n_ff 256 (a q4_K row is 256 values).
+    // n_embd 32, 4 heads of 8, 2 kv heads (k and v: 16), n_ff 256 (a q4_K row is 256 values),
+    // 269 tokens.
+    debug_assert_eq!(n_vocab, 269);
     build(
         b,
         &[
-            planned("token_embd.weight", &[32, 16], GgmlType::Q8_0),
+            planned("token_embd.weight", &[32, 269], GgmlType::Q8_0),
             planned("output_norm.weight", &[32], GgmlType::F32),
             planned("blk.0.attn_norm.weight", &[32], GgmlType::F32),
             planned("blk.0.attn_q.weight", &[32, 32], GgmlType::F16),
