@@ -2,10 +2,13 @@
 # llama.cpp as an executed reference: build scripts/llama/loader.cpp against the cached
 # libllama (scripts/build-llama-loader.sh), run it on `gguf fixtures`' files, the kept inputs
 # of tests/llama/ (the fixtures before their fix), the corpus (tests/corpus/), the conformance
-# case minimal-llama.gguf and SmolLM2, and
-# compare every verdict, first error line, tokenization and greedy decode with
-# tests/llama/verdicts.json (scripts/llama_verdicts.py): any difference fails. The valid
-# fixtures must load, tokenize (the fixed string back from llama_detokenize) and decode.
+# case minimal-llama.gguf, SmolLM2 and every `gguf mutate --all` mutation of the two valid
+# fixtures, and compare every verdict, first error line, tokenization and greedy decode with
+# tests/llama/verdicts.json (scripts/llama_verdicts.py): any difference fails. Then
+# `gguf check --profile llama.cpp` must agree with llama.cpp's verdict (loads, tokenizes and
+# decodes, or not) on at least 99% of the files (scripts/llama_agreement.py lists every
+# difference). The valid fixtures must load, tokenize (the fixed string back from
+# llama_detokenize) and decode.
 #
 # Usage: scripts/check-llama-loader.sh [--update]   (--update: rewrite tests/llama/verdicts.json)
 # Environment: GGUF_BIN (default: build target/debug/gguf), GGUF_SMOLLM2 (default:
@@ -32,6 +35,14 @@ for f in tests/llama/*.gguf tests/corpus/*.gguf tests/conformance/cases/minimal-
     cases+=("$f=$f")
 done
 cases+=("$(basename "$smollm2")=$smollm2")
+# Each valid fixture broken one rule at a time (container and model rules: gguf mutate --all).
+for f in "$work"/fixtures/minimal-llama.gguf "$work"/fixtures/llama3-tiny.gguf; do
+    name="$(basename "$f" .gguf)"
+    "$GGUF_BIN" mutate "$f" --all "$work/mutations/$name" >/dev/null 2>&1
+    for m in "$work/mutations/$name"/*.gguf; do
+        cases+=("mutations/$(basename "$m")=$m")
+    done
+done
 
 paths=()
 for c in "${cases[@]}"; do
@@ -39,6 +50,10 @@ for c in "${cases[@]}"; do
 done
 "$loader" "${paths[@]}" >"$work/loader.jsonl"
 python3 scripts/llama_verdicts.py "$@" tests/llama/verdicts.json "${cases[@]}" <"$work/loader.jsonl"
+
+# Our verdict (gguf check --profile llama.cpp) against llama.cpp's on the same files.
+"$GGUF_BIN" check --profile llama.cpp --json "${paths[@]}" >"$work/check.json" || true
+python3 scripts/llama_agreement.py "$work/loader.jsonl" "$work/check.json" 0.99
 
 # The valid fixtures must work in llama.cpp, whatever was recorded.
 python3 - "$work/loader.jsonl" <<'EOF'

@@ -397,6 +397,8 @@ pub struct Verdict {
     pub schema_accepts: bool,
     /// The codes of the error diagnostics, in the validator's order.
     pub codes: Vec<&'static str>,
+    /// The codes of the schema's errors and warnings (the model rules), in its order.
+    pub schema_codes: Vec<&'static str>,
 }
 
 impl Verdict {
@@ -417,13 +419,17 @@ impl Verdict {
                     .filter(|d| !d.rejected_by.is_empty())
                     .map(|d| d.code)
                     .collect();
+                let schema = validate::schema::check_model(&gguf);
                 Verdict {
                     parse_error: None,
                     accepts: Profile::ALL.map(|p| validate::accepts(&found, p)),
-                    schema_accepts: validate::schema::accepts_model(
-                        &validate::schema::check_model(&gguf),
-                    ),
+                    schema_accepts: validate::schema::accepts_model(&schema),
                     codes,
+                    schema_codes: schema
+                        .iter()
+                        .filter(|d| d.severity != validate::Severity::Note)
+                        .map(|d| d.code)
+                        .collect(),
                 }
             }
             Err(e) => {
@@ -433,6 +439,7 @@ impl Verdict {
                     parse_error: Some(d),
                     accepts: [false; 5],
                     schema_accepts: false,
+                    schema_codes: Vec::new(),
                 }
             }
         }

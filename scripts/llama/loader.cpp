@@ -26,6 +26,7 @@
 #include <cstring>
 #include <exception>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -33,6 +34,10 @@
 static const char * PROMPT = "Hello world, the model said: 42!\n";
 static const int N_PREDICT = 4;
 static const int TIMEOUT_SECONDS = 120;
+// The child's address space: an allocation sized by a bogus count in a broken file fails at
+// once (std::bad_alloc, a load-error) instead of zero-filling gigabytes, so that the verdict
+// does not depend on the machine's memory.
+static const rlim_t ADDRESS_SPACE = (rlim_t) 2 << 30;
 
 static int g_out = -1;        // the pipe to the parent (in the child)
 static bool g_verbose = false;
@@ -262,6 +267,8 @@ static void run(const char * path) {
     }
     if (pid == 0) {
         close(fds[0]);
+        struct rlimit limit = { ADDRESS_SPACE, ADDRESS_SPACE };
+        setrlimit(RLIMIT_AS, &limit);
         g_out = fds[1];
         if (!g_verbose) {
             FILE * null = fopen("/dev/null", "w");
