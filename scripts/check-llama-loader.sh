@@ -8,7 +8,8 @@
 # `gguf check --profile llama.cpp` must agree with llama.cpp's verdict (loads, tokenizes and
 # decodes, or not) on at least 99% of the files (scripts/llama_agreement.py lists every
 # difference). The valid fixtures must load, tokenize (the fixed string back from
-# llama_detokenize) and decode.
+# llama_detokenize) and decode, as must every `gguf fixtures --all-archs` tiny model (each
+# also written twice, identical, and read by gguf-py: scripts/check-gguf-py.sh).
 #
 # Usage: scripts/check-llama-loader.sh [--update]   (--update: rewrite tests/llama/verdicts.json)
 # Environment: GGUF_BIN (default: build target/debug/gguf), GGUF_SMOLLM2 (default:
@@ -27,8 +28,14 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$GGUF_BIN" fixtures "$work/fixtures" >/dev/null
 
+"$GGUF_BIN" fixtures --all-archs "$work/archs" >/dev/null
+"$GGUF_BIN" fixtures --all-archs "$work/archs-again" >/dev/null
+diff -r "$work/archs" "$work/archs-again" >/dev/null || { echo "check-llama-loader.sh: two runs of gguf fixtures --all-archs differ" >&2; exit 1; }
+# gguf-py reads every key/value and tensor of each tiny model with our values.
+bash scripts/check-gguf-py.sh "$work"/archs/*.gguf >/dev/null
+
 cases=()
-for f in "$work"/fixtures/*.gguf; do
+for f in "$work"/fixtures/*.gguf "$work"/archs/*.gguf; do
     cases+=("fixtures/$(basename "$f")=$f")
 done
 for f in tests/llama/*.gguf tests/corpus/*.gguf tests/conformance/cases/minimal-llama.gguf; do
@@ -62,7 +69,7 @@ bad = []
 for line in open(sys.argv[1], encoding="utf-8"):
     e = json.loads(line)
     name = e["file"].rsplit("/", 1)[-1]
-    if "/fixtures/" in e["file"] and name != "truncated-metadata.gguf":
+    if ("/fixtures/" in e["file"] or "/archs/" in e["file"]) and name != "truncated-metadata.gguf":
         if e["verdict"] != "ok" or e["roundtrip"] is not True:
             bad.append(f"{name}: {e['verdict']} (roundtrip {e['roundtrip']}): {e['error']}")
 for b in bad:

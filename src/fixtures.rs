@@ -127,43 +127,9 @@ fn general_keys(b: &mut GgufBuilder<'_>, name: &str) {
 
 /// `minimal-llama.gguf`: see the module documentation.
 pub fn minimal_llama() -> Vec<u8> {
-    const WORDS: [&str; 6] = ["▁", "▁the", "▁a", "▁model", "s", "."];
-    // <unk>, <s>, </s>, the 256 byte tokens llama.cpp's SentencePiece tokenizer falls back to
-    // (and finds the newline in), then the words.
-    let bytes = (0..=255u8).map(|b| format!("<0x{b:02X}>"));
-    let tokens: Vec<String> = ["<unk>", "<s>", "</s>"]
-        .into_iter()
-        .map(String::from)
-        .chain(bytes)
-        .chain(WORDS.into_iter().map(String::from))
-        .collect();
-    let scores = (0..tokens.len()).map(|i| match i {
-        0..=258 => 0.0f32,
-        _ => 258.0 - i as f32,
-    });
-    let types = (0..tokens.len()).map(|i| match i {
-        0 => 2i32,
-        1 | 2 => 3,
-        3..=258 => 6,
-        _ => 1,
-    });
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     llama_keys(&mut b, [128, 32, 1, 64, 4]);
-    b.kv("tokenizer.ggml.model", "llama")
-        .kv(
-            "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
-        )
-        .kv(
-            "tokenizer.ggml.scores",
-            OwnedValue::array(ValueType::F32, scores),
-        )
-        .kv(
-            "tokenizer.ggml.token_type",
-            OwnedValue::array(ValueType::I32, types),
-        )
-        .kv("tokenizer.ggml.bos_token_id", 1u32)
-        .kv("tokenizer.ggml.eos_token_id", 2u32);
+    spm_vocabulary(&mut b, &spm_tokens());
     // n_embd 32, 4 heads of 8, n_ff 64, 265 tokens; no output.weight (tied embeddings).
     build(
         b,
@@ -593,4 +559,157 @@ mod tests {
         assert_eq!(codes.len(), 255);
         assert!(codes.contains(&-127) && codes.contains(&127));
     }
+}
+
+/// The tiny model of each architecture of [`ARCH_FIXTURES`] (the schema's table,
+/// [`crate::validate::schema::ARCHITECTURES`], that llama.cpp loads), as
+/// `gguf fixtures --all-archs` writes them.
+pub fn all_archs() -> Vec<Fixture> {
+    ARCH_FIXTURES
+        .iter()
+        .filter_map(|(arch, name)| {
+            Some(Fixture {
+                name,
+                bytes: tiny_model(arch)?,
+            })
+        })
+        .collect()
+}
+
+/// The file name of each architecture's tiny model. `mistral3`, in the table, is left out:
+/// the llama.cpp of llama-cpp-python 0.3.16 does not know it ("unknown model architecture").
+pub const ARCH_FIXTURES: &[(&str, &str)] = &[
+    ("llama", "tiny-llama.gguf"),
+    ("qwen2", "tiny-qwen2.gguf"),
+    ("granite", "tiny-granite.gguf"),
+    ("granitemoe", "tiny-granitemoe.gguf"),
+];
+
+/// A deterministic tiny model of architecture `arch` built from the schema's table: every
+/// required key (and `head_count_kv`, `rope.dimension_count`, the expert counts when the
+/// architecture has experts) with a small value, `minimal-llama`'s SentencePiece vocabulary,
+/// and every required tensor in f32 with the documented pattern. `None` for an architecture
+/// the table does not know.
+///
+/// ```
+/// use gguf_grammar::{fixtures, validate::schema, Gguf};
+/// let bytes = fixtures::tiny_model("qwen2").unwrap();
+/// let gguf = Gguf::parse(&bytes)?;
+/// assert!(schema::check_model(&gguf).is_empty());
+/// assert!(gguf.tensor("blk.0.attn_q.bias").is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
+    use crate::validate::schema::{Architecture, Dim, ExpertUse, KeyType, Scope, When};
+    let table = Architecture::named(arch)?;
+    let experts = table.experts == ExpertUse::Always;
+    let (n_embd, n_head, n_head_kv, n_ff, n_expert) = (32u64, 4u64, 2u64, 64u64, 4u64);
+    let source = spm_tokens();
+    let n_vocab = source.len() as u64;
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    b.kv("general.architecture", arch)
+        .kv("general.name", format!("tiny-{arch}"));
+    let key = |k: &str| crate::summary::arch_key(k, arch);
+    for spec in table.keys.iter().flat_map(|g| g.iter()) {
+        let name = key(spec.name);
+        if !spec.required || name.starts_with("tokenizer.") || name == "general.architecture" {
+            continue;
+        }
+        let suffix = name.strip_prefix(arch).unwrap_or(&name);
+        let value: OwnedValue = match (spec.ty, suffix) {
+            (KeyType::Count, ".context_length") => 128u32.into(),
+            (KeyType::Count, ".embedding_length") => (n_embd as u32).into(),
+            (KeyType::Count, ".block_count") => 1u32.into(),
+            (KeyType::Count, ".feed_forward_length") => (n_ff as u32).into(),
+            (KeyType::Count, ".attention.head_count") => (n_head as u32).into(),
+            (KeyType::Count, ".expert_count") => (n_expert as u32).into(),
+            (KeyType::Count, ".expert_used_count") => 2u32.into(),
+            (KeyType::Count, _) => 1u32.into(),
+            (KeyType::Float, ".attention.layer_norm_rms_epsilon") => 1e-5f32.into(),
+            (KeyType::Float, ".attention.scale") => 0.125f32.into(),
+            (KeyType::Float, _) => 1.0f32.into(),
+            (KeyType::Bool, _) => true.into(),
+            _ => return None,
+        };
+        b.kv(name, value);
+    }
+    b.kv(key("{arch}.attention.head_count_kv"), n_head_kv as u32)
+        .kv(key("{arch}.rope.dimension_count"), (n_embd / n_head) as u32);
+    spm_vocabulary(&mut b, &source);
+    let dim = |d: Dim| match d {
+        Dim::Embd => n_embd,
+        Dim::Vocab => n_vocab,
+        Dim::Ff => n_ff,
+        Dim::Q => n_embd,
+        Dim::K | Dim::V => n_embd / n_head * n_head_kv,
+        Dim::Experts => n_expert,
+        Dim::RotHalf => n_embd / n_head / 2,
+    };
+    let mut tensors: Vec<(String, Vec<u64>)> = Vec::new();
+    for t in table.tensors.iter().flat_map(|g| g.iter()) {
+        let applies = match t.when {
+            When::Always => true,
+            When::Dense => !experts,
+            When::Experts => experts,
+        };
+        if !t.required || !applies {
+            continue;
+        }
+        let name = match t.scope {
+            Scope::Global => t.name.to_string(),
+            Scope::Block => format!("blk.0.{}", t.name),
+        };
+        tensors.push((name, t.shape.iter().map(|&d| dim(d)).collect()));
+    }
+    let data: Vec<Vec<u8>> = tensors
+        .iter()
+        .enumerate()
+        .map(|(seed, (_, dims))| tensor_data(GgmlType::F32, elements(dims), seed as u64))
+        .collect();
+    for ((name, dims), bytes) in tensors.iter().zip(&data) {
+        b.tensor(name, dims, GgmlType::F32, bytes);
+    }
+    b.build().ok()
+}
+
+/// `minimal-llama`'s 265 tokens: `<unk>`, `<s>`, `</s>`, the 256 byte tokens llama.cpp's
+/// SentencePiece tokenizer falls back to (and finds the newline in), then the words.
+fn spm_tokens() -> Vec<String> {
+    const WORDS: [&str; 6] = ["▁", "▁the", "▁a", "▁model", "s", "."];
+    let bytes = (0..=255u8).map(|b| format!("<0x{b:02X}>"));
+    ["<unk>", "<s>", "</s>"]
+        .into_iter()
+        .map(String::from)
+        .chain(bytes)
+        .chain(WORDS.into_iter().map(String::from))
+        .collect()
+}
+
+/// `minimal-llama`'s tokens, scores and types as key/values.
+fn spm_vocabulary(b: &mut GgufBuilder<'_>, tokens: &[String]) {
+    let scores = (0..tokens.len()).map(|i| match i {
+        0..=258 => 0.0f32,
+        _ => 258.0 - i as f32,
+    });
+    let types = (0..tokens.len()).map(|i| match i {
+        0 => 2i32,
+        1 | 2 => 3,
+        3..=258 => 6,
+        _ => 1,
+    });
+    b.kv("tokenizer.ggml.model", "llama")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
+        )
+        .kv(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(ValueType::F32, scores),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, types),
+        )
+        .kv("tokenizer.ggml.bos_token_id", 1u32)
+        .kv("tokenizer.ggml.eos_token_id", 2u32);
 }
