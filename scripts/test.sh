@@ -49,6 +49,8 @@ step "gguf map --html and web/inspector.html in headless Chromium"
 bash scripts/browser-tests.sh
 step "gguf fixtures: deterministic, schema-valid, read and dequantised by gguf-py as documented"
 bash scripts/check-fixtures.sh
+step "llama.cpp as an executed reference: fixtures, corpus, SmolLM2 and mutations loaded, tokenized and decoded; gguf check --profile llama.cpp agrees"
+bash scripts/check-llama-loader.sh
 step "gguf mutate: gguf-py accepts/rejects every mutation as the manifest predicts"
 bash scripts/check-mutations.sh
 step "dequantisation vs gguf-py (random blocks of every type, SmolLM2)"

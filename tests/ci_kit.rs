@@ -51,27 +51,41 @@ fn valid_fixtures_pass_every_profile_and_the_schema() {
 }
 
 #[test]
-fn minimal_llama_is_small_with_an_f16_and_a_q8_0_tensor() {
+fn minimal_llama_is_small_with_one_block_and_byte_tokens() {
     let bytes = fixtures::minimal_llama();
     let gguf = Gguf::parse(&bytes).unwrap();
     assert_eq!(gguf.version().number(), 3);
+    assert_eq!(
+        gguf.get("llama.block_count").and_then(|v| v.as_u64()),
+        Some(1)
+    );
     let tokens = gguf
         .get("tokenizer.ggml.tokens")
         .unwrap()
         .as_array()
         .unwrap();
-    assert_eq!(tokens.len(), 8);
-    let types: Vec<_> = gguf
+    let tokens: Vec<_> = tokens
+        .iter()
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(tokens.len(), 265);
+    // llama.cpp's SentencePiece tokenizer falls back to these for any byte.
+    for b in 0..=255u8 {
+        assert_eq!(tokens[3 + b as usize], format!("<0x{b:02X}>"));
+    }
+    let mut types: Vec<_> = gguf
         .tensors
         .iter()
         .map(|t| t.info.ggml_type.to_string())
         .collect();
-    assert_eq!(types, ["q8_0", "f16"]);
+    types.sort();
+    types.dedup();
+    assert_eq!(types, ["f16", "f32", "q8_0"]);
     assert!(gguf
         .tensors
         .iter()
         .all(|t| t.data_offset.unwrap() % 32 == 0));
-    assert!(bytes.len() < 1300, "{}", bytes.len());
+    assert!(bytes.len() < 32 * 1024, "{}", bytes.len());
 }
 
 #[test]
@@ -100,6 +114,12 @@ fn llama3_tiny_has_gqa_rope_and_four_tensor_types() {
         .map(|t| t.as_str().unwrap().to_string())
         .collect();
     assert!(tokens.iter().any(|t| t == "你好") && tokens.iter().any(|t| t == "😀"));
+    // GPT-2's byte-level alphabet, which llama.cpp's BPE tokenizer falls back to: "Ġ" is the
+    // space, "Ċ" the newline, "Ā" byte 0.
+    assert_eq!(tokens.len(), 269);
+    for c in ["Ġ", "Ċ", "Ā", "H", "é", "ÿ"] {
+        assert_eq!(tokens.iter().filter(|t| *t == c).count(), 1, "{c}");
+    }
     let mut types: Vec<_> = gguf
         .tensors
         .iter()

@@ -24,12 +24,22 @@
 //!
 //! A file whose architecture is not in the table gets the note `schema-architecture-unknown`
 //! and steps 1 to 3 only. Every schema diagnostic is about models, not the container: its
-//! `rejected_by` is empty, and all but the two notes are errors.
+//! `rejected_by` is empty, and all but the two notes and the special-token warning are errors.
+//!
+//! Rules of llama.cpp's loader (the version [`LLAMA_CPP_VERSION`] names), each naming what
+//! llama.cpp says: `schema-architecture-unsupported` (not one of [`LLAMA_CPP_ARCHITECTURES`]:
+//! "unknown model architecture"), `schema-block-count` (0: it aborts in `llama_hparams::n_head`),
+//! `schema-byte-tokens` (a SentencePiece vocabulary without the byte tokens its tokenizer falls
+//! back to: `std::out_of_range` out of `llama_tokenize`), `schema-tokenizer-pre` (a BPE
+//! pre-tokenizer not in [`LLAMA_CPP_PRE_TOKENIZERS`]); `schema-special-token` is a warning, as
+//! llama.cpp warns "bad special token" and loads. `gguf check --profile llama.cpp` adds ggml's
+//! container rules (with the tensor data) and rejects a vocabulary-only file;
+//! `scripts/check-llama-loader.sh` measures its agreement with llama.cpp.
 //!
 //! ```
 //! use gguf_grammar::{validate::schema, Gguf};
 //!
-//! let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+//! let bytes = gguf_grammar::fixtures::minimal_llama();
 //! let gguf = Gguf::parse(&bytes).unwrap();
 //! assert!(schema::check_model(&gguf).is_empty());
 //!
@@ -42,8 +52,10 @@
 //! ```
 
 mod arch;
+mod llama_cpp;
 
 pub use arch::*;
+pub use llama_cpp::*;
 
 use std::collections::{HashMap, HashSet};
 
@@ -78,7 +90,13 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     let hp = Hparams::read_with(|key| c.value(key));
     c.tokenizer(&hp);
     c.general();
-    if let (Some(name), None) = (arch_name, arch) {
+    if let Some(name) = arch_name.filter(|n| !LLAMA_CPP_ARCHITECTURES.contains(n)) {
+        c.error_kv(
+            "schema-architecture-unsupported",
+            "general.architecture",
+            format!("llama.cpp fails to load it: \"unknown model architecture: '{name}'\""),
+        );
+    } else if let (Some(name), None) = (arch_name, arch) {
         let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();
         c.push_kv(
             "schema-architecture-unknown",
@@ -90,6 +108,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
             ),
         );
     }
+    c.block_count(arch_name);
     let shapes = arch.map(|arch| c.hparams(arch, &hp));
     if gguf.tensors.is_empty() {
         c.out.report(
@@ -110,7 +129,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 /// ```
 /// use gguf_grammar::{validate::schema, Gguf};
 ///
-/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+/// let bytes = gguf_grammar::fixtures::minimal_llama();
 /// let mut gguf = Gguf::parse(&bytes).unwrap();
 /// assert!(schema::accepts_model(&schema::check_model(&gguf)));
 /// gguf.tensors.clear(); // vocabulary only: a note, not an error
@@ -336,10 +355,11 @@ impl<'a> Checker<'_, 'a> {
             for key in SPECIAL_TOKEN_IDS {
                 let id = self.value(key).and_then(count);
                 if let Some(id) = id.filter(|&id| id >= n_vocab) {
-                    self.error_kv(
+                    self.push_kv(
                         "schema-special-token",
+                        Severity::Warning,
                         key,
-                        format!("token id {id} is outside the vocabulary of {n_vocab} tokens"),
+                        format!("token id {id} is outside the vocabulary of {n_vocab} tokens (llama.cpp warns \"bad special token\" and uses its default id)"),
                     );
                 }
             }
@@ -356,6 +376,19 @@ impl<'a> Checker<'_, 'a> {
                 ),
             );
         }
+        if model == Some("llama") {
+            self.byte_tokens();
+        }
+        let pre = self.value("tokenizer.ggml.pre").and_then(|v| v.as_str());
+        if let (Some("gpt2"), Some(pre)) = (model, pre) {
+            if !LLAMA_CPP_PRE_TOKENIZERS.contains(&pre) {
+                self.error_kv(
+                    "schema-tokenizer-pre",
+                    "tokenizer.ggml.pre",
+                    format!("llama.cpp fails to load it: \"unknown pre-tokenizer type: '{pre}'\""),
+                );
+            }
+        }
         if model == Some("gpt2") {
             let merges = self.value("tokenizer.ggml.merges");
             let empty = merges
@@ -368,6 +401,53 @@ impl<'a> Checker<'_, 'a> {
                     "a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges".into(),
                 );
             }
+        }
+    }
+
+    /// Step 2, a SentencePiece vocabulary's byte tokens: llama.cpp's tokenizer falls back to
+    /// `<0xXX>` (or the byte itself as a token) for every byte no piece covers, and throws
+    /// `std::out_of_range` out of `llama_tokenize` when it is missing.
+    fn byte_tokens(&mut self) {
+        let Some(tokens) = self.array("tokenizer.ggml.tokens", KeyType::Strings) else {
+            return;
+        };
+        let present: HashSet<&[u8]> = tokens
+            .iter()
+            .filter_map(|t| match t {
+                Value::String(s) => Some(s.as_bytes()),
+                _ => None,
+            })
+            .collect();
+        let missing: Vec<u8> = (0..=255u8)
+            .filter(|&b| {
+                let hex = format!("<0x{b:02X}>");
+                !present.contains(hex.as_bytes()) && !present.contains(&[b][..])
+            })
+            .collect();
+        if let Some(first) = missing.first() {
+            self.error_kv(
+                "schema-byte-tokens",
+                "tokenizer.ggml.tokens",
+                format!(
+                    "{} of the 256 byte tokens <0x00>..<0xFF> are missing (first <0x{first:02X}>): llama.cpp's SentencePiece tokenizer throws std::out_of_range (unordered_map::at) on a byte without one{}",
+                    missing.len(),
+                    if missing.contains(&b'\n') { "; loading warns \"SPM vocabulary, but newline token not found\"" } else { "" }
+                ),
+            );
+        }
+    }
+
+    /// `{arch}.block_count` 0: llama.cpp aborts reading the hyperparameters
+    /// (`llama_hparams::n_head` of layer 0, `src/llama-hparams.cpp:32: fatal error`).
+    fn block_count(&mut self, arch_name: Option<&str>) {
+        let Some(arch) = arch_name else { return };
+        let key = arch_key(keys::BLOCK_COUNT, arch);
+        if self.value(&key).and_then(count) == Some(0) {
+            self.error_kv(
+                "schema-block-count",
+                &key,
+                "block_count is 0: llama.cpp aborts loading it (src/llama-hparams.cpp:32: fatal error, in llama_hparams::n_head)".into(),
+            );
         }
     }
 

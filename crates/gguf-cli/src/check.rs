@@ -21,7 +21,9 @@ use crate::{remote, Failure};
   gguf check https://example.org/model.gguf      the header only, by range requests")]
 pub struct Args {
     /// Whose rules: ggml's reader (metadata only), ggml also loading the tensor data,
-    /// gguf-py 0.19.0's GGUFReader, the GGUF specification, or all of them.
+    /// gguf-py 0.19.0's GGUFReader, the GGUF specification, all of them, or llama.cpp's model
+    /// loader (llama.cpp vendored in llama-cpp-python 0.3.16: ggml-data and the model schema,
+    /// a vocabulary-only file rejected).
     #[arg(long, value_enum, default_value = "strict")]
     profile: CheckProfile,
     /// Print the diagnostics as JSON: one object per file.
@@ -58,6 +60,10 @@ pub enum CheckProfile {
     Spec,
     /// All of them.
     Strict,
+    /// llama.cpp 0.3.16's model loader (llama_model_load_from_file, default parameters):
+    /// ggml-data's container rules, the model schema (--schema), and tensors required.
+    #[value(name = "llama.cpp")]
+    LlamaCpp,
 }
 
 pub fn run(args: Args) -> ExitCode {
@@ -73,13 +79,12 @@ pub fn run(args: Args) -> ExitCode {
     } else {
         with_shards(args.files)
     };
-    check(
-        &files,
-        args.profile.into(),
-        args.json,
-        args.schema,
-        args.verbose,
-    )
+    let schema = match args.profile {
+        CheckProfile::LlamaCpp => Schema::LlamaCpp,
+        _ if args.schema => Schema::Model,
+        _ => Schema::Off,
+    };
+    check(&files, args.profile.into(), args.json, schema, args.verbose)
 }
 
 /// A file to check.
@@ -141,22 +146,45 @@ impl From<CheckProfile> for Profile {
             CheckProfile::GgufPy => Profile::GgufPy,
             CheckProfile::Spec => Profile::Spec,
             CheckProfile::Strict => Profile::Strict,
+            CheckProfile::LlamaCpp => Profile::GgmlData,
         }
     }
 }
 
+/// Which model rules apply besides the profile's.
+#[derive(Clone, Copy, PartialEq)]
+enum Schema {
+    Off,
+    /// `--schema`.
+    Model,
+    /// `--profile llama.cpp`: the schema, and a file without tensors is an error.
+    LlamaCpp,
+}
+
 /// The profile's diagnostics, and the schema's when asked.
-fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: bool) -> Vec<Diagnostic> {
+fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Vec<Diagnostic> {
     let mut found = validate::check(gguf, file_len, profile);
-    if schema {
+    if schema != Schema::Off {
         found.extend(validate::schema::check_model(gguf));
+    }
+    if schema == Schema::LlamaCpp {
+        for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {
+            d.severity = validate::Severity::Error;
+            d.message = "no tensors: llama.cpp's default load fails (missing tensor 'token_embd.weight'); it loads a vocabulary-only file only with vocab_only".into();
+        }
     }
     found
 }
 
 /// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
 /// cannot be read.
-fn check(files: &[Checked], profile: Profile, json: bool, schema: bool, verbose: bool) -> ExitCode {
+fn check(
+    files: &[Checked],
+    profile: Profile,
+    json: bool,
+    schema: Schema,
+    verbose: bool,
+) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
     let (mut rejected, mut unreadable) = (false, false);
     let mut written = Ok(());

@@ -10,17 +10,45 @@ use crate::{atomic, Failure};
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   gguf fixtures testdata/gguf
-  gguf fixtures out && (cd out && sha256sum -c SHA256SUMS)")]
+  gguf fixtures out && (cd out && sha256sum -c SHA256SUMS)
+  gguf fixtures --arch qwen2 out          tiny-qwen2.gguf: a tiny random qwen2 model
+  gguf fixtures --all-archs out           one tiny model per architecture of the schema's table")]
 pub struct Args {
     /// The folder to write into (created if missing; files of the same names are replaced).
     outdir: PathBuf,
+    /// Instead of the sample files, a tiny random model of this architecture (repeatable):
+    /// llama, qwen2, granite, granitemoe.
+    #[arg(long = "arch", value_name = "NAME")]
+    archs: Vec<String>,
+    /// Instead of the sample files, a tiny random model of every architecture of the table.
+    #[arg(long, conflicts_with = "archs")]
+    all_archs: bool,
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let dir = &args.outdir;
     let fail = |what: &str, e: std::io::Error| Failure::Unreadable(format!("{what}: {e}"));
     fs::create_dir_all(dir).map_err(|e| fail(&dir.display().to_string(), e))?;
-    let files = fixtures::all();
+    let files = if args.all_archs {
+        fixtures::all_archs()
+    } else if !args.archs.is_empty() {
+        let mut files = Vec::new();
+        for arch in &args.archs {
+            let known = fixtures::ARCH_FIXTURES.iter().find(|(a, _)| a == arch);
+            let (Some((_, name)), Some(bytes)) = (known, fixtures::tiny_model(arch)) else {
+                let names: Vec<&str> = fixtures::ARCH_FIXTURES.iter().map(|(a, _)| *a).collect();
+                return Err(Failure::Unreadable(format!(
+                    "no tiny model for architecture {}: the table has {}",
+                    gguf_grammar::render::escape::terminal(arch.as_bytes()),
+                    names.join(", ")
+                )));
+            };
+            files.push(fixtures::Fixture { name, bytes });
+        }
+        files
+    } else {
+        fixtures::all()
+    };
     let extra = [
         ("SHA256SUMS", fixtures::sha256sums(&files)),
         ("manifest.json", fixtures::manifest(&files)),

@@ -3,8 +3,12 @@
 //!
 //! | file | what |
 //! |---|---|
-//! | `minimal-llama.gguf` | GGUF v3, llama keys, an 8-token SentencePiece vocabulary, no blocks; `token_embd.weight` q8_0 \[32, 8\] and `output_norm.weight` f16 \[32\] |
-//! | `llama3-tiny.gguf` | one llama block with RoPE (freq base 500000) and grouped-query attention (4 heads, 2 kv heads), a BPE vocabulary of multilingual and emoji tokens with merges; f32, f16, q8_0 and q4_K tensors |
+//! | `minimal-llama.gguf` | GGUF v3, llama keys, one block, a 265-token SentencePiece vocabulary (`<unk>`, `<s>`, `</s>`, the byte tokens `<0x00>`..`<0xFF>`, six words); f32, f16 and q8_0 tensors, tied embeddings |
+//! | `llama3-tiny.gguf` | one llama block with RoPE (freq base 500000) and grouped-query attention (4 heads, 2 kv heads), a 269-token byte-level BPE vocabulary (multilingual and emoji tokens, merges, the 256 byte characters); f32, f16, q8_0 and q4_K tensors |
+//!
+//! llama.cpp (the version `scripts/build-llama-tools.sh` builds) loads both models, tokenizes
+//! text with them (every byte has a token) and decodes: `scripts/check-llama-loader.sh`
+//! checks it.
 //! | `truncated-metadata.gguf` | claims 6 tensors and 14 key/values, cut at 112 bytes inside the key/values |
 //!
 //! **Tensor data** dequantises to a documented pattern. The tensor at index `s` in the file
@@ -124,34 +128,38 @@ fn general_keys(b: &mut GgufBuilder<'_>, name: &str) {
 
 /// `minimal-llama.gguf`: see the module documentation.
 pub fn minimal_llama() -> Vec<u8> {
-    const TOKENS: [&str; 8] = ["<unk>", "<s>", "</s>", "▁the", "▁a", "▁model", "s", "."];
     let mut b = GgufBuilder::new(Ctx::V3_LE);
-    llama_keys(&mut b, [128, 32, 0, 64, 4]);
-    b.kv("tokenizer.ggml.model", "llama")
-        .kv(
-            "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, TOKENS),
-        )
-        .kv(
-            "tokenizer.ggml.scores",
-            OwnedValue::array(
-                ValueType::F32,
-                [0.0f32, 0.0, 0.0, -1.0, -2.0, -3.0, -4.0, -5.0],
-            ),
-        )
-        .kv(
-            "tokenizer.ggml.token_type",
-            OwnedValue::array(ValueType::I32, [2i32, 3, 3, 1, 1, 1, 1, 1]),
-        )
-        .kv("tokenizer.ggml.bos_token_id", 1u32)
-        .kv("tokenizer.ggml.eos_token_id", 2u32);
+    llama_keys(&mut b, [128, 32, 1, 64, 4]);
+    spm_vocabulary(&mut b, &spm_tokens());
+    // n_embd 32, 4 heads of 8, n_ff 64, 265 tokens; no output.weight (tied embeddings).
     build(
         b,
         &[
-            planned("token_embd.weight", &[32, 8], GgmlType::Q8_0),
-            planned("output_norm.weight", &[32], GgmlType::F16),
+            planned("token_embd.weight", &[32, 265], GgmlType::Q8_0),
+            planned("output_norm.weight", &[32], GgmlType::F32),
+            planned("blk.0.attn_norm.weight", &[32], GgmlType::F32),
+            planned("blk.0.attn_q.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.attn_k.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.attn_v.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.attn_output.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.ffn_norm.weight", &[32], GgmlType::F32),
+            planned("blk.0.ffn_gate.weight", &[32, 64], GgmlType::Q8_0),
+            planned("blk.0.ffn_up.weight", &[32, 64], GgmlType::Q8_0),
+            planned("blk.0.ffn_down.weight", &[64, 32], GgmlType::Q8_0),
         ],
     )
+}
+
+/// GPT-2's byte-level alphabet (`bytes_to_unicode`): the character standing for each byte in
+/// a byte-level BPE vocabulary. Printable bytes stand for themselves; the others (0–32,
+/// 127–160, 173) for U+0100 onwards, in byte order.
+fn byte_level_char(byte: u8) -> char {
+    let printable = |b: u8| matches!(b, 33..=126 | 161..=172 | 174..=255);
+    if printable(byte) {
+        return char::from(byte);
+    }
+    let rank = (0..byte).filter(|&b| !printable(b)).count() as u32;
+    char::from_u32(256 + rank).unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
 /// `llama3-tiny.gguf`: see the module documentation.
@@ -174,11 +182,24 @@ pub fn llama3_tiny() -> Vec<u8> {
         "👨‍👩‍👧",
         "<|eot_id|>",
     ];
-    let token_types = [3i32, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3];
+    // Then every byte of the byte-level alphabet not already a token ("H", "e" and "é" are):
+    // llama.cpp's BPE tokenizer drops a byte it finds no token for.
+    let bytes: Vec<String> = (0..=255u8)
+        .map(|b| byte_level_char(b).to_string())
+        .filter(|c| !TOKENS.contains(&c.as_str()))
+        .collect();
+    let tokens = TOKENS
+        .iter()
+        .copied()
+        .chain(bytes.iter().map(String::as_str));
+    let n_vocab = TOKENS.len() + bytes.len();
+    let token_types = [3i32, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3]
+        .into_iter()
+        .chain(bytes.iter().map(|_| 1));
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     general_keys(&mut b, "llama3-tiny");
     llama_keys(&mut b, [8192, 32, 1, 256, 4]);
-    b.kv("llama.vocab_size", 16u32)
+    b.kv("llama.vocab_size", n_vocab as u32)
         .kv("llama.attention.head_count_kv", 2u32)
         .kv("llama.rope.dimension_count", 8u32)
         .kv("llama.rope.freq_base", 500000.0f32)
@@ -186,7 +207,7 @@ pub fn llama3_tiny() -> Vec<u8> {
         .kv("tokenizer.ggml.pre", "llama-bpe")
         .kv(
             "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, TOKENS),
+            OwnedValue::array(ValueType::String, tokens),
         )
         .kv(
             "tokenizer.ggml.token_type",
@@ -202,11 +223,13 @@ pub fn llama3_tiny() -> Vec<u8> {
             "tokenizer.chat_template",
             "{% for m in messages %}{{ m['content'] }}<|eot_id|>{% endfor %}",
         );
-    // n_embd 32, 4 heads of 8, 2 kv heads (k and v: 16), n_ff 256 (a q4_K row is 256 values).
+    // n_embd 32, 4 heads of 8, 2 kv heads (k and v: 16), n_ff 256 (a q4_K row is 256 values),
+    // 269 tokens.
+    debug_assert_eq!(n_vocab, 269);
     build(
         b,
         &[
-            planned("token_embd.weight", &[32, 16], GgmlType::Q8_0),
+            planned("token_embd.weight", &[32, 269], GgmlType::Q8_0),
             planned("output_norm.weight", &[32], GgmlType::F32),
             planned("blk.0.attn_norm.weight", &[32], GgmlType::F32),
             planned("blk.0.attn_q.weight", &[32, 32], GgmlType::F16),
@@ -342,6 +365,8 @@ pub struct Verdict {
     pub schema_accepts: bool,
     /// The codes of the error diagnostics, in the validator's order.
     pub codes: Vec<&'static str>,
+    /// The codes of the schema's errors and warnings (the model rules), in its order.
+    pub schema_codes: Vec<&'static str>,
 }
 
 impl Verdict {
@@ -362,13 +387,17 @@ impl Verdict {
                     .filter(|d| !d.rejected_by.is_empty())
                     .map(|d| d.code)
                     .collect();
+                let schema = validate::schema::check_model(&gguf);
                 Verdict {
                     parse_error: None,
                     accepts: Profile::ALL.map(|p| validate::accepts(&found, p)),
-                    schema_accepts: validate::schema::accepts_model(
-                        &validate::schema::check_model(&gguf),
-                    ),
+                    schema_accepts: validate::schema::accepts_model(&schema),
                     codes,
+                    schema_codes: schema
+                        .iter()
+                        .filter(|d| d.severity != validate::Severity::Note)
+                        .map(|d| d.code)
+                        .collect(),
                 }
             }
             Err(e) => {
@@ -378,6 +407,7 @@ impl Verdict {
                     parse_error: Some(d),
                     accepts: [false; 5],
                     schema_accepts: false,
+                    schema_codes: Vec::new(),
                 }
             }
         }
@@ -531,4 +561,157 @@ mod tests {
         assert_eq!(codes.len(), 255);
         assert!(codes.contains(&-127) && codes.contains(&127));
     }
+}
+
+/// The tiny model of each architecture of [`ARCH_FIXTURES`] (the schema's table,
+/// [`crate::validate::schema::ARCHITECTURES`], that llama.cpp loads), as
+/// `gguf fixtures --all-archs` writes them.
+pub fn all_archs() -> Vec<Fixture> {
+    ARCH_FIXTURES
+        .iter()
+        .filter_map(|(arch, name)| {
+            Some(Fixture {
+                name,
+                bytes: tiny_model(arch)?,
+            })
+        })
+        .collect()
+}
+
+/// The file name of each architecture's tiny model. `mistral3`, in the table, is left out:
+/// the llama.cpp of llama-cpp-python 0.3.16 does not know it ("unknown model architecture").
+pub const ARCH_FIXTURES: &[(&str, &str)] = &[
+    ("llama", "tiny-llama.gguf"),
+    ("qwen2", "tiny-qwen2.gguf"),
+    ("granite", "tiny-granite.gguf"),
+    ("granitemoe", "tiny-granitemoe.gguf"),
+];
+
+/// A deterministic tiny model of architecture `arch` built from the schema's table: every
+/// required key (and `head_count_kv`, `rope.dimension_count`, the expert counts when the
+/// architecture has experts) with a small value, `minimal-llama`'s SentencePiece vocabulary,
+/// and every required tensor in f32 with the documented pattern. `None` for an architecture
+/// the table does not know.
+///
+/// ```
+/// use gguf_grammar::{fixtures, validate::schema, Gguf};
+/// let bytes = fixtures::tiny_model("qwen2").unwrap();
+/// let gguf = Gguf::parse(&bytes)?;
+/// assert!(schema::check_model(&gguf).is_empty());
+/// assert!(gguf.tensor("blk.0.attn_q.bias").is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
+    use crate::validate::schema::{Architecture, Dim, ExpertUse, KeyType, Scope, When};
+    let table = Architecture::named(arch)?;
+    let experts = table.experts == ExpertUse::Always;
+    let (n_embd, n_head, n_head_kv, n_ff, n_expert) = (32u64, 4u64, 2u64, 64u64, 4u64);
+    let source = spm_tokens();
+    let n_vocab = source.len() as u64;
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    b.kv("general.architecture", arch)
+        .kv("general.name", format!("tiny-{arch}"));
+    let key = |k: &str| crate::summary::arch_key(k, arch);
+    for spec in table.keys.iter().flat_map(|g| g.iter()) {
+        let name = key(spec.name);
+        if !spec.required || name.starts_with("tokenizer.") || name == "general.architecture" {
+            continue;
+        }
+        let suffix = name.strip_prefix(arch).unwrap_or(&name);
+        let value: OwnedValue = match (spec.ty, suffix) {
+            (KeyType::Count, ".context_length") => 128u32.into(),
+            (KeyType::Count, ".embedding_length") => (n_embd as u32).into(),
+            (KeyType::Count, ".block_count") => 1u32.into(),
+            (KeyType::Count, ".feed_forward_length") => (n_ff as u32).into(),
+            (KeyType::Count, ".attention.head_count") => (n_head as u32).into(),
+            (KeyType::Count, ".expert_count") => (n_expert as u32).into(),
+            (KeyType::Count, ".expert_used_count") => 2u32.into(),
+            (KeyType::Count, _) => 1u32.into(),
+            (KeyType::Float, ".attention.layer_norm_rms_epsilon") => 1e-5f32.into(),
+            (KeyType::Float, ".attention.scale") => 0.125f32.into(),
+            (KeyType::Float, _) => 1.0f32.into(),
+            (KeyType::Bool, _) => true.into(),
+            _ => return None,
+        };
+        b.kv(name, value);
+    }
+    b.kv(key("{arch}.attention.head_count_kv"), n_head_kv as u32)
+        .kv(key("{arch}.rope.dimension_count"), (n_embd / n_head) as u32);
+    spm_vocabulary(&mut b, &source);
+    let dim = |d: Dim| match d {
+        Dim::Embd => n_embd,
+        Dim::Vocab => n_vocab,
+        Dim::Ff => n_ff,
+        Dim::Q => n_embd,
+        Dim::K | Dim::V => n_embd / n_head * n_head_kv,
+        Dim::Experts => n_expert,
+        Dim::RotHalf => n_embd / n_head / 2,
+    };
+    let mut tensors: Vec<(String, Vec<u64>)> = Vec::new();
+    for t in table.tensors.iter().flat_map(|g| g.iter()) {
+        let applies = match t.when {
+            When::Always => true,
+            When::Dense => !experts,
+            When::Experts => experts,
+        };
+        if !t.required || !applies {
+            continue;
+        }
+        let name = match t.scope {
+            Scope::Global => t.name.to_string(),
+            Scope::Block => format!("blk.0.{}", t.name),
+        };
+        tensors.push((name, t.shape.iter().map(|&d| dim(d)).collect()));
+    }
+    let data: Vec<Vec<u8>> = tensors
+        .iter()
+        .enumerate()
+        .map(|(seed, (_, dims))| tensor_data(GgmlType::F32, elements(dims), seed as u64))
+        .collect();
+    for ((name, dims), bytes) in tensors.iter().zip(&data) {
+        b.tensor(name, dims, GgmlType::F32, bytes);
+    }
+    b.build().ok()
+}
+
+/// `minimal-llama`'s 265 tokens: `<unk>`, `<s>`, `</s>`, the 256 byte tokens llama.cpp's
+/// SentencePiece tokenizer falls back to (and finds the newline in), then the words.
+fn spm_tokens() -> Vec<String> {
+    const WORDS: [&str; 6] = ["▁", "▁the", "▁a", "▁model", "s", "."];
+    let bytes = (0..=255u8).map(|b| format!("<0x{b:02X}>"));
+    ["<unk>", "<s>", "</s>"]
+        .into_iter()
+        .map(String::from)
+        .chain(bytes)
+        .chain(WORDS.into_iter().map(String::from))
+        .collect()
+}
+
+/// `minimal-llama`'s tokens, scores and types as key/values.
+fn spm_vocabulary(b: &mut GgufBuilder<'_>, tokens: &[String]) {
+    let scores = (0..tokens.len()).map(|i| match i {
+        0..=258 => 0.0f32,
+        _ => 258.0 - i as f32,
+    });
+    let types = (0..tokens.len()).map(|i| match i {
+        0 => 2i32,
+        1 | 2 => 3,
+        3..=258 => 6,
+        _ => 1,
+    });
+    b.kv("tokenizer.ggml.model", "llama")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
+        )
+        .kv(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(ValueType::F32, scores),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, types),
+        )
+        .kv("tokenizer.ggml.bos_token_id", 1u32)
+        .kv("tokenizer.ggml.eos_token_id", 2u32);
 }

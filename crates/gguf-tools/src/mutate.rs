@@ -29,6 +29,7 @@
 use crate::fixtures::Verdict;
 use gguf_grammar::grammar::align_up;
 use gguf_grammar::grammar::value::ElementType;
+use gguf_grammar::summary::{arch_key, keys};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Endian, GgmlType, Gguf, Value, ValueType, Version};
 
@@ -72,10 +73,9 @@ impl Mutation {
         if self.rule.expects.is_empty() {
             self.verdict.expect() == "valid"
         } else {
-            self.rule
-                .expects
-                .iter()
-                .any(|code| self.verdict.codes.contains(code))
+            self.rule.expects.iter().any(|code| {
+                self.verdict.codes.contains(code) || self.verdict.schema_codes.contains(code)
+            })
         }
     }
 }
@@ -308,6 +308,100 @@ pub static RULES: &[Rule] = &[
         let end = (i.bytes.len() as u64).checked_sub(g.tensor_data_offset)?;
         patch_offset(i.bytes, g, last, align_up(end, g.alignment)?)
     }),
+    // Model-level rules: each breaks one rule of llama.cpp's loader (the schema's codes).
+    rule("block-count-0", "{arch}.block_count set to 0", &["schema-block-count"], |i| {
+        let key = arch_key_of(i, keys::BLOCK_COUNT)?;
+        rebuild(i, |b| {
+            b.set(key, 0u32);
+        })
+    }),
+    rule("tensor-missing", "the last tensor removed (the others keep their offsets)", &["schema-tensor-missing"], |i| {
+        known_model(i)?;
+        (i.gguf.as_ref()?.tensors.len() >= 2).then_some(())?;
+        rebuild(i, |b| {
+            b.tensors.pop();
+        })
+    }),
+    rule("tensor-shape", "the first matrix whose rows fit its type gets its dims swapped (same bytes)", &["schema-tensor-shape"], |i| {
+        known_model(i)?;
+        let g = i.gguf.as_ref()?;
+        let at = g.tensors.iter().position(|t| {
+            let dims = &t.info.dims;
+            let block = t.info.ggml_type.block_size().unwrap_or(0);
+            dims.len() == 2 && dims[0] != dims[1] && block > 0 && dims[1] % block == 0
+        })?;
+        rebuild(i, |b| b.tensors[at].dims.reverse())
+    }),
+    rule("key-missing", "{arch}.embedding_length removed", &["schema-key-missing"], |i| {
+        let key = known_key(i, keys::EMBEDDING_LENGTH)?;
+        rebuild(i, |b| {
+            b.remove(key);
+        })
+    }),
+    rule("key-type", "{arch}.block_count stored as the string \"1\"", &["schema-key-type"], |i| {
+        let key = known_key(i, keys::BLOCK_COUNT)?;
+        rebuild(i, |b| {
+            b.set(key, "1");
+        })
+    }),
+    rule("heads-not-dividing", "{arch}.attention.head_count set to 3 (embedding_length not a multiple)", &["schema-head-count"], |i| {
+        let embd = known_key(i, keys::EMBEDDING_LENGTH)?;
+        let n_embd = i.gguf.as_ref()?.get_u64(&embd).ok()?;
+        (n_embd % 3 != 0).then_some(())?;
+        let key = known_key(i, keys::HEAD_COUNT)?;
+        rebuild(i, |b| {
+            b.set(key, 3u32);
+        })
+    }),
+    rule("kv-heads-not-dividing", "{arch}.attention.head_count_kv set to 3 (head_count not a multiple)", &["schema-head-count-kv"], |i| {
+        let heads = known_key(i, keys::HEAD_COUNT)?;
+        let n_head = i.gguf.as_ref()?.get_u64(&heads).ok()?;
+        (n_head % 3 != 0).then_some(())?;
+        let key = known_key(i, keys::HEAD_COUNT_KV)?;
+        rebuild(i, |b| {
+            b.set(key, 3u32);
+        })
+    }),
+    rule("architecture-unknown", "general.architecture set to \"llama9\"", &["schema-architecture-unsupported"], |i| {
+        i.gguf.as_ref()?.architecture().ok()?;
+        rebuild(i, |b| {
+            b.set("general.architecture", "llama9");
+        })
+    }),
+    rule("byte-tokens-missing", "a SentencePiece vocabulary's byte tokens <0xXX> renamed <0xXX>_", &["schema-byte-tokens"], |i| {
+        let g = i.gguf.as_ref()?;
+        (g.get_str("tokenizer.ggml.model").ok()? == "llama").then_some(())?;
+        let tokens = g.get_array("tokenizer.ggml.tokens").ok()?;
+        let mut renamed = 0;
+        let new: Vec<Vec<u8>> = tokens
+            .iter()
+            .map(|t| {
+                let mut s = t.as_str().unwrap_or("").as_bytes().to_vec();
+                if s.len() == 6 && s.starts_with(b"<0x") && s.ends_with(b">") {
+                    s.push(b'_');
+                    renamed += 1;
+                }
+                s
+            })
+            .collect();
+        (renamed > 0).then_some(())?;
+        let value = OwnedValue::array(ValueType::String, new.into_iter().map(OwnedValue::string));
+        rebuild(i, |b| {
+            b.set("tokenizer.ggml.tokens", value);
+        })
+    }),
+    rule("special-token-past-vocab", "tokenizer.ggml.bos_token_id set to the vocabulary size (a warning: llama.cpp uses its default id)", &["schema-special-token"], |i| {
+        let n = i.gguf.as_ref()?.get_array("tokenizer.ggml.tokens").ok()?.len() as u64;
+        rebuild(i, |b| {
+            b.set("tokenizer.ggml.bos_token_id", u32::try_from(n).unwrap_or(u32::MAX));
+        })
+    }),
+    rule("tokenizer-pre-unknown", "a BPE vocabulary's tokenizer.ggml.pre set to \"no-such-pre\"", &["schema-tokenizer-pre"], |i| {
+        (i.gguf.as_ref()?.get_str("tokenizer.ggml.model").ok()? == "gpt2").then_some(())?;
+        rebuild(i, |b| {
+            b.set("tokenizer.ggml.pre", "no-such-pre");
+        })
+    }),
     rule("trailing-bytes", "7 bytes appended after the end (a note: no reference rejects a valid file for it)", &[], |i| {
         i.gguf.as_ref()?;
         let mut out = i.bytes.to_vec();
@@ -315,6 +409,31 @@ pub static RULES: &[Rule] = &[
         Some(out)
     }),
 ];
+
+/// `{arch}.NAME` (`name` as in [`keys`]) for the file's architecture, when the file has it
+/// and the schema's table knows the architecture (its keys and tensors are checked).
+fn known_key(i: &Input<'_>, name: &str) -> Option<String> {
+    let g = i.gguf.as_ref()?;
+    crate::validate::schema::Architecture::named(g.architecture().ok()?)?;
+    arch_key_of(i, name)
+}
+
+/// Whether the schema's table knows the file's architecture, the file has tensors and the
+/// schema accepts it (so that a missing or misshapen tensor is the one error).
+fn known_model(i: &Input<'_>) -> Option<()> {
+    use crate::validate::schema;
+    let g = i.gguf.as_ref()?;
+    schema::Architecture::named(g.architecture().ok()?)?;
+    (!g.tensors.is_empty() && schema::accepts_model(&schema::check_model(g))).then_some(())
+}
+
+/// `{arch}.NAME` (`name` as in [`keys`]) for the file's architecture, when the file has it.
+fn arch_key_of(i: &Input<'_>, name: &str) -> Option<String> {
+    let g = i.gguf.as_ref()?;
+    let key = arch_key(name, g.architecture().ok()?);
+    g.get(&key)?;
+    Some(key)
+}
 
 fn at_least(bytes: &[u8], n: usize) -> Option<&[u8]> {
     (bytes.len() >= n).then_some(bytes)

@@ -31,7 +31,7 @@
 //! let bytes = fixtures::minimal_llama();
 //! let text = snapshot::render(&Gguf::parse(&bytes)?);
 //! assert!(text.contains("\n  @24 general.architecture string = \"llama\"\n"), "{text}");
-//! assert!(text.contains("\n  output_norm.weight f16 [32] offset=288 "), "{text}");
+//! assert!(text.contains("\n  output_norm.weight f32 [32] offset=9024 "), "{text}");
 //! // In a Rust project's tests: insta::assert_snapshot!(snapshot::render(&gguf));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

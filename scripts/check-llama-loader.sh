@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# llama.cpp as an executed reference: build scripts/llama/loader.cpp against the cached
+# libllama (scripts/build-llama-loader.sh), run it on `gguf fixtures`' files, the kept inputs
+# of tests/llama/ (the fixtures before their fix), the corpus (tests/corpus/), the conformance
+# case minimal-llama.gguf, SmolLM2 and every `gguf mutate --all` mutation of the two valid
+# fixtures, and compare every verdict, first error line, tokenization and greedy decode with
+# tests/llama/verdicts.json (scripts/llama_verdicts.py): any difference fails. Then
+# `gguf check --profile llama.cpp` must agree with llama.cpp's verdict (loads, tokenizes and
+# decodes, or not) on at least 99% of the files (scripts/llama_agreement.py lists every
+# difference). The valid fixtures must load, tokenize (the fixed string back from
+# llama_detokenize) and decode, as must every `gguf fixtures --all-archs` tiny model (each
+# also written twice, identical, and read by gguf-py: scripts/check-gguf-py.sh).
+#
+# Usage: scripts/check-llama-loader.sh [--update]   (--update: rewrite tests/llama/verdicts.json)
+# Environment: GGUF_BIN (default: build target/debug/gguf), GGUF_SMOLLM2 (default:
+# scripts/fetch-models.sh's download).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+loader="$(bash scripts/build-llama-loader.sh)"
+if [[ -z "${GGUF_BIN:-}" ]]; then
+    cargo build --quiet --bin gguf
+    GGUF_BIN="$(pwd)/target/debug/gguf"
+fi
+smollm2="${GGUF_SMOLLM2:-$(bash scripts/fetch-models.sh)}"
+
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+"$GGUF_BIN" fixtures "$work/fixtures" >/dev/null
+
+"$GGUF_BIN" fixtures --all-archs "$work/archs" >/dev/null
+"$GGUF_BIN" fixtures --all-archs "$work/archs-again" >/dev/null
+diff -r "$work/archs" "$work/archs-again" >/dev/null || { echo "check-llama-loader.sh: two runs of gguf fixtures --all-archs differ" >&2; exit 1; }
+# gguf-py reads every key/value and tensor of each tiny model with our values.
+bash scripts/check-gguf-py.sh "$work"/archs/*.gguf >/dev/null
+
+cases=()
+for f in "$work"/fixtures/*.gguf "$work"/archs/*.gguf; do
+    cases+=("fixtures/$(basename "$f")=$f")
+done
+for f in tests/llama/*.gguf tests/corpus/*.gguf tests/conformance/cases/minimal-llama.gguf; do
+    cases+=("$f=$f")
+done
+cases+=("$(basename "$smollm2")=$smollm2")
+# Each valid fixture broken one rule at a time (container and model rules: gguf mutate --all).
+for f in "$work"/fixtures/minimal-llama.gguf "$work"/fixtures/llama3-tiny.gguf; do
+    name="$(basename "$f" .gguf)"
+    "$GGUF_BIN" mutate "$f" --all "$work/mutations/$name" >/dev/null 2>&1
+    for m in "$work/mutations/$name"/*.gguf; do
+        cases+=("mutations/$(basename "$m")=$m")
+    done
+done
+
+paths=()
+for c in "${cases[@]}"; do
+    paths+=("${c#*=}")
+done
+"$loader" "${paths[@]}" >"$work/loader.jsonl"
+python3 scripts/llama_verdicts.py "$@" tests/llama/verdicts.json "${cases[@]}" <"$work/loader.jsonl"
+
+# Our verdict (gguf check --profile llama.cpp) against llama.cpp's on the same files.
+"$GGUF_BIN" check --profile llama.cpp --json "${paths[@]}" >"$work/check.json" || true
+python3 scripts/llama_agreement.py "$work/loader.jsonl" "$work/check.json" 0.99
+
+# The valid fixtures must work in llama.cpp, whatever was recorded.
+python3 - "$work/loader.jsonl" <<'EOF'
+import json, sys
+bad = []
+for line in open(sys.argv[1], encoding="utf-8"):
+    e = json.loads(line)
+    name = e["file"].rsplit("/", 1)[-1]
+    if ("/fixtures/" in e["file"] or "/archs/" in e["file"]) and name != "truncated-metadata.gguf":
+        if e["verdict"] != "ok" or e["roundtrip"] is not True:
+            bad.append(f"{name}: {e['verdict']} (roundtrip {e['roundtrip']}): {e['error']}")
+for b in bad:
+    print(f"check-llama-loader.sh: fixture fails in llama.cpp: {b}", file=sys.stderr)
+sys.exit(1 if bad else 0)
+EOF
+echo "llama loader: the valid fixtures load, tokenize and decode in llama.cpp"

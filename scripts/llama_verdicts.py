@@ -1,0 +1,76 @@
+"""Compare (or record) llama.cpp's verdicts on model files with tests/llama/verdicts.json.
+
+Reads the JSON lines of scripts/llama/loader.cpp (one per file) on stdin, each line's "file"
+replaced by its case name (NAME=PATH on the command line), and either checks them against the
+recorded verdicts (verdict, stage, error, roundtrip, prompt and generated tokens: any
+difference fails, as does a recorded case that was not run) or, with --update, rewrites the
+record.
+
+Usage: python3 scripts/llama_verdicts.py [--update] RECORD NAME=PATH... < loader-output
+"""
+
+import json
+import sys
+
+REFERENCE = (
+    "llama.cpp vendored in llama-cpp-python 0.3.16 (scripts/build-llama-tools.sh), "
+    "as scripts/llama/loader.cpp runs it: llama_model_load_from_file with default model "
+    "parameters on the CPU, then llama_tokenize and a 4-token greedy decode, each file in a "
+    "child process"
+)
+PROMPT = "Hello world, the model said: 42!\n"
+COMPARED = ["verdict", "stage", "error", "roundtrip", "prompt", "generated"]
+
+
+def main(argv):
+    update = "--update" in argv
+    args = [a for a in argv if a != "--update"]
+    record_path, pairs = args[0], args[1:]
+    name_of = {}
+    for pair in pairs:
+        name, _, path = pair.partition("=")
+        name_of[path] = name
+    got = {}
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        entry = json.loads(line)
+        name = name_of.get(entry["file"], entry["file"])
+        entry["file"] = name
+        got[name] = entry
+    if update:
+        cases = [{k: got[n][k] for k in ["file", "arch", "n_vocab"] + COMPARED} for n in sorted(got)]
+        with open(record_path, "w", encoding="utf-8") as f:
+            json.dump({"reference": REFERENCE, "prompt": PROMPT, "cases": cases}, f, indent=1,
+                      ensure_ascii=False)
+            f.write("\n")
+        print(f"llama verdicts: recorded {len(cases)} files in {record_path}")
+        return 0
+    with open(record_path, encoding="utf-8") as f:
+        record = json.load(f)
+    differences = 0
+    seen = set()
+    for case in record["cases"]:
+        name = case["file"]
+        if name not in got:
+            # A file the run could not provide (SmolLM2 without its download) is said, not hidden.
+            print(f"llama verdicts: {name}: not run")
+            continue
+        seen.add(name)
+        for key in COMPARED:
+            if case[key] != got[name][key]:
+                differences += 1
+                print(f"llama verdicts: {name}: {key} was {json.dumps(case[key])}, "
+                      f"now {json.dumps(got[name][key])}")
+    for name in sorted(set(got) - seen):
+        differences += 1
+        print(f"llama verdicts: {name}: not in {record_path} (run with --update)")
+    ok = sum(1 for n in seen if got[n]["verdict"] == "ok")
+    print(f"llama verdicts: {len(seen)} files ({ok} load, tokenize and decode), "
+          f"{differences} differences from {record_path}")
+    return 1 if differences else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
