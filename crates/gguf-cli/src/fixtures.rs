@@ -39,7 +39,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 let names: Vec<&str> = fixtures::ARCH_FIXTURES.iter().map(|(a, _)| *a).collect();
                 return Err(Failure::Unreadable(format!(
                     "no tiny model for architecture {}: the table has {}",
-                    gguf_grammar::render::escape::terminal(arch.as_bytes()),
+                    gguf_grammar::escape::terminal(arch.as_bytes()),
                     names.join(", ")
                 )));
             };

@@ -564,7 +564,7 @@ mod tests {
 }
 
 /// The tiny model of each architecture of [`ARCH_FIXTURES`] (the schema's table,
-/// [`crate::validate::schema::ARCHITECTURES`], that llama.cpp loads), as
+/// [`gguf_grammar::validate::schema::ARCHITECTURES`], that llama.cpp loads), as
 /// `gguf fixtures --all-archs` writes them.
 pub fn all_archs() -> Vec<Fixture> {
     ARCH_FIXTURES
@@ -602,7 +602,7 @@ pub const ARCH_FIXTURES: &[(&str, &str)] = &[
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
-    use crate::validate::schema::{Architecture, Dim, ExpertUse, KeyType, Scope, When};
+    use gguf_grammar::validate::schema::{Architecture, Dim, ExpertUse, KeyType, Scope, When};
     let table = Architecture::named(arch)?;
     let experts = table.experts == ExpertUse::Always;
     let (n_embd, n_head, n_head_kv, n_ff, n_expert) = (32u64, 4u64, 2u64, 64u64, 4u64);
@@ -611,7 +611,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     b.kv("general.architecture", arch)
         .kv("general.name", format!("tiny-{arch}"));
-    let key = |k: &str| crate::summary::arch_key(k, arch);
+    let key = |k: &str| gguf_grammar::summary::arch_key(k, arch);
     for spec in table.keys.iter().flat_map(|g| g.iter()) {
         let name = key(spec.name);
         if !spec.required || name.starts_with("tokenizer.") || name == "general.architecture" {
