@@ -48,5 +48,7 @@ step "gguf convert-endian vs gguf-py's gguf-convert-endian (corpus, every conver
 bash scripts/check-convert-endian.sh
 step "Python package (python/): maturin build, pip install, pytest python/tests against gguf-py"
 bash scripts/test-python.sh
+step "gguf-py's own scripts with gguf_grammar.GGUFReader swapped in (conformance, 2 corpus files, SmolLM2)"
+bash scripts/check-gguf-py-scripts.sh
 step "remote headers over HTTP ranges against nginx"
 bash scripts/check-remote.sh

@@ -349,7 +349,8 @@ fn leaves<'a>(v: Value<'a>, out: &mut Vec<Value<'a>>) {
 fn utf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     match std::str::from_utf8(bytes) {
         Ok(text) => PyString::new(py, text).into_bound_py_any(py),
-        Err(e) => Err(pyo3::exceptions::PyUnicodeDecodeError::new_utf8(py, bytes, e)?.into()),
+        // Python's own decoder raises the error, so its message is Python's.
+        Err(_) => PyBytes::new(py, bytes).call_method1("decode", ("utf-8",)),
     }
 }
 
