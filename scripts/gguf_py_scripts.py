@@ -40,7 +40,18 @@ import gguf_grammar  # noqa: E402
 GGUF_PY_READER = gguf.gguf_reader.GGUFReader
 
 # (file name, case) → why the outputs differ. Each is a place where gguf-py is wrong.
-KNOWN: dict[tuple[str, str], str] = {}
+# gguf-py 0.19.0 sizes a q8_1 block as 40 bytes (GGML_QUANT_SIZES); ggml's block_q8_1 is 36
+# (two f16 and 32 int8), and this reader follows ggml: the tensor's data is 36 bytes a block.
+_Q8_1 = "gguf-py sizes q8_1 blocks as 40 bytes, ggml as 36: "
+KNOWN: dict[tuple[str, str], str] = {
+    ("tensor-q8-1.gguf", "gguf_dump --markdown"): _Q8_1 + "the data size column (0x50 vs 0x48) and bits per weight",
+    ("tensor-q8-1.gguf", "gguf_hash"): _Q8_1 + "gguf-py hashes 8 bytes past the tensor's data",
+    ("tensor-q8-1.gguf", "gguf_hash --no-layer"): _Q8_1 + "gguf-py hashes 8 bytes past the tensor's data",
+    ("tensor-q8-1.gguf", "gguf_new_metadata --general-name"):
+        _Q8_1 + "gguf-py's writer refuses the 36-byte rows (ValueError), and with gguf-py's reader writes 40-byte blocks",
+    ("tensor-q8-1.gguf", "gguf_new_metadata --remove-metadata"):
+        _Q8_1 + "gguf-py's writer refuses the 36-byte rows (ValueError), and with gguf-py's reader writes 40-byte blocks",
+}
 
 
 def cases(path: str) -> list[tuple[str, str, list[str], bool, str]]:
