@@ -165,8 +165,10 @@ struct Document {
     tensor_count: u64,
     kvs: Vec<KvEntry>,
     tensors: Vec<TensorEntry>,
-    /// Per key/value, its layout once built (at `freeze` or on first use).
+    /// Per key/value, its layout once built (on first use).
     layouts: Vec<std::sync::OnceLock<Layout>>,
+    /// A copy of the header (up to the end of the tensor infos), taken by `freeze`.
+    snapshot: std::sync::OnceLock<Vec<u8>>,
 }
 
 impl Document {
@@ -212,6 +214,7 @@ impl Document {
             .collect();
         Ok(Document {
             layouts,
+            snapshot: std::sync::OnceLock::new(),
             bytes,
             ctx,
             alignment,
@@ -228,9 +231,15 @@ impl Document {
         self.bytes.get()
     }
 
+    /// The bytes the structure (values' offsets, lengths and types) is read from: the header
+    /// as it was at `freeze`, else the bytes themselves.
+    fn structure(&self) -> &[u8] {
+        self.snapshot.get().map(Vec::as_slice).unwrap_or_else(|| self.bytes())
+    }
+
     /// The value of type `ty` stored at `offset` (which a parse has already accepted).
     fn value_at(&self, offset: u64, ty: ValueType) -> PyResult<Value<'_>> {
-        let bytes = self.bytes();
+        let bytes = self.structure();
         let start = usize::try_from(offset)
             .ok()
             .filter(|&s| s <= bytes.len())
@@ -241,7 +250,7 @@ impl Document {
     }
 
     fn offset_of(&self, part: &[u8]) -> u64 {
-        (part.as_ptr() as usize - self.bytes().as_ptr() as usize) as u64
+        (part.as_ptr() as usize - self.structure().as_ptr() as usize) as u64
     }
 
     fn entry(&self, index: usize) -> PyResult<&KvEntry> {
@@ -300,33 +309,6 @@ fn number<'py>(py: Python<'py>, v: Value<'_>) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// A scalar's bytes exactly as stored (what gguf-py's `tobytes()` of its part gives).
-fn stored_bytes(v: Value<'_>, endian: Endian) -> Vec<u8> {
-    macro_rules! order {
-        ($x:expr) => {
-            match endian {
-                Endian::Little => $x.to_le_bytes().to_vec(),
-                Endian::Big => $x.to_be_bytes().to_vec(),
-            }
-        };
-    }
-    match v {
-        Value::U8(x) => vec![x],
-        Value::I8(x) => order!(x),
-        Value::U16(x) => order!(x),
-        Value::I16(x) => order!(x),
-        Value::U32(x) => order!(x),
-        Value::I32(x) => order!(x),
-        Value::U64(x) => order!(x),
-        Value::I64(x) => order!(x),
-        Value::F32(x) => order!(x.to_bits()),
-        Value::F64(x) => order!(x.to_bits()),
-        Value::Bool(b) => vec![b],
-        Value::String(s) => s.as_bytes().to_vec(),
-        Value::Array(_) => Vec::new(),
-    }
-}
-
 /// gguf-py's `types` of a value: its type, then for an array the types of its first element.
 fn gguf_py_types(v: Value<'_>, out: &mut Vec<u32>) {
     out.push(v.value_type().tag());
@@ -334,15 +316,6 @@ fn gguf_py_types(v: Value<'_>, out: &mut Vec<u32>) {
         if let Some(first) = a.iter().next() {
             gguf_py_types(first, out);
         }
-    }
-}
-
-/// The scalars and strings of a value in file order, nested arrays flattened (gguf-py's
-/// `data` indices point at exactly these parts).
-fn leaves<'a>(v: Value<'a>, out: &mut Vec<Value<'a>>) {
-    match v {
-        Value::Array(a) => a.iter().for_each(|e| leaves(e, out)),
-        leaf => out.push(leaf),
     }
 }
 
@@ -461,65 +434,6 @@ impl Document {
         PyList::new(py, items)
     }
 
-    /// gguf-py's `ReaderField.contents(index_or_slice)` of key/value `index`, with its
-    /// semantics: arrays (nested ones flattened) indexed or sliced, strings decoded as
-    /// strict UTF-8.
-    fn contents<'py>(
-        &self,
-        py: Python<'py>,
-        index: usize,
-        index_or_slice: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let kv = self.entry(index)?;
-        let v = self.value_at(kv.value_offset, kv.ty)?;
-        match v {
-            Value::String(s) => return utf8(py, s.as_bytes()),
-            Value::Array(_) => {}
-            scalar => return number(py, scalar),
-        }
-        let mut types = Vec::new();
-        gguf_py_types(v, &mut types);
-        let strings = types.last() == Some(&ValueType::String.tag());
-        let mut all = Vec::new();
-        leaves(v, &mut all);
-        let endian = self.ctx.endian;
-        if let Ok(slice) = index_or_slice.downcast::<PySlice>() {
-            let ix = slice.indices(all.len() as isize)?;
-            let picked =
-                (0..ix.slicelength).map(|n| all[(ix.start + n as isize * ix.step) as usize]);
-            let mut out = Vec::with_capacity(ix.slicelength);
-            for leaf in picked {
-                match leaf {
-                    Value::String(s) if strings => out.push(utf8(py, s.as_bytes())?),
-                    _ if strings => out.push(utf8(py, &stored_bytes(leaf, endian))?),
-                    Value::String(s) => {
-                        for &b in s.as_bytes() {
-                            out.push(b.into_bound_py_any(py)?);
-                        }
-                    }
-                    scalar => out.push(number(py, scalar)?),
-                }
-            }
-            return PyList::new(py, out)?.into_bound_py_any(py);
-        }
-        let i: isize = index_or_slice
-            .extract()
-            .map_err(|_| PyTypeError::new_err("list indices must be integers or slices"))?;
-        let at = if i < 0 { i + all.len() as isize } else { i };
-        let leaf = usize::try_from(at)
-            .ok()
-            .and_then(|at| all.get(at).copied())
-            .ok_or_else(|| PyIndexError::new_err("list index out of range"))?;
-        match leaf {
-            _ if strings => utf8(py, &stored_bytes(leaf, endian)),
-            Value::String(s) => match s.as_bytes().first() {
-                Some(&b) => b.into_bound_py_any(py),
-                None => Err(PyIndexError::new_err("list index out of range")),
-            },
-            scalar => number(py, scalar),
-        }
-    }
-
     /// Parses the memory of `array`, a 1-D contiguous uint8 numpy array (the reader's
     /// `np.memmap`), and keeps it: values are read from that memory, as written by Python.
     #[staticmethod]
@@ -542,13 +456,14 @@ impl Document {
         Document::new(py, bytes)
     }
 
-    /// Builds every key/value's layout now, so that later writes to the bytes (through the
-    /// parts' views) do not change it: gguf-py fixes its parts when it opens a file.
-    fn freeze(&self) -> PyResult<()> {
-        for i in 0..self.kvs.len() {
-            self.kv_layout(i)?;
-        }
-        Ok(())
+    /// Keeps a copy of the header, which the layouts are built from from now on, so that
+    /// later writes to the bytes (through the parts' views) do not change them: gguf-py fixes
+    /// its parts when it opens a file. Values are still read from the bytes.
+    fn freeze(&self) {
+        let bytes = self.bytes();
+        let end =
+            usize::try_from(self.tensor_infos_end).map_or(bytes.len(), |e| e.min(bytes.len()));
+        self.snapshot.get_or_init(|| bytes[..end].to_vec());
     }
 
     /// gguf-py's `ReaderField.parts` of key/value `index`: one numpy view per part, each a
