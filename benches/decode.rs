@@ -10,7 +10,8 @@ use std::io::{self, BufWriter, Write};
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use gguf_grammar::validate::{self, Profile};
-use gguf_grammar::{render, Array, Gguf, Value, ValueType};
+use gguf_grammar::{Array, Gguf, Value, ValueType};
+use gguf_tools::render;
 
 mod floor;
 use floor::floor;

@@ -9,7 +9,8 @@
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::write::GgufBuilder;
-use gguf_grammar::{render, Ctx, GgmlType, Gguf};
+use gguf_grammar::{Ctx, GgmlType, Gguf};
+use gguf_tools::render;
 
 /// A header with `n` key/values and `n` tensor descriptors of distinct type ids.
 fn header(n: u32) -> Vec<u8> {

@@ -9,9 +9,9 @@
 use std::error::Error;
 use std::path::Path;
 
-use gguf_grammar::edit::{write_atomically, Replace};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::GgufFile;
+use gguf_tools::edit::{write_atomically, Replace};
 
 fn main() -> Result<(), Box<dyn Error>> {
     let args: Vec<_> = std::env::args_os().skip(1).collect();

@@ -9,7 +9,7 @@ use std::error::Error;
 use std::io::Write;
 use std::path::Path;
 
-use gguf_grammar::render::escape::Terminal;
+use gguf_grammar::escape::Terminal;
 use gguf_grammar::summary::size_label;
 use gguf_grammar::OwnedGguf;
 

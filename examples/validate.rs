@@ -10,7 +10,7 @@ use std::error::Error;
 use std::io::Write;
 use std::path::Path;
 
-use gguf_grammar::render::escape::terminal;
+use gguf_grammar::escape::terminal;
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::GgufFile;
 

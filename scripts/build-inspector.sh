@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build web/inspector.html, the zero-upload inspector, from web/src/, the map viewer
-# (src/render/map.html, map_view.js) and the JavaScript parser that the Kaitai Struct compiler
+# (crates/gguf-tools/src/render/map.html, map_view.js) and the JavaScript parser that the Kaitai Struct compiler
 # generates from grammar/gguf.ksy (runtime and parser inlined; see scripts/grammar/build-inspector.js).
 #
 # Usage: scripts/build-inspector.sh           rewrite web/inspector.html

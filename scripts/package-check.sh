@@ -8,10 +8,11 @@ cd "$(dirname "$0")/.."
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -n 1)"
 crate="target/package/gguf-grammar-$version.crate"
 # --allow-dirty: the test command also runs on a working tree with uncommitted changes.
-cargo package --allow-dirty --no-verify --quiet
-unpacked="target/package-check"
-rm -rf "$unpacked"
-mkdir -p "$unpacked"
+cargo package -p gguf-grammar --allow-dirty --no-verify --quiet
+# Outside the repository: inside it, cargo would take the unpacked crate for a stray member
+# of this workspace.
+unpacked="$(mktemp -d)"
+trap 'rm -rf "$unpacked"' EXIT
 tar -xzf "$crate" -C "$unpacked"
 if ls "$unpacked/gguf-grammar-$version/tests/corpus/"*.gguf >/dev/null 2>&1; then
     echo "package-check: tests/corpus/*.gguf should not ship" >&2

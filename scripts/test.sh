@@ -8,10 +8,21 @@ step() { printf '\n== %s\n' "$*" >&2; }
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
-step "cargo clippy"
-cargo clippy --all-targets -- -D warnings
-step "cargo doc (broken links are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps
+step "cargo clippy (the workspace; the lean library)"
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy -p gguf-grammar --lib --no-default-features -- -D warnings
+step "cargo doc (broken links are errors): the workspace, the library with no feature and with each alone"
+RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
+for feature in "" mmap write validate data; do
+    RUSTDOCFLAGS="-D warnings" cargo doc -p gguf-grammar --no-deps --no-default-features ${feature:+--features "$feature"}
+done
+step "the lean library: no feature, each feature alone (build and tests of the library's own code)"
+for feature in "" mmap write validate data; do
+    cargo test -p gguf-grammar --lib --no-default-features ${feature:+--features "$feature"} --quiet
+done
+cargo build -p gguf-grammar --example first_steps --no-default-features --features write
+step "the library's dependencies with default features are the ones the README lists"
+bash scripts/check-lean-tree.sh
 step "SmolLM2-135M (download once, sha256-checked)"
 GGUF_SMOLLM2="$(bash scripts/fetch-models.sh)"
 export GGUF_SMOLLM2
@@ -19,8 +30,8 @@ step "llama.cpp's llama-gguf-split and llama-gguf-hash (built once into ~/.cache
 GGUF_LLAMA_TOOLS="${GGUF_LLAMA_TOOLS:-$(bash scripts/build-llama-tools.sh)}"
 export GGUF_LLAMA_TOOLS
 step "cargo test (dev profile: overflow checks and debug assertions on; includes the fuzz-corpus replay)"
-cargo test --all-targets
-cargo test --doc
+cargo test --workspace --all-targets
+cargo test --workspace --doc
 step "cargo package: the published crate's doctests pass from the .crate alone"
 bash scripts/package-check.sh
 step "native JSON vs gguf-py"

@@ -8,6 +8,8 @@ use crate::grammar::file::{file, File};
 use crate::grammar::header::Header;
 use crate::grammar::kv::Kv;
 use crate::grammar::tensor_info::TensorInfo;
+use crate::ggml_type::GgmlType;
+use crate::grammar::string::GgufStr;
 use crate::grammar::value::Array;
 use crate::grammar::value::Value;
 use crate::grammar::{Endian, Version};
@@ -239,6 +241,65 @@ impl<'a> Gguf<'a> {
             .then(|| (at - start) as u64)
             .filter(|offset| offset + part.len() as u64 <= self.bytes.len() as u64)
     }
+
+    /// The vocabulary size: the number of `tokenizer.ggml.tokens`, else `{arch}.vocab_size`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = gguf_grammar::OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
+    /// assert_eq!(model.gguf().n_vocab(), Some(8));
+    /// # Ok(()) }
+    /// ```
+    pub fn n_vocab(&self) -> Option<u64> {
+        self.summary().hparams.n_vocab()
+    }
+
+    /// The tokens of `tokenizer.ggml.tokens`, each checked as UTF-8 as it is read.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let model = gguf_grammar::OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
+    /// let tokens: Vec<&str> = model.gguf().tokens()?.collect::<Result<_, _>>()?;
+    /// assert_eq!(tokens[..3], ["<unk>", "<s>", "</s>"]);
+    /// # Ok(()) }
+    /// ```
+    pub fn tokens(&self) -> Result<crate::elements::Strs<'a>, GetError> {
+        const KEY: &str = "tokenizer.ggml.tokens";
+        let array = self.get_array(KEY)?;
+        array.strs().ok_or_else(|| GetError::WrongType {
+            key: KEY.to_owned(),
+            expected: "an array of strings",
+            found: crate::ValueType::Array,
+        })
+    }
+}
+
+impl<'a> Tensor<'a> {
+    /// The tensor's name, as stored (its `Display` escapes it for a terminal).
+    pub fn name(&self) -> GgufStr<'a> {
+        self.info.name
+    }
+
+    /// Dimensions in file order: `dims()[0]` is ne0, the fastest-varying.
+    pub fn dims(&self) -> &[u64] {
+        &self.info.dims
+    }
+
+    /// The element type (unknown ids are kept).
+    pub fn ggml_type(&self) -> GgmlType {
+        self.info.ggml_type
+    }
+
+    /// Absolute offset of the tensor's data in the file (`None` if it overflows).
+    pub fn offset(&self) -> Option<u64> {
+        self.data_offset
+    }
+
+    /// Size of the tensor's data in bytes (`None` for unknown or removed types, a row
+    /// length that is not a multiple of the block size, or overflow).
+    pub fn n_bytes(&self) -> Option<u64> {
+        self.n_bytes
+    }
 }
 
 /// A memory-mapped GGUF file: only the pages a parse touches are read from disk.
@@ -252,11 +313,13 @@ impl<'a> Gguf<'a> {
 /// assert_eq!(gguf.version(), gguf_grammar::Version::V2);
 /// # Ok(()) }
 /// ```
+#[cfg(feature = "mmap")]
 #[derive(Debug)]
 pub struct GgufFile {
     map: Option<memmap2::Mmap>,
 }
 
+#[cfg(feature = "mmap")]
 impl GgufFile {
     /// Maps the file at `path` read-only.
     pub fn open(path: impl AsRef<Path>) -> std::io::Result<Self> {
@@ -317,6 +380,7 @@ impl std::fmt::Debug for OwnedGguf {
 #[derive(Debug)]
 enum OwnedBytes {
     Read(ReadBuf),
+    #[cfg(feature = "mmap")]
     Mapped(GgufFile),
 }
 
@@ -324,6 +388,7 @@ impl OwnedBytes {
     fn bytes(&self) -> &[u8] {
         match self {
             OwnedBytes::Read(bytes) => bytes.bytes(),
+            #[cfg(feature = "mmap")]
             OwnedBytes::Mapped(file) => file.bytes(),
         }
     }
@@ -331,6 +396,7 @@ impl OwnedBytes {
     fn into_read(self) -> ReadBuf {
         match self {
             OwnedBytes::Read(bytes) => bytes,
+            #[cfg(feature = "mmap")]
             OwnedBytes::Mapped(file) => ReadBuf::Heap(file.bytes().to_vec()),
         }
     }
@@ -346,10 +412,23 @@ self_cell::self_cell!(
 );
 
 impl OwnedGguf {
-    /// Memory-maps the file at `path` and parses its header.
+    /// Opens the file at `path` and parses its header. With the `mmap` feature (a default)
+    /// the file is memory-mapped and [`OwnedGguf::bytes`] is the whole file, tensor data
+    /// included; without it only the header is read into memory (as
+    /// [`crate::stream::read_file_header`]), and tensor data is read with
+    /// [`crate::file_range`].
     pub fn open(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        let bytes = OwnedBytes::Mapped(GgufFile::open(path)?);
-        Ok(Self::parse(bytes, None)?)
+        #[cfg(feature = "mmap")]
+        {
+            let bytes = OwnedBytes::Mapped(GgufFile::open(path)?);
+            Ok(Self::parse(bytes, None)?)
+        }
+        #[cfg(not(feature = "mmap"))]
+        {
+            let file = std::fs::File::open(path)?;
+            let len = file.metadata()?.len();
+            crate::stream::read_file_header(file, len)
+        }
     }
 
     /// Takes `bytes` (a whole file, or a prefix holding its header) and parses them.
@@ -389,14 +468,14 @@ impl OwnedGguf {
 
     /// The bytes the document was parsed from: the whole file when mapped or given whole;
     /// for a header read on its own ([`crate::stream::read_header`],
-    /// [`crate::source::Source::read_header`]), the header up to its data start.
+    /// `gguf_tools::source::Source::read_header`), the header up to its data start.
     pub fn bytes(&self) -> &[u8] {
         self.gguf().bytes
     }
 
     /// [`OwnedGguf::bytes`], owned: without a copy when they were given as a `Vec` (or read
     /// from a stream), a copy when they were mapped or read from a regular file (into
-    /// anonymous memory, see [`crate::source::Source::read_header`]).
+    /// anonymous memory, see `gguf_tools::source::Source::read_header`).
     pub fn into_bytes(self) -> Vec<u8> {
         let len = self.bytes().len();
         let mut bytes = self.0.into_owner().into_read().into_vec();
@@ -415,10 +494,10 @@ impl OwnedGguf {
 /// Who still maps: only the library API that hands out a file's bytes as one `&[u8]`,
 /// [`GgufFile::open`] and [`OwnedGguf::open`] (used by library callers, the examples and
 /// tests). Nothing else in the crate or the `gguf` CLI does: commands read headers into
-/// memory ([`crate::source::Source::read_header`]), tensor data with positioned reads
-/// ([`crate::source::read_exact_at`], [`crate::source::copy_range`]), and writers verify the
+/// memory (`gguf_tools::source::Source::read_header`), tensor data with positioned reads
+/// ([`crate::file_range::read_exact_at`], [`crate::file_range::copy_range`]), and writers verify the
 /// file they wrote the same way ([`crate::write::GgufBuilder::verify_file`],
-/// [`crate::source::holds_copy`]), so no command can die of SIGBUS.
+/// [`crate::file_range::holds_copy`]), so no command can die of SIGBUS.
 ///
 /// Safety: `memmap2::Mmap::map` is unsafe because the mapping aliases a file that another
 /// process could truncate or modify while we hold it; the bytes would then change under a
@@ -427,7 +506,8 @@ impl OwnedGguf {
 /// for memory safety: every access is bounds-checked against the mapping's length fixed at
 /// map time. Concurrent truncation of a model file while a caller inspects it through these
 /// two functions is outside what they defend against, as with every mmap-based reader
-/// (ggml's included); a caller that must survive it reads with [`crate::source`] instead.
+/// (ggml's included); a caller that must survive it reads with [`crate::file_range`] instead.
+#[cfg(feature = "mmap")]
 #[allow(unsafe_code)]
 fn map_read_only(file: &std::fs::File) -> std::io::Result<memmap2::Mmap> {
     unsafe { memmap2::Mmap::map(file) }

@@ -265,7 +265,7 @@ impl<'a> Strs<'a> {
     /// Runs `each` over the strings in a loop compiled once per length prefix width and byte
     /// order (as `fold` does), stopping at its first error.
     #[inline(always)]
-    pub(crate) fn try_each<E>(
+    pub fn try_each<E>(
         mut self,
         mut each: impl FnMut(Result<&'a str, StrError<'a>>) -> Result<(), E>,
     ) -> Result<(), E> {

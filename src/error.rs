@@ -178,7 +178,7 @@ impl fmt::Display for ConstructPath {
                             c => {
                                 let mut utf8 = [0; 4];
                                 let text = c.encode_utf8(&mut utf8).as_bytes();
-                                write!(f, "{}", crate::render::escape::Terminal(text))?
+                                write!(f, "{}", crate::escape::Terminal(text))?
                             }
                         }
                     }

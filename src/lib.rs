@@ -37,32 +37,40 @@
 //! Layout: [`grammar`] holds the parsers, [`Gguf`] the parsed document (and [`OwnedGguf`]
 //! one that owns its bytes), [`summary`] the figures people ask first, [`GgmlType`] the
 //! ggml tensor type table, [`stream`] the reader that pulls only the header from any
-//! [`std::io::Read`], [`validate`] the diagnostics, [`write`](mod@write) and [`edit`] the writer,
-//! [`render`] the text and JSON dumps, [`error`] the located errors. The `examples/` folder
-//! of the repository has five short programs for the first things people do.
+//! [`std::io::Read`], [`file_range`] positioned reads of tensor data, [`error`] the located
+//! errors, [`escape`] the terminal escape for text from a file. The `examples/` folder of the
+//! repository has five short programs for the first things people do.
 //!
-//! With `default-features = false` the crate has no CLI dependencies; the default `cli`
-//! feature builds the `gguf` command.
+//! Features, all on by default and none adding a dependency but `mmap`'s memmap2:
+//!
+//! | feature | what |
+//! |---|---|
+//! | `mmap` | `GgufFile` (a memory-mapped file); [`OwnedGguf::open`] maps instead of reading the header |
+//! | `write` | `write`: `GgufBuilder`, byte-exact re-encoding |
+//! | `validate` | `validate`: diagnostics per reference implementation and the model schema |
+//! | `data` | `data`: tensor block layouts, dequantisation, byte swapping |
+//!
+//! The tools built on the library (renderings, edits with safe file replacement, shard sets,
+//! remote headers, hashes, fixtures) are the `gguf-tools` crate, the `gguf` command
+//! `gguf-cli`.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 
+#[cfg(feature = "data")]
 pub mod data;
 mod document;
-pub mod edit;
 pub mod elements;
 pub mod error;
-pub mod fixtures;
+pub mod escape;
+pub mod file_range;
 pub mod ggml_type;
 pub mod grammar;
-pub mod mutate;
-pub mod render;
-pub mod set;
-pub mod snapshot;
-pub mod source;
 pub mod stream;
 pub mod summary;
+#[cfg(feature = "validate")]
 pub mod validate;
+#[cfg(feature = "write")]
 pub mod write;
 
 /// The README's examples, run as doctests.
@@ -70,9 +78,9 @@ pub mod write;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-pub use document::{
-    alignment, Gguf, GgufFile, OwnedGguf, Tensor, ALIGNMENT_KEY, DEFAULT_ALIGNMENT,
-};
+#[cfg(feature = "mmap")]
+pub use document::GgufFile;
+pub use document::{alignment, Gguf, OwnedGguf, Tensor, ALIGNMENT_KEY, DEFAULT_ALIGNMENT};
 pub use error::{Error, ErrorKind, GetError, ReadError};
 pub use ggml_type::{GgmlType, TypeStatus};
 pub use grammar::header::Header;

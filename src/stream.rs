@@ -37,11 +37,19 @@ pub fn read_header<R: Read>(mut reader: R, endian: Option<Endian>) -> Result<Own
     read_growing(&mut reader, endian, None)
 }
 
+/// Reads the header of a regular file `file_len` bytes long from `reader` (at its start, or
+/// at the offset the file's bytes start at): as [`read_header`], but the reads are sized for
+/// a file, where reading past the header costs only the reading, and a header is never
+/// looked for past `file_len`.
+pub fn read_file_header<R: Read>(mut reader: R, file_len: u64) -> Result<OwnedGguf, ReadError> {
+    read_growing(&mut reader, None, Some(file_len))
+}
+
 /// Reads from `reader` until its bytes hold a whole header, parsing once per read and
 /// keeping the parse that succeeds. Of a stream (`file_len` `None`) it reads what each
 /// failed parse says is missing, rounded up to [`CHUNK`]; of a regular file `file_len`
 /// bytes long, where reading past the header costs only the reading, see [`file_read_size`].
-pub(crate) fn read_growing(
+fn read_growing(
     reader: &mut dyn Read,
     endian: Option<Endian>,
     file_len: Option<u64>,
@@ -99,6 +107,7 @@ const FILE_RETRY_UNIT: u64 = 2 << 20;
 
 /// The most address space a regular file's [`ReadBuf::Anonymous`] reserves up front; a
 /// larger header moves to a larger buffer as it is read.
+#[cfg(feature = "mmap")]
 const ANONYMOUS_RESERVE: u64 = 1 << 30;
 
 /// The bytes read from the start of an input while its header is looked for.
@@ -112,6 +121,7 @@ pub(crate) enum ReadBuf {
     /// 4 KiB (about 2,000, most of `gguf dump`'s time); in huge pages the process takes half
     /// the time (`BENCHMARKS.md`, "Fourth pass"). This memory maps no file, so no other
     /// process can make reading it fail (SIGBUS).
+    #[cfg(feature = "mmap")]
     Anonymous {
         /// The memory; `len` bytes of it hold what was read.
         map: memmap2::MmapMut,
@@ -123,6 +133,12 @@ pub(crate) enum ReadBuf {
 impl ReadBuf {
     /// An empty buffer for a regular file `file_len` bytes long: anonymous memory, or the
     /// heap if the address space cannot be had.
+    #[cfg(not(feature = "mmap"))]
+    fn for_file(_file_len: u64) -> ReadBuf {
+        ReadBuf::Heap(Vec::new())
+    }
+
+    #[cfg(feature = "mmap")]
     fn for_file(file_len: u64) -> ReadBuf {
         let reserve = usize::try_from(file_len.min(ANONYMOUS_RESERVE)).unwrap_or(0);
         match anonymous(reserve) {
@@ -135,6 +151,7 @@ impl ReadBuf {
     pub(crate) fn bytes(&self) -> &[u8] {
         match self {
             ReadBuf::Heap(bytes) => bytes,
+            #[cfg(feature = "mmap")]
             ReadBuf::Anonymous { map, len } => &map[..*len],
         }
     }
@@ -143,6 +160,7 @@ impl ReadBuf {
     pub(crate) fn into_vec(self) -> Vec<u8> {
         match self {
             ReadBuf::Heap(bytes) => bytes,
+            #[cfg(feature = "mmap")]
             ReadBuf::Anonymous { map, len } => map[..len].to_vec(),
         }
     }
@@ -151,50 +169,62 @@ impl ReadBuf {
     /// buffer grows only by bytes actually read, never by `want`, which may come from a
     /// hostile count.
     fn fill(&mut self, reader: &mut dyn Read, want: u64) -> io::Result<bool> {
-        let (map, len) = match self {
+        match self {
             ReadBuf::Heap(buf) => {
                 let got = reader.take(want).read_to_end(buf)? as u64;
-                return Ok(got < want);
+                Ok(got < want)
             }
-            ReadBuf::Anonymous { map, len } => (map, len),
-        };
-        let mut left = want;
-        while left > 0 {
-            if *len == map.len() {
-                // Full (the file grew, or is larger than the reserve): look before growing.
-                let mut probe = [0u8; 64];
-                let n = match reader.read(&mut probe) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => return Err(e),
-                };
-                if n == 0 {
-                    return Ok(true);
-                }
-                let mut larger = anonymous(map.len().saturating_mul(2).max(CHUNK as usize))?;
-                larger[..*len].copy_from_slice(&map[..*len]);
-                larger[*len..*len + n].copy_from_slice(&probe[..n]);
-                *map = larger;
-                *len += n;
-                left = left.saturating_sub(n as u64);
-                continue;
-            }
-            let room =
-                usize::try_from(left).map_or(map.len() - *len, |left| left.min(map.len() - *len));
-            match reader.read(&mut map[*len..*len + room]) {
-                Ok(0) => return Ok(true),
-                Ok(n) => {
-                    *len += n;
-                    left -= n as u64;
-                }
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(e),
-            }
+            #[cfg(feature = "mmap")]
+            ReadBuf::Anonymous { map, len } => fill_anonymous(map, len, reader, want),
         }
-        Ok(false)
     }
 }
 
+/// Appends up to `want` bytes from `reader` to the `len` bytes of `map`, growing it when full.
+#[cfg(feature = "mmap")]
+fn fill_anonymous(
+    map: &mut memmap2::MmapMut,
+    len: &mut usize,
+    reader: &mut dyn Read,
+    want: u64,
+) -> io::Result<bool> {
+    let mut left = want;
+    while left > 0 {
+        if *len == map.len() {
+            // Full (the file grew, or is larger than the reserve): look before growing.
+            let mut probe = [0u8; 64];
+            let n = match reader.read(&mut probe) {
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if n == 0 {
+                return Ok(true);
+            }
+            let mut larger = anonymous(map.len().saturating_mul(2).max(CHUNK as usize))?;
+            larger[..*len].copy_from_slice(&map[..*len]);
+            larger[*len..*len + n].copy_from_slice(&probe[..n]);
+            *map = larger;
+            *len += n;
+            left = left.saturating_sub(n as u64);
+            continue;
+        }
+        let room =
+            usize::try_from(left).map_or(map.len() - *len, |left| left.min(map.len() - *len));
+        match reader.read(&mut map[*len..*len + room]) {
+            Ok(0) => return Ok(true),
+            Ok(n) => {
+                *len += n;
+                left -= n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(false)
+}
+
+#[cfg(feature = "mmap")]
 /// `len` bytes of zeroed anonymous memory, in huge pages where the kernel offers them.
 fn anonymous(len: usize) -> io::Result<memmap2::MmapMut> {
     let map = memmap2::MmapMut::map_anon(len)?;

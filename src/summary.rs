@@ -1,6 +1,6 @@
 //! The figures people ask of a model first, computed from the metadata and the tensor
 //! descriptors only: hyperparameters ([`Hparams`]), parameter count, size label, bits per
-//! weight ([`Summary`]). [`crate::render::summary`] prints them; [`crate::validate::schema`]
+//! weight ([`Summary`]). `gguf_tools::render::summary` prints them; `validate::schema`
 //! checks the hyperparameters.
 //!
 //! The parameter count is the sum of the tensors' element counts, bits per weight the

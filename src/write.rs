@@ -153,7 +153,10 @@ pub enum WriteError {
     /// The source file's data region could not be copied (see
     /// [`GgufBuilder::from_header_and_file`]): it shrank, or reading it failed.
     #[error("tensor data: {0}")]
-    Source(crate::source::RangeError),
+    Source(crate::file_range::RangeError),
+    /// The file written by [`GgufBuilder::write_file`] is not what was meant to be written.
+    #[error("{0}")]
+    Verify(VerifyError),
 }
 
 with_fixed_size_variants!(value_enum! {
@@ -388,9 +391,9 @@ impl Kept<'_> {
     fn write_to(&self, out: &mut (impl Write + ?Sized)) -> Result<(), WriteError> {
         match *self {
             Kept::Bytes(bytes) => Ok(out.write_all(bytes)?),
-            Kept::File { file, start, len } => crate::source::copy_range(file, start, len, out)
+            Kept::File { file, start, len } => crate::file_range::copy_range(file, start, len, out)
                 .map_err(|e| match e {
-                    crate::source::RangeError::Write(e) => WriteError::Io(e),
+                    crate::file_range::RangeError::Write(e) => WriteError::Io(e),
                     e => WriteError::Source(e),
                 }),
         }
@@ -402,17 +405,17 @@ impl Kept<'_> {
         match (*self, written) {
             (Kept::Bytes(bytes), written) => written.holds(at, bytes),
             (Kept::File { file, start, len }, Written::File { file: copy, .. }) => {
-                crate::source::holds_copy(copy, at, file, start, len).map_err(changed)
+                crate::file_range::holds_copy(copy, at, file, start, len).map_err(changed)
             }
             (Kept::File { file, start, len }, Written::Bytes(_)) => match written.region(at, len) {
-                Some(copied) => crate::source::range_is(file, start, copied).map_err(changed),
+                Some(copied) => crate::file_range::range_is(file, start, copied).map_err(changed),
                 None => Ok(false),
             },
         }
     }
 }
 
-fn changed(e: crate::source::RangeError) -> VerifyError {
+fn changed(e: crate::file_range::RangeError) -> VerifyError {
     VerifyError(format!("the source changed while being copied: {e}"))
 }
 
@@ -452,8 +455,8 @@ impl Written<'_> {
                 if !matches!(at.checked_add(len), Some(end) if end <= size) {
                     return Ok(false);
                 }
-                crate::source::range_is(file, at, expected).map_err(|e| match e {
-                    crate::source::RangeError::Shrank { offset, len, end } => VerifyError(format!(
+                crate::file_range::range_is(file, at, expected).map_err(|e| match e {
+                    crate::file_range::RangeError::Shrank { offset, len, end } => VerifyError(format!(
                         "it was cut short while being checked: it ends at byte {end}, inside the {len} bytes at offset {offset}"
                     )),
                     e => VerifyError(format!("reading it back: {e}")),
@@ -463,12 +466,12 @@ impl Written<'_> {
     }
 
     /// Whether the `len` bytes at `at` are zeros, compared in pieces of at most
-    /// [`crate::source::COPY_BUFFER`] bytes.
+    /// [`crate::file_range::COPY_BUFFER`] bytes.
     fn holds_zeros(&self, at: u64, len: u64) -> Result<bool, VerifyError> {
         let zeros = vec![
             0u8;
-            usize::try_from(len).map_or(crate::source::COPY_BUFFER, |n| n
-                .min(crate::source::COPY_BUFFER))
+            usize::try_from(len).map_or(crate::file_range::COPY_BUFFER, |n| n
+                .min(crate::file_range::COPY_BUFFER))
         ];
         let mut done = 0;
         while done < len {
@@ -623,7 +626,7 @@ impl<'a> GgufBuilder<'a> {
     }
 
     /// Like [`from_gguf`](GgufBuilder::from_gguf) over a header held in memory (such as
-    /// [`crate::source::Source::read_header`] or [`crate::stream::read_header`] give),
+    /// `gguf_tools::source::Source::read_header` or [`crate::stream::read_header`] give),
     /// with the data region read from `file`, `file_len` bytes long, when writing: with
     /// positioned reads through a bounded buffer, never a memory map, so a file truncated by
     /// another process meanwhile makes writing fail with [`WriteError::Source`] instead of
@@ -631,12 +634,13 @@ impl<'a> GgufBuilder<'a> {
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// use gguf_grammar::source::Source;
+    /// use gguf_grammar::stream::read_file_header;
     /// use gguf_grammar::write::GgufBuilder;
     ///
     /// let path = std::path::Path::new("tests/conformance/cases/minimal-llama.gguf");
     /// let file = std::fs::File::open(path)?;
-    /// let (header, len) = Source::open(path)?.read_header()?;
+    /// let len = file.metadata()?.len();
+    /// let header = read_file_header(&file, len)?;
     /// let mut builder = GgufBuilder::from_header_and_file(header.gguf(), &file, len);
     /// builder.set("general.architecture", "llama");
     /// let out = builder.build()?;
@@ -819,9 +823,53 @@ impl<'a> GgufBuilder<'a> {
             + layout.tail)
     }
 
+    /// Writes the file to a new file at `path`, which must not exist yet, and checks what was
+    /// written as [`verify_file`](GgufBuilder::verify_file) does; returns the bytes written.
+    /// Kept tensor data is copied from its source through a bounded buffer, so memory stays
+    /// the size of the header whatever the model's size (unlike [`build`](GgufBuilder::build),
+    /// which holds the whole file). A file that fails to be written or checked is removed.
+    /// Replacing an existing file safely (a temporary file beside it, checked, then renamed)
+    /// is `gguf_tools::edit::write_atomically`.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use gguf_grammar::{write::GgufBuilder, OwnedGguf};
+    ///
+    /// let model = OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
+    /// let mut builder = GgufBuilder::from_gguf(model.gguf());
+    /// builder.set("general.name", "renamed");
+    /// let path = std::env::temp_dir().join(format!("write-file-{}.gguf", std::process::id()));
+    /// let written = builder.write_file(&path)?;
+    /// assert_eq!(written, std::fs::metadata(&path)?.len());
+    /// assert!(builder.write_file(&path).is_err()); // never over an existing file
+    /// assert_eq!(OwnedGguf::open(&path)?.gguf().name()?, "renamed");
+    /// std::fs::remove_file(&path)?;
+    /// # Ok(()) }
+    /// ```
+    pub fn write_file(&self, path: impl AsRef<std::path::Path>) -> Result<u64, WriteError> {
+        let path = path.as_ref();
+        let file = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(path)?;
+        let written = (|| {
+            let mut out = std::io::BufWriter::new(&file);
+            let n = self.write_to(&mut out)?;
+            out.flush()?;
+            drop(out);
+            self.verify_file(&file).map_err(WriteError::Verify)?;
+            Ok(n)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(path);
+        }
+        written
+    }
+
     /// Checks that `written` (the bytes [`write_to`](GgufBuilder::write_to) produced, read
     /// back) parses, starts its data where the layout says, and holds the source's data
-    /// region and every added tensor's bytes unchanged: what [`crate::edit`] verifies before
+    /// region and every added tensor's bytes unchanged: what `gguf_tools::edit` verifies before
     /// it replaces a file.
     ///
     /// ```
@@ -870,7 +918,7 @@ impl<'a> GgufBuilder<'a> {
         let len = file.metadata().map_err(io)?.len();
         let layout = self.layout().map_err(|e| VerifyError(e.to_string()))?;
         let mut head = vec![0u8; (layout.head.len() as u64 + layout.zeros).min(len) as usize];
-        crate::source::read_exact_at(file, 0, &mut head)
+        crate::file_range::read_exact_at(file, 0, &mut head)
             .map_err(|e| VerifyError(format!("reading its header back: {e}")))?;
         self.verify_written(&head, Written::File { file, len })
     }

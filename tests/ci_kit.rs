@@ -5,9 +5,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use gguf_grammar::fixtures::{self, Verdict};
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::Gguf;
+use gguf_tools::fixtures::{self, Verdict};
 
 mod common;
 
@@ -127,7 +127,7 @@ fn truncated_metadata_claims_6_tensors_and_14_kvs_and_is_cut_at_112() {
 
 #[test]
 fn readme_lists_the_fixtures_sha256s() {
-    let readme = fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = fs::read_to_string(common::root().join("README.md")).unwrap();
     for f in fixtures::all() {
         let row = format!(
             "| `{}` | {} | `{}` |",
@@ -196,15 +196,15 @@ fn snapshot_prints_the_library_rendering() {
     let path = "tests/corpus/ggml-vocab-gpt-2.gguf";
     let out = gguf(&["snapshot", path]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    let bytes = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap();
-    let want = gguf_grammar::snapshot::render(&Gguf::parse(&bytes).unwrap());
+    let bytes = fs::read(common::root().join(path)).unwrap();
+    let want = gguf_tools::snapshot::render(&Gguf::parse(&bytes).unwrap());
     assert_eq!(text(&out.stdout), want);
 }
 
 #[test]
 fn snapshot_check_passes_on_the_crates_own_snapshots() {
     let mut args = vec!["snapshot".to_string(), "--check".into(), "snapshots".into()];
-    for entry in fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/corpus")).unwrap() {
+    for entry in fs::read_dir(common::root().join("tests/corpus")).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "gguf") {
             args.push(path.to_str().unwrap().to_string());
@@ -344,7 +344,7 @@ fn snapshot_escapes_hostile_names() {
 /// agree); mutations of the invalid conformance cases are made without a panic.
 #[test]
 fn every_mutation_provokes_its_rules_diagnostic() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let root = &common::root();
     let mut sources: Vec<(String, Vec<u8>)> = fixtures::all()
         .into_iter()
         .map(|f| (f.name.to_string(), f.bytes))
@@ -359,7 +359,7 @@ fn every_mutation_provokes_its_rules_diagnostic() {
     }
     let mut seen = std::collections::HashSet::new();
     for (name, bytes) in &sources {
-        for m in gguf_grammar::mutate::applicable(bytes) {
+        for m in gguf_tools::mutate::applicable(bytes) {
             let judged = m.source_valid || name.ends_with("truncated-metadata.gguf");
             assert!(
                 !judged || m.provokes_expected(),
@@ -373,7 +373,7 @@ fn every_mutation_provokes_its_rules_diagnostic() {
         }
     }
     // Every rule applies to some file.
-    let unused: Vec<_> = gguf_grammar::mutate::RULES
+    let unused: Vec<_> = gguf_tools::mutate::RULES
         .iter()
         .map(|r| r.name)
         .filter(|n| !seen.contains(n))
@@ -383,14 +383,14 @@ fn every_mutation_provokes_its_rules_diagnostic() {
 
 #[test]
 fn mutations_of_a_file_that_does_not_parse_are_header_patches_only() {
-    let names: Vec<_> = gguf_grammar::mutate::applicable(&fixtures::truncated_metadata())
+    let names: Vec<_> = gguf_tools::mutate::applicable(&fixtures::truncated_metadata())
         .iter()
         .map(|m| m.rule.name)
         .collect();
     assert_eq!(names, ["bad-magic", "version-4"]);
-    assert!(gguf_grammar::mutate::applicable(b"GGU").is_empty());
+    assert!(gguf_tools::mutate::applicable(b"GGU").is_empty());
     // version-4 needs the magic: on a file with another magic it would only repeat bad-magic.
-    let names: Vec<_> = gguf_grammar::mutate::applicable(b"GGML\x03\0\0\0\0\0\0\0")
+    let names: Vec<_> = gguf_tools::mutate::applicable(b"GGML\x03\0\0\0\0\0\0\0")
         .iter()
         .map(|m| m.rule.name)
         .collect();
@@ -415,7 +415,7 @@ fn mutate_rule_writes_the_file_and_all_writes_a_manifest() {
     let written = fs::read(&out_file).unwrap();
     assert_eq!(
         written,
-        gguf_grammar::mutate::apply("duplicate-key", &fixtures::minimal_llama())
+        gguf_tools::mutate::apply("duplicate-key", &fixtures::minimal_llama())
             .unwrap()
             .bytes
     );
@@ -440,7 +440,7 @@ fn mutate_rule_writes_the_file_and_all_writes_a_manifest() {
     let entries = manifest.as_array().unwrap();
     assert_eq!(
         entries.len(),
-        gguf_grammar::mutate::applicable(&fixtures::minimal_llama()).len()
+        gguf_tools::mutate::applicable(&fixtures::minimal_llama()).len()
     );
     for e in entries {
         let file = all.join(e["file"].as_str().unwrap());
@@ -492,6 +492,6 @@ fn mutate_usage_errors() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         text(&out.stdout).lines().count(),
-        gguf_grammar::mutate::RULES.len()
+        gguf_tools::mutate::RULES.len()
     );
 }

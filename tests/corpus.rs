@@ -1,4 +1,4 @@
-//! Snapshots of every real file in `gguf_grammar::snapshot`'s format (what `gguf snapshot`
+//! Snapshots of every real file in `gguf_tools::snapshot`'s format (what `gguf snapshot`
 //! prints): version, byte order, alignment, data start, every key with its offset, type and
 //! value (long arrays: length, first and last elements, sha256 of all element bytes), every
 //! tensor descriptor. Their facts were checked against gguf-py 0.19.0 with
@@ -9,7 +9,8 @@ mod common;
 
 use std::path::Path;
 
-use gguf_grammar::{snapshot, GgufFile};
+use gguf_grammar::GgufFile;
+use gguf_tools::snapshot;
 
 fn assert_snapshot_of(path: &Path) {
     let file = GgufFile::open(path).unwrap();

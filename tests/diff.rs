@@ -7,9 +7,9 @@ use common::{gguf, scratch};
 
 use std::fs;
 
-use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, Endian, GgmlType, ValueType, Version};
+use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
 
 fn model(ctx: Ctx, tokens: &[&str], name: &str, weights: &[u8], t1_dims: &[u64]) -> Vec<u8> {
     GgufBuilder::new(ctx)

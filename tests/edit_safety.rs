@@ -14,9 +14,9 @@ use std::process::{Command, Output};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-use gguf_grammar::edit::{write_atomically, EditError, Replace};
 use gguf_grammar::write::{GgufBuilder, WriteError};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
+use gguf_tools::edit::{write_atomically, EditError, Replace};
 
 #[global_allocator]
 static ALLOC: alloc::Counting = alloc::Counting;
@@ -183,7 +183,7 @@ fn a_builder_over_a_files_header_refuses_to_write_data_it_lacks() {
     let dir = scratch("file-header");
     let bytes = model(100_000);
     let path = write(&dir, "m.gguf", &bytes);
-    let (header, len) = gguf_grammar::source::Source::open(&path)
+    let (header, len) = gguf_tools::source::Source::open(&path)
         .unwrap()
         .read_header()
         .unwrap();
@@ -517,7 +517,7 @@ fn concurrent_in_place_edits_both_land() {
 fn a_target_changed_since_it_was_read_is_not_replaced() {
     let dir = scratch("changed");
     let path = write(&dir, "m.gguf", &model(4));
-    let locked = gguf_grammar::edit::Locked::open(&path).unwrap();
+    let locked = gguf_tools::edit::Locked::open(&path).unwrap();
     let bytes = fs::read(&path).unwrap();
     let gguf = Gguf::parse(&bytes).unwrap();
     let builder = GgufBuilder::from_gguf(&gguf);

@@ -1,9 +1,12 @@
-//! Runs the five `examples/` programs on real files. Expected figures were read with
+//! Runs the six `examples/` programs on real files. Expected figures were read with
 //! gguf-py 0.19.0's `GGUFReader` (tokens, token types, tensor offsets and sizes, parameter
 //! counts) and the recorded reference verdicts of `tests/conformance/verdicts.json`.
 
 mod common;
 
+#[allow(dead_code)]
+#[path = "../examples/first_steps.rs"]
+mod first_steps;
 #[allow(dead_code)]
 #[path = "../examples/edit_key.rs"]
 mod edit_key;
@@ -151,4 +154,22 @@ fn edit_key_keeps_everything_else() {
     };
     assert_eq!(data(&old, &before), data(&new, &after));
     assert!(edit_key::run(Path::new("/no/such.gguf"), &dest, "k", "v").is_err());
+}
+
+#[test]
+fn first_steps_reads_lists_and_writes_a_checked_copy() {
+    let source = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let dir = common::scratch("first-steps");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let dest = dir.join("edited.gguf");
+    let text = output(|out| first_steps::run(&source, &dest, out));
+    // Tokens, types, dims and offsets as gguf-py 0.19.0's GGUFReader reads this file.
+    assert!(text.starts_with("architecture: llama\nvocabulary: 8 tokens\n  token 0: \"<unk>\"\n  token 1: \"<s>\"\n"), "{text}");
+    assert!(text.contains("  tensor output_norm.weight: f32 [32] at byte 2464\n"), "{text}");
+    let edited = std::fs::read(&dest).unwrap();
+    assert_eq!(Gguf::parse(&edited).unwrap().name(), Ok("first steps"));
+    assert!(text.ends_with(&format!("wrote {} bytes to {}\n", edited.len(), dest.display())));
+    // A second run refuses to write over the copy.
+    let mut out = Vec::new();
+    assert!(first_steps::run(&source, &dest, &mut out).is_err());
 }

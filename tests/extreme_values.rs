@@ -9,9 +9,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use gguf_grammar::mutate;
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType};
+use gguf_tools::mutate;
 
 #[global_allocator]
 static ALLOC: alloc::Counting = alloc::Counting;

@@ -8,7 +8,8 @@ mod support;
 
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
-use gguf_grammar::{render, Ctx, Gguf, Value, ValueType};
+use gguf_grammar::{Ctx, Gguf, Value, ValueType};
+use gguf_tools::render;
 
 /// String arrays mixing valid runs, strings of 128+ bytes (length prefixes that are not
 /// ASCII), a cut sequence that the next length byte 0xa9 would complete, and invalid strings;

@@ -7,9 +7,9 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use gguf_grammar::render::map::{rows, Meaning};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, Gguf, GgufFile};
+use gguf_tools::render::map::{rows, Meaning};
 
 struct Span {
     offset: u64,
@@ -204,7 +204,7 @@ fn colour_only_on_a_terminal_and_never_with_no_color() {
         let out = Command::new("script")
             .args(["-qec", &cmd, "/dev/null"])
             .env("NO_COLOR", no_color)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .current_dir(common::root())
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", common::text(&out.stderr));
@@ -341,7 +341,7 @@ fn html_data_escapes_script_closers_from_the_file() {
         .unwrap();
     let gguf = Gguf::parse(&bytes).unwrap();
     let mut page = Vec::new();
-    gguf_grammar::render::map::write_html(&gguf, bytes.len() as u64, "t", &mut page).unwrap();
+    gguf_tools::render::map::write_html(&gguf, bytes.len() as u64, "t", &mut page).unwrap();
     let page = common::text(&page);
     assert_eq!(page.matches("</script>").count(), 2);
     assert!(!page.contains("<!--"));

@@ -9,9 +9,9 @@ use common::{gguf, scratch};
 use std::fs;
 use std::process::Output;
 
-use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType, Gguf};
+use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
 
 fn jsonl(out: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&out.stdout)

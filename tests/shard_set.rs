@@ -9,10 +9,10 @@ use common::{gguf, scratch};
 use std::fs;
 use std::path::Path;
 
-use gguf_grammar::set::{shard_name, GgufSet};
-use gguf_grammar::source::read_exact_at;
+use gguf_grammar::file_range::read_exact_at;
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::Gguf;
+use gguf_tools::set::{shard_name, GgufSet};
 
 fn codes(set: &GgufSet) -> Vec<(usize, &'static str)> {
     set.diagnose()

@@ -7,10 +7,11 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
-use gguf_grammar::edit::{replace_atomically, write_atomically, EditError, Replace};
-use gguf_grammar::source::{RangeError, Source};
+use gguf_grammar::file_range::RangeError;
 use gguf_grammar::write::{GgufBuilder, WriteError};
 use gguf_grammar::{Ctx, GgmlType};
+use gguf_tools::edit::{replace_atomically, write_atomically, EditError, Replace};
+use gguf_tools::source::Source;
 
 /// A model with `mib` MiB of f32 tensor data: one tensor of rows of 1024 values.
 fn model(mib: usize) -> Vec<u8> {
@@ -200,7 +201,7 @@ fn split_of_a_source_truncated_meanwhile_fails_with_a_message_and_writes_no_shar
 /// A folder with `m.gguf` (2,000 keys of 200-byte strings, two tensors) split into
 /// `m-00001-of-00002.gguf` (every key, the first tensor) and `m-00002-of-00002.gguf`.
 fn shard_set(test: &str) -> common::RemoveOnDrop {
-    use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
+    use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
     let dir = common::scratch(test);
     let mut builder = GgufBuilder::new(Ctx::V3_LE);
     builder.set("general.architecture", "llama");

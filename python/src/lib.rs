@@ -727,7 +727,7 @@ impl Document {
     fn to_json(&self) -> PyResult<String> {
         let gguf = self.parsed()?;
         let mut out = Vec::new();
-        gguf_grammar::render::json::write(&gguf, self.bytes().len() as u64, &mut out)
+        gguf_tools::render::json::write(&gguf, self.bytes().len() as u64, &mut out)
             .map_err(|e| PyOSError::new_err(e.to_string()))?;
         String::from_utf8(out).map_err(|e| PyValueError::new_err(e.to_string()))
     }
@@ -976,7 +976,7 @@ fn ggml_type_info(id: u32) -> Option<(&'static str, u64, u64)> {
 /// every human-readable output of the `gguf` CLI prints text from a file.
 #[pyfunction]
 fn escape(text: &[u8]) -> String {
-    gguf_grammar::render::escape::terminal(text).into_owned()
+    gguf_grammar::escape::terminal(text).into_owned()
 }
 
 #[pymodule]

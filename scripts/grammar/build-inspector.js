@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Assemble web/inspector.html: the page template (web/src/inspector.html) with, inlined, the
-// map viewer's CSS and JS (src/render/map.html, src/render/map_view.js), the page script
+// map viewer's CSS and JS (crates/gguf-tools/src/render/map.html, crates/gguf-tools/src/render/map_view.js), the page script
 // (web/src/inspector.js) and, as the worker's source, the Kaitai Struct runtime, the
 // JavaScript parser compiled from grammar/gguf.ksy (debug mode: every field records its span)
 // and web/src/worker.js.
@@ -27,13 +27,13 @@ async function main() {
   const files = await compiler.compile("javascript", ksy, importer, true);
   const parser = files["GgufFile.js"];
   const runtime = fs.readFileSync(require.resolve("kaitai-struct/KaitaiStream.js"), "utf8");
-  const css = read("src/render/map.html").match(/<style>\n([\s\S]*?)<\/style>/)[1];
+  const css = read("crates/gguf-tools/src/render/map.html").match(/<style>\n([\s\S]*?)<\/style>/)[1];
   const parts = {
     "/*MAP_CSS*/": css.replace(/\n$/, ""),
     "/*RUNTIME*/": `// kaitai-struct ${require("kaitai-struct/package.json").version} runtime (MIT)\n` + runtime,
     "/*PARSER*/": `// grammar/gguf.ksy compiled by kaitai-struct-compiler ${compiler.version}\n` + parser,
     "/*WORKER*/": read("web/src/worker.js"),
-    "/*VIEW*/": read("src/render/map_view.js"),
+    "/*VIEW*/": read("crates/gguf-tools/src/render/map_view.js"),
     "/*INSPECTOR*/": read("web/src/inspector.js"),
   };
   let page = read("web/src/inspector.html");

@@ -3,7 +3,7 @@
 //!
 //! - [`layout`]: the block layouts, one table shared by everything below;
 //! - [`dequant`]: blocks to `f32`, bit-identical to gguf-py 0.19.0's `gguf.quants.dequantize`;
-//! - [`hash`]: per-tensor and whole-model hashes as llama.cpp's `llama-gguf-hash` prints them;
+//! - (hashes as `llama-gguf-hash` prints them are `gguf_tools::hash`);
 //! - [`swap`]: tensor data in the other byte order, as gguf-py's `gguf-convert-endian`;
 //! - [`Tensor::data`]: a tensor's bytes, checked against the file's length.
 //!
@@ -21,7 +21,6 @@
 
 pub mod dequant;
 mod grids;
-pub mod hash;
 pub mod layout;
 pub mod swap;
 
@@ -91,7 +90,7 @@ struct Name<'a>(&'a [u8]);
 
 impl fmt::Display for Name<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "\"{}\"", crate::render::escape::terminal(self.0))
+        write!(f, "\"{}\"", crate::escape::terminal(self.0))
     }
 }
 
@@ -124,7 +123,7 @@ impl<'a> Tensor<'a> {
 
     /// Where the tensor's bytes lie in a file of `file_len` bytes, checked as
     /// [`data`](Tensor::data) checks them: for reading them from a file with
-    /// [`crate::source::read_exact_at`] rather than a memory map.
+    /// [`crate::file_range::read_exact_at`] rather than a memory map.
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -257,6 +257,7 @@ macro_rules! value_enum {
         }
     };
 }
+#[cfg(feature = "write")]
 pub(crate) use {value_enum, with_fixed_size_variants};
 
 with_fixed_size_variants!(value_enum! {
@@ -400,6 +401,7 @@ impl<'a> Array<'a> {
 
     /// The array over `elements`, which a parse of an array with this context, element type
     /// and length returned as [`Array::raw_elements`] (the writer's copy of a parsed array).
+    #[cfg(feature = "write")]
     pub(crate) fn from_parsed(
         ctx: Ctx,
         element_type: ElementType,

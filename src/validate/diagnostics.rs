@@ -17,14 +17,16 @@ pub const MAX_PER_KIND: u64 = 100;
 
 /// What a diagnostic is about: its byte span, when it has one, and its construct's path.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct At {
-    pub(crate) span: Option<Range<u64>>,
-    pub(crate) path: ConstructPath,
+pub struct At {
+    /// The bytes the diagnostic is about, when it is about bytes.
+    pub span: Option<Range<u64>>,
+    /// The construct it is about.
+    pub path: ConstructPath,
 }
 
 impl At {
     /// A header field, e.g. `header.version`.
-    pub(crate) fn header(field: &'static str, span: Range<u64>) -> At {
+    pub fn header(field: &'static str, span: Range<u64>) -> At {
         At {
             span: Some(span),
             path: ConstructPath(vec![Segment::Header(field)]),
@@ -32,7 +34,7 @@ impl At {
     }
 
     /// Bytes of the file that belong to no one construct (no path).
-    pub(crate) fn bytes(span: Range<u64>) -> At {
+    pub fn bytes(span: Range<u64>) -> At {
         At {
             span: Some(span),
             path: ConstructPath::default(),
@@ -40,7 +42,7 @@ impl At {
     }
 
     /// The `index`-th key/value pair: `kv[3] "general.alignment"`, over the whole pair.
-    pub(crate) fn kv(gguf: &Gguf<'_>, index: usize) -> At {
+    pub fn kv(gguf: &Gguf<'_>, index: usize) -> At {
         let kv = &gguf.kvs[index];
         At {
             span: span_of(gguf, kv.raw),
@@ -52,7 +54,7 @@ impl At {
     }
 
     /// The `index`-th tensor: `tensor[2] "output.weight"`, over its descriptor.
-    pub(crate) fn tensor(gguf: &Gguf<'_>, index: usize) -> At {
+    pub fn tensor(gguf: &Gguf<'_>, index: usize) -> At {
         let info = &gguf.tensors[index].info;
         At {
             span: span_of(gguf, info.raw),
@@ -64,19 +66,19 @@ impl At {
     }
 
     /// The same construct, one step further in: a field, a dim, an array element.
-    pub(crate) fn then(mut self, segment: Segment) -> At {
+    pub fn then(mut self, segment: Segment) -> At {
         self.path.0.push(segment);
         self
     }
 
     /// The same construct, pointing at `span` instead.
-    pub(crate) fn spanning(self, span: Option<Range<u64>>) -> At {
+    pub fn spanning(self, span: Option<Range<u64>>) -> At {
         At { span, ..self }
     }
 }
 
 /// Where `part` (a slice of the parsed input) lies in the file.
-pub(crate) fn span_of(gguf: &Gguf<'_>, part: &[u8]) -> Option<Range<u64>> {
+pub fn span_of(gguf: &Gguf<'_>, part: &[u8]) -> Option<Range<u64>> {
     let start = gguf.offset_of(part)?;
     Some(start..start + part.len() as u64)
 }
@@ -86,7 +88,7 @@ type Kind = (&'static str, References, Severity);
 
 /// Collects the diagnostics of one check of one file.
 #[derive(Debug, Default)]
-pub(crate) struct Diagnostics {
+pub struct Diagnostics {
     kept: Vec<Diagnostic>,
     /// How many diagnostics of each kind were reported (kept or not).
     reported: HashMap<Kind, u64>,
@@ -95,24 +97,12 @@ pub(crate) struct Diagnostics {
 impl Diagnostics {
     /// Records that the references in `rejected_by` (at least one) reject the file for this:
     /// an error.
-    pub(crate) fn reject(
-        &mut self,
-        code: &'static str,
-        rejected_by: References,
-        at: At,
-        message: String,
-    ) {
+    pub fn reject(&mut self, code: &'static str, rejected_by: References, at: At, message: String) {
         self.push(code, Severity::Error, rejected_by, at, message);
     }
 
     /// Records a finding no reference rejects a file for.
-    pub(crate) fn report(
-        &mut self,
-        code: &'static str,
-        severity: Severity,
-        at: At,
-        message: String,
-    ) {
+    pub fn report(&mut self, code: &'static str, severity: Severity, at: At, message: String) {
         self.push(code, severity, References::NONE, at, message);
     }
 
@@ -150,7 +140,7 @@ impl Diagnostics {
 
     /// The diagnostics kept, in the order they were reported, then one "and N more" per
     /// kind that went past the cap (in the order of code, references and severity).
-    pub(crate) fn finish(self) -> Vec<Diagnostic> {
+    pub fn finish(self) -> Vec<Diagnostic> {
         let mut kept = self.kept;
         let mut more: Vec<_> = self
             .reported

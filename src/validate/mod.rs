@@ -44,7 +44,7 @@ pub mod schema;
 
 pub use container::{gguf_py_n_bytes, gguf_py_type_size};
 pub use diagnostics::MAX_PER_KIND;
-pub(crate) use diagnostics::{At, Diagnostics};
+pub use diagnostics::{At, Diagnostics};
 pub use reference::{Profile, Reference, References};
 
 use crate::error::{Error, ErrorKind};

@@ -3,9 +3,14 @@
 
 use std::path::PathBuf;
 
-/// The repository root.
+/// The repository root: the package's own folder, or two up for crates/gguf-cli.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let package = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    package
+        .ancestors()
+        .find(|dir| dir.join("grammar/gguf.ksy").is_file())
+        .expect("the repository root holds grammar/gguf.ksy")
+        .to_path_buf()
 }
 
 /// The `.gguf` files in `dir` (relative to the repository root), sorted.
@@ -69,7 +74,11 @@ pub fn scratch(name: &str) -> PathBuf {
 /// The binary under test: this build's, or `$GGUF_BIN` (to show that another build, such as
 /// one from before a fix, fails the tests).
 pub fn bin() -> PathBuf {
-    std::env::var_os("GGUF_BIN").map_or(env!("CARGO_BIN_EXE_gguf").into(), PathBuf::from)
+    // Set by cargo for the tests of gguf-cli, the package that builds the command; `env!`
+    // would not compile the library's tests, which share this file.
+    #[allow(clippy::option_env_unwrap)]
+    let built = option_env!("CARGO_BIN_EXE_gguf").expect("a test that runs gguf is gguf-cli's");
+    std::env::var_os("GGUF_BIN").map_or(built.into(), PathBuf::from)
 }
 
 /// The binary under test with `args`, to run in the repository root (paths in `args`
@@ -134,8 +143,8 @@ pub fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
 
 /// A five-tensor model split two tensors a shard: `m-00001-of-00003.gguf` … in `dir`.
 pub fn three_shards(dir: &std::path::Path) -> Vec<PathBuf> {
-    use gguf_grammar::set::split::{split, SplitLimit, SplitOptions};
     use gguf_grammar::{write::GgufBuilder, Ctx, GgmlType};
+    use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
     let w = [1u8; 64];
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     b.kv("general.architecture", "llama")

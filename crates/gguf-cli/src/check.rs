@@ -1,0 +1,308 @@
+//! `gguf check`: diagnostics under a reader's or the specification's rules.
+
+use std::io::{self, BufWriter, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::ValueEnum;
+use gguf_grammar::escape::{terminal, Terminal};
+use gguf_grammar::validate::{self, Diagnostic, Profile};
+use gguf_grammar::Gguf;
+use gguf_tools::set::{self, shard_name, GgufSet, ShardFile};
+use gguf_tools::source::http::is_remote;
+
+use crate::{remote, Failure};
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  gguf check --profile ggml model.gguf
+  gguf check model-00001-of-00003.gguf      every shard, and the set as a whole
+  gguf check https://example.org/model.gguf      the header only, by range requests")]
+pub struct Args {
+    /// Whose rules: ggml's reader (metadata only), ggml also loading the tensor data,
+    /// gguf-py 0.19.0's GGUFReader, the GGUF specification, or all of them.
+    #[arg(long, value_enum, default_value = "strict")]
+    profile: CheckProfile,
+    /// Print the diagnostics as JSON: one object per file.
+    #[arg(long)]
+    json: bool,
+    /// Also check the model against the LLaMA-family schema of its architecture (keys,
+    /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
+    #[arg(long)]
+    schema: bool,
+    /// For a shard (NAME-00001-of-0000N.gguf), check this file alone. Without it every
+    /// shard of the set is checked, and the set as a whole: all shards present, split.no in
+    /// order, split.count and split.tensors.count right, metadata in the first shard only,
+    /// no tensor in two shards.
+    #[arg(long)]
+    shard_only: bool,
+    /// For URLs, report the requests made and the bytes fetched on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+    /// The GGUF files (`-` reads standard input), or `http://`, `https://` or `hf://OWNER/REPO/PATH[@REVISION]` URLs (only
+    /// the header is fetched, with range requests).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub enum CheckProfile {
+    /// What ggml's C reader accepts reading metadata only.
+    Ggml,
+    /// What ggml's C reader accepts when it also loads the tensor data.
+    GgmlData,
+    /// What gguf-py 0.19.0's GGUFReader accepts.
+    GgufPy,
+    /// The GGUF specification's rules.
+    Spec,
+    /// All of them.
+    Strict,
+}
+
+pub fn run(args: Args) -> ExitCode {
+    let files = if args.shard_only {
+        args.files
+            .into_iter()
+            .map(|path| Checked {
+                path,
+                set_findings: None,
+                opened: None,
+            })
+            .collect()
+    } else {
+        with_shards(args.files)
+    };
+    check(
+        &files,
+        args.profile.into(),
+        args.json,
+        args.schema,
+        args.verbose,
+    )
+}
+
+/// A file to check.
+struct Checked {
+    path: PathBuf,
+    /// For a shard, the set's findings about it (possibly none).
+    set_findings: Option<Vec<Diagnostic>>,
+    /// A shard's header, already read for the set: not read again.
+    opened: Option<ShardFile>,
+}
+
+/// Each file, or for a shard every shard of its set, with the set's findings about it.
+fn with_shards(files: Vec<PathBuf>) -> Vec<Checked> {
+    let mut expanded: Vec<Checked> = Vec::new();
+    for path in files {
+        let set = match shard_name(&path).and_then(|_| GgufSet::open(&path).ok()) {
+            Some(set) if set.is_sharded() => set,
+            // A single file, or one that cannot be read (reported when checked).
+            _ => {
+                expanded.push(Checked {
+                    path,
+                    set_findings: None,
+                    opened: None,
+                });
+                continue;
+            }
+        };
+        eprintln!(
+            "note: {} is a shard of {} files: checking the whole set (--shard-only checks this file alone)",
+            terminal(path.as_os_str().as_encoded_bytes()),
+            set.shards.len()
+        );
+        let mut found: Vec<Vec<Diagnostic>> = vec![Vec::new(); set.shards.len()];
+        for (shard, d) in set.diagnose() {
+            found[shard].push(d);
+        }
+        for (shard, found) in set.shards.into_iter().zip(found) {
+            if !expanded.iter().any(|c| c.path == shard.path) {
+                expanded.push(Checked {
+                    path: shard.path,
+                    set_findings: Some(found),
+                    opened: shard.file.ok(),
+                });
+            }
+        }
+    }
+    expanded
+}
+
+impl From<CheckProfile> for Profile {
+    fn from(profile: CheckProfile) -> Self {
+        match profile {
+            CheckProfile::Ggml => Profile::Ggml,
+            CheckProfile::GgmlData => Profile::GgmlData,
+            CheckProfile::GgufPy => Profile::GgufPy,
+            CheckProfile::Spec => Profile::Spec,
+            CheckProfile::Strict => Profile::Strict,
+        }
+    }
+}
+
+/// The profile's diagnostics, and the schema's when asked.
+fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: bool) -> Vec<Diagnostic> {
+    let mut found = validate::check(gguf, file_len, profile);
+    if schema {
+        found.extend(validate::schema::check_model(gguf));
+    }
+    found
+}
+
+/// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
+/// cannot be read.
+fn check(files: &[Checked], profile: Profile, json: bool, schema: bool, verbose: bool) -> ExitCode {
+    let mut out = BufWriter::new(io::stdout().lock());
+    let (mut rejected, mut unreadable) = (false, false);
+    let mut written = Ok(());
+    let mut documents = Vec::new();
+    for Checked {
+        path,
+        set_findings,
+        opened,
+    } in files
+    {
+        let shown = path.display().to_string();
+        let missing_shard = set_findings
+            .iter()
+            .flatten()
+            .any(|d| d.code == "set-missing-shard");
+        let found = match path.to_str().filter(|p| is_remote(p)) {
+            Some(url) => remote::with_header(url, verbose, |gguf, size| {
+                Ok(judge(gguf, size, profile, schema))
+            })
+            .map(Some),
+            None => match opened {
+                Some(shard) => Ok(Some(match shard.parse() {
+                    Ok(gguf) => judge(&gguf, shard.len(), profile, schema),
+                    Err(e) => vec![validate::parse_failure(&e)],
+                })),
+                None => match crate::input::header_or_parse_error(path) {
+                    Ok(Ok((header, file_len))) => {
+                        Ok(Some(judge(header.gguf(), file_len, profile, schema)))
+                    }
+                    Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
+                    // A missing shard is a finding about the set, not an unreadable argument.
+                    Err(_) if missing_shard => Ok(None),
+                    Err(failure) => Err(failure),
+                },
+            },
+        };
+        let mut diagnostics = match found {
+            Ok(found) => found.unwrap_or_default(),
+            Err(failure) => {
+                let message = failure.message();
+                eprintln!("gguf: {message}");
+                match failure {
+                    Failure::Invalid(_) => rejected = true,
+                    Failure::Unreadable(_) => unreadable = true,
+                }
+                if json {
+                    documents.push(serde_json::json!({
+                        "file": shown, "profile": profile.name(), "accepted": false,
+                        "error": message, "diagnostics": [],
+                    }));
+                }
+                continue;
+            }
+        };
+        diagnostics.extend(set_findings.iter().flatten().cloned());
+        let accepted = validate::accepts(&diagnostics, profile)
+            && validate::schema::accepts_model(&diagnostics)
+            && set::accepts_set(&diagnostics);
+        rejected |= !accepted;
+        if json {
+            documents.push(check_json(&shown, profile, accepted, &diagnostics));
+        } else {
+            let shown = crate::shown(path);
+            written = written.and_then(|()| {
+                diagnostics
+                    .iter()
+                    .try_for_each(|d| check_line(&shown, profile, d, &mut out))
+            });
+        }
+    }
+    if json {
+        written = serde_json::to_writer_pretty(&mut out, &documents)
+            .map_err(io::Error::from)
+            .and_then(|()| writeln!(out));
+    }
+    if let Err(e) = written.and_then(|()| out.flush()) {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("gguf: writing output: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    ExitCode::from(if unreadable {
+        2
+    } else if rejected {
+        1
+    } else {
+        0
+    })
+}
+
+/// What a diagnostic is under `profile`: an error when the profile rejects for it.
+fn level(profile: Profile, d: &Diagnostic) -> &'static str {
+    if profile.rejects(d.rejected_by) {
+        "error"
+    } else {
+        d.severity.name()
+    }
+}
+
+fn rejecters(d: &Diagnostic) -> String {
+    let names: Vec<_> = d.rejected_by.iter().map(|r| r.name()).collect();
+    names.join(", ")
+}
+
+/// `FILE:OFFSET: error[CODE] PATH: MESSAGE (rejected by: ...)`
+fn check_line(
+    file: &str,
+    profile: Profile,
+    d: &Diagnostic,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let offset = d.span.as_ref().map_or(0, |span| span.start);
+    write!(out, "{file}:{offset}: {}[{}] ", level(profile, d), d.code)?;
+    if !d.path.0.is_empty() {
+        write!(out, "{}: ", d.path)?;
+    }
+    write!(out, "{}", Terminal(d.message.as_bytes()))?;
+    if !d.rejected_by.is_empty() {
+        write!(out, " (rejected by: {})", rejecters(d))?;
+    }
+    writeln!(out)
+}
+
+/// `{"file", "profile", "accepted", "diagnostics": [{"level", "code", "severity", "offset",
+/// "span", "path", "message", "rejected_by"}]}`
+fn check_json(
+    file: &str,
+    profile: Profile,
+    accepted: bool,
+    diagnostics: &[Diagnostic],
+) -> serde_json::Value {
+    let diagnostics: Vec<_> = diagnostics
+        .iter()
+        .map(|d| {
+            let refs: Vec<_> = d.rejected_by.iter().map(|r| r.name()).collect();
+            serde_json::json!({
+                "level": level(profile, d),
+                "code": d.code,
+                "severity": d.severity.name(),
+                "offset": d.span.as_ref().map_or(0, |s| s.start),
+                "span": d.span.as_ref().map(|s| [s.start, s.end]),
+                "path": d.path.to_string(),
+                "message": d.message,
+                "rejected_by": refs,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "file": file,
+        "profile": profile.name(),
+        "accepted": accepted,
+        "diagnostics": diagnostics,
+    })
+}

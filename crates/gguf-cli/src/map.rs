@@ -1,0 +1,178 @@
+//! `gguf map`: the annotated byte map of the header, as terminal rows, JSON lines or an HTML page.
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use gguf_grammar::OwnedGguf;
+use gguf_tools::render::map::{self, Filter};
+use gguf_tools::set::{shard_name, shard_path};
+use gguf_tools::source::http::is_remote;
+
+use crate::{remote, Failure};
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  gguf map model.gguf | less                        every row of the header
+  gguf map model.gguf --path tokenizer.ggml.tokens  one key's rows
+  gguf map model.gguf --from 0x100 --to 0x200       the constructs overlapping a window
+  gguf map model.gguf --json | jq -c 'select(.kind == \"kv\")'
+  gguf map model.gguf --html map.html               a page to browse (tree + hex)
+  gguf map model-00002-of-00003.gguf                every shard's header, one after the other
+  gguf map --verbose https://example.org/model.gguf the header only, by range requests")]
+pub struct Args {
+    /// Print the rows as JSON lines (exact spans and text) instead. For a shard set every
+    /// row starts with `"file": PATH`, the shard it belongs to.
+    #[arg(long)]
+    json: bool,
+    /// Write a self-contained HTML page (tree, hex pane, search) to this file instead. For a
+    /// shard the page maps that file alone.
+    #[arg(long, value_name = "OUT.html", conflicts_with_all = ["json", "from", "to", "path"])]
+    html: Option<PathBuf>,
+    /// Only constructs ending after this offset (decimal or 0x hex; in a set, within each
+    /// shard).
+    #[arg(long, value_name = "OFFSET", value_parser = offset)]
+    from: Option<u64>,
+    /// Only constructs starting before this offset (decimal or 0x hex; in a set, within each
+    /// shard).
+    #[arg(long, value_name = "OFFSET", value_parser = offset)]
+    to: Option<u64>,
+    /// Only constructs whose path contains this text, e.g. `tokenizer.ggml.tokens` or `tensor[3]`.
+    #[arg(long, value_name = "TEXT")]
+    path: Option<String>,
+    /// For a shard (NAME-00001-of-0000N.gguf), map this file alone. Without it every shard's
+    /// header is mapped, one after the other, each under a heading naming it (text) or with
+    /// its path in every row (JSON).
+    #[arg(long)]
+    shard_only: bool,
+    /// For a URL, report the requests made and the bytes fetched on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+    /// The GGUF file (`-` reads standard input), or an `http://`, `https://` or
+    /// `hf://OWNER/REPO/PATH[@REVISION]` URL. Only the header is read (from a URL, with
+    /// range requests).
+    file: PathBuf,
+}
+
+fn offset(text: &str) -> Result<u64, String> {
+    let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => text.parse(),
+    };
+    parsed.map_err(|e| format!("{e} (expected a decimal or 0x-prefixed hex offset)"))
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let url = args.file.to_str().filter(|f| is_remote(f));
+    let set = shard_name(&args.file)
+        .filter(|_| !args.shard_only)
+        .map(|(prefix, _, count)| {
+            (0..count)
+                .map(|no| shard_path(&prefix, no, count))
+                .collect::<Vec<_>>()
+        });
+    if let Some(out_path) = &args.html {
+        if set.is_some() {
+            eprintln!(
+                "note: {} is a shard: the page maps this file alone",
+                crate::shown(&args.file)
+            );
+        }
+        let (head, file_size) = header(&args.file, url.is_some(), args.verbose)?;
+        let gguf = head.gguf();
+        let title = match url {
+            Some(url) => url.rsplit('/').next().unwrap_or(url).to_string(),
+            None => args.file.file_name().map_or_else(
+                || args.file.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+        };
+        let mut page = Vec::new();
+        map::write_html(gguf, file_size, &title, &mut page)
+            .map_err(|e| Failure::Unreadable(format!("rendering the page: {e}")))?;
+        return write_page(&args.file, out_path, &page);
+    }
+    let filter = Filter {
+        from: args.from,
+        to: args.to,
+        path: args.path,
+    };
+    let stdout = io::stdout();
+    // NO_COLOR counts when set to anything but the empty string (no-color.org).
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let colour = stdout.is_terminal() && !no_color;
+    let mut out = BufWriter::new(stdout.lock());
+    let Some(shards) = set else {
+        let (head, file_size) = header(&args.file, url.is_some(), args.verbose)?;
+        let gguf = head.gguf();
+        let written = if args.json {
+            map::write_json(gguf, file_size, &filter, &mut out)
+        } else {
+            map::write_text(gguf, file_size, &filter, colour, &mut out)
+        };
+        return finish(written.and_then(|()| out.flush()));
+    };
+    eprintln!(
+        "note: {} is a shard of {} files: mapping the whole set (--shard-only maps this file alone)",
+        crate::shown(&args.file),
+        shards.len()
+    );
+    // One shard's header in memory at a time.
+    for (no, shard) in shards.iter().enumerate() {
+        let (head, file_size) = header(shard, url.is_some(), args.verbose)?;
+        let gguf = head.gguf();
+        let written = if args.json {
+            let file = shard.as_os_str().as_encoded_bytes();
+            map::write_json_of_file(gguf, file_size, file, &filter, &mut out)
+        } else {
+            writeln!(
+                out,
+                "== {} (shard {} of {}, {file_size} bytes) ==",
+                crate::shown(shard),
+                no + 1,
+                shards.len()
+            )
+            .and_then(|()| map::write_text(gguf, file_size, &filter, colour, &mut out))
+        };
+        if let Err(e) = written {
+            return finish(Err(e));
+        }
+    }
+    finish(out.flush())
+}
+
+/// The header, parsed, and the file's size, from a file or by range requests.
+fn header(file: &Path, remote: bool, verbose: bool) -> Result<(OwnedGguf, u64), Failure> {
+    if !remote {
+        return crate::input::header(file);
+    }
+    let (buf, size) = remote::fetch_header(&file.to_string_lossy(), verbose)?;
+    let header = OwnedGguf::from_vec(buf)
+        .map_err(|e| Failure::Invalid(format!("{}: {e}", crate::shown(file))))?;
+    Ok((header, size))
+}
+
+/// A closed pipe (`gguf map f | head`) is the reader's choice, not a failure.
+fn finish(written: io::Result<()>) -> Result<(), Failure> {
+    match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Failure::Unreadable(format!("writing output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Writes the page safely ([`crate::atomic::write`]: beside its destination, then renamed
+/// into place, following a link to its target); refuses to overwrite the input.
+fn write_page(input: &Path, out: &Path, page: &[u8]) -> Result<(), Failure> {
+    let shown = crate::shown(out);
+    let same = std::fs::canonicalize(input)
+        .ok()
+        .zip(std::fs::canonicalize(out).ok())
+        .is_some_and(|(i, o)| i == o);
+    if same {
+        return Err(Failure::Unreadable(format!(
+            "{shown}: is the input file; refusing to overwrite it"
+        )));
+    }
+    crate::atomic::write(out, page).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))
+}

@@ -1,0 +1,351 @@
+//! `gguf scan`: one row per model found under the given paths, headers only, in parallel.
+
+use std::collections::HashSet;
+use std::fs;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use gguf_grammar::escape::terminal;
+use gguf_grammar::summary::{size_label, Summary};
+use gguf_grammar::validate::{self, Profile};
+use gguf_grammar::{Gguf, GgufStr};
+use gguf_tools::render::json;
+use gguf_tools::set::{self, shard_name, GgufSet};
+use rayon::prelude::*;
+
+use crate::check::CheckProfile;
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  gguf scan ~/models
+  gguf scan --csv --profile ggml /data/models > models.csv")]
+pub struct Args {
+    /// One JSON object per line.
+    #[arg(long)]
+    jsonl: bool,
+    /// Comma-separated values with a header line.
+    #[arg(long, conflicts_with = "jsonl")]
+    csv: bool,
+    /// Whose rules give each model's verdict (as `gguf check --profile`).
+    #[arg(long, value_enum, default_value = "strict")]
+    profile: CheckProfile,
+    /// Files and folders; folders are searched recursively for `*.gguf` (symbolic links are
+    /// followed, each folder visited once).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+}
+
+/// One model: a file, or a shard set (its first shard's path and all shards' bytes).
+#[derive(Default)]
+struct Row {
+    path: String,
+    bytes: u64,
+    shards: usize,
+    version: Option<u32>,
+    byte_order: Option<&'static str>,
+    architecture: Option<String>,
+    name: Option<String>,
+    size_label: Option<String>,
+    parameters: Option<u128>,
+    file_type: Option<u64>,
+    quantization: Option<String>,
+    tensors: Option<usize>,
+    context_length: Option<u64>,
+    verdict: &'static str,
+    error: Option<String>,
+}
+
+const COLUMNS: [&str; 15] = [
+    "path",
+    "bytes",
+    "shards",
+    "version",
+    "byte_order",
+    "architecture",
+    "name",
+    "size_label",
+    "parameters",
+    "file_type",
+    "quantization",
+    "tensors",
+    "context_length",
+    "verdict",
+    "error",
+];
+
+/// Exit 0 when every model is accepted, 1 when one is rejected, 2 when one cannot be read.
+pub fn run(args: Args) -> ExitCode {
+    let profile: Profile = args.profile.into();
+    let mut models = Vec::new();
+    let mut visited = HashSet::new();
+    for path in &args.paths {
+        find(path, true, &mut visited, &mut models);
+    }
+    let models = group_shards(models);
+
+    let progress = io::stderr().is_terminal().then(|| {
+        let bar = indicatif::ProgressBar::new(models.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} headers {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let rows: Vec<Row> = models
+        .par_iter()
+        .map(|path| {
+            let row = row(path, profile);
+            if let Some(bar) = &progress {
+                bar.inc(1);
+            }
+            row
+        })
+        .collect();
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+
+    let mut out = BufWriter::new(io::stdout().lock());
+    let written = if args.jsonl {
+        rows.iter().try_for_each(|r| write_json(r, &mut out))
+    } else if args.csv {
+        write_csv(&rows, &mut out)
+    } else {
+        write_text(&rows, &mut out)
+    };
+    if let Err(e) = written.and_then(|()| out.flush()) {
+        if e.kind() != io::ErrorKind::BrokenPipe {
+            eprintln!("gguf: writing output: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    let worst = rows.iter().map(|r| match r.verdict {
+        "accepted" => 0,
+        "rejected" => 1,
+        _ => 2,
+    });
+    ExitCode::from(worst.max().unwrap_or(0))
+}
+
+/// Adds `path` (a file given by name, or a `*.gguf` found in a folder) or, for a folder,
+/// what is under it. A folder reached twice (a link loop, or given twice) is searched once;
+/// an unreadable path becomes a row with its error.
+fn find(path: &Path, given: bool, visited: &mut HashSet<PathBuf>, found: &mut Vec<PathBuf>) {
+    let Ok(meta) = fs::metadata(path) else {
+        found.push(path.to_path_buf()); // reported as unreadable
+        return;
+    };
+    if !meta.is_dir() {
+        if given || path.extension().is_some_and(|e| e == "gguf") {
+            found.push(path.to_path_buf());
+        }
+        return;
+    }
+    let Ok(real) = fs::canonicalize(path) else {
+        return;
+    };
+    if !visited.insert(real) {
+        return;
+    }
+    let Ok(entries) = fs::read_dir(path) else {
+        found.push(path.to_path_buf());
+        return;
+    };
+    let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    children.sort();
+    for child in children {
+        find(&child, false, visited, found);
+    }
+}
+
+/// One entry per model: a shard set's files become its first shard's path.
+fn group_shards(paths: Vec<PathBuf>) -> Vec<PathBuf> {
+    let mut seen = HashSet::new();
+    let mut models = Vec::new();
+    for path in paths {
+        let model = match shard_name(&path) {
+            Some((prefix, _, count)) => set::shard_path(&prefix, 0, count),
+            None => path,
+        };
+        if seen.insert(model.clone()) {
+            models.push(model);
+        }
+    }
+    models
+}
+
+fn row(path: &Path, profile: Profile) -> Row {
+    let mut row = Row {
+        path: path.display().to_string(),
+        verdict: "unreadable",
+        ..Row::default()
+    };
+    let set = match GgufSet::open(path) {
+        Ok(set) => set,
+        Err(e) => {
+            row.error = Some(e.to_string());
+            return row;
+        }
+    };
+    row.shards = set.shards.len();
+    row.bytes = set
+        .shards
+        .iter()
+        .filter_map(|s| s.file.as_ref().ok())
+        .map(|f| f.len())
+        .sum();
+    let parsed = match set.parse() {
+        Ok(parsed) => parsed,
+        Err(e) => {
+            row.verdict = match e {
+                set::SetError::Parse { .. } => "rejected",
+                _ => "unreadable",
+            };
+            row.error = Some(e.to_string());
+            return row;
+        }
+    };
+    let model = parsed.model();
+    describe(&model, &mut row);
+    let mut first_error = None;
+    for (shard, gguf) in parsed.shards.iter().enumerate() {
+        let len = set.shards[shard].file.as_ref().map_or(0, |f| f.len());
+        let found = validate::check(gguf, len, profile);
+        if let Some(d) = found.iter().find(|d| profile.rejects(d.rejected_by)) {
+            first_error.get_or_insert_with(|| {
+                format!(
+                    "{}: {} {}",
+                    set.shards[shard].path.display(),
+                    d.path,
+                    d.message
+                )
+            });
+        }
+    }
+    let set_findings: Vec<_> = set.diagnose().into_iter().map(|(_, d)| d).collect();
+    if !set::accepts_set(&set_findings) {
+        if let Some(d) = set_findings
+            .iter()
+            .find(|d| d.severity == validate::Severity::Error)
+        {
+            first_error.get_or_insert_with(|| format!("{} {}", d.path, d.message));
+        }
+    }
+    row.verdict = if first_error.is_some() {
+        "rejected"
+    } else {
+        "accepted"
+    };
+    row.error = first_error;
+    row
+}
+
+fn describe(gguf: &Gguf<'_>, row: &mut Row) {
+    let s = Summary::of(gguf);
+    row.version = Some(gguf.version().number());
+    row.byte_order = Some(gguf.endian().name());
+    row.architecture = s.hparams.architecture.map(str::to_string);
+    row.name = s.name.map(str::to_string);
+    row.size_label = s
+        .size_label
+        .map(str::to_string)
+        .or_else(|| s.parameters.filter(|&p| p > 0).map(size_label));
+    row.parameters = s.parameters;
+    row.file_type = s.file_type;
+    let mix: Vec<String> = s
+        .tensor_types
+        .iter()
+        .map(|(ty, n)| format!("{n} {ty}"))
+        .collect();
+    row.quantization = (!mix.is_empty()).then(|| mix.join(", "));
+    row.tensors = Some(s.tensors);
+    row.context_length = s.hparams.context_length;
+}
+
+/// The row's fields in [`COLUMNS`] order, as text (`None` when unknown).
+fn fields(r: &Row) -> [Option<String>; 15] {
+    let n = |v: Option<u64>| v.map(|v| v.to_string());
+    [
+        Some(r.path.clone()),
+        Some(r.bytes.to_string()),
+        Some(r.shards.to_string()),
+        n(r.version.map(u64::from)),
+        r.byte_order.map(str::to_string),
+        r.architecture.clone(),
+        r.name.clone(),
+        r.size_label.clone(),
+        r.parameters.map(|p| p.to_string()),
+        n(r.file_type),
+        r.quantization.clone(),
+        n(r.tensors.map(|t| t as u64)),
+        n(r.context_length),
+        Some(r.verdict.to_string()),
+        r.error.clone(),
+    ]
+}
+
+fn write_text(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
+    for r in rows {
+        let f = fields(r);
+        let show = |i: usize| terminal(f[i].as_deref().unwrap_or("-").as_bytes()).into_owned();
+        writeln!(
+            out,
+            "{}  {} bytes{}  v{} {}  {} \"{}\" {} {} params  {} tensors ({})  ctx {}  {}{}",
+            show(0),
+            show(1),
+            if r.shards > 1 {
+                format!(" in {} shards", r.shards)
+            } else {
+                String::new()
+            },
+            show(3),
+            show(4),
+            show(5),
+            show(6),
+            show(7),
+            show(8),
+            show(11),
+            show(10),
+            show(12),
+            show(13),
+            r.error
+                .as_ref()
+                .map_or(String::new(), |e| format!(": {}", terminal(e.as_bytes()))),
+        )?;
+    }
+    Ok(())
+}
+
+fn write_csv(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "{}", COLUMNS.join(","))?;
+    for r in rows {
+        let cells: Vec<String> = fields(r)
+            .iter()
+            .map(|f| {
+                let f = f.as_deref().unwrap_or("");
+                if f.contains([',', '"', '\n', '\r']) {
+                    format!("\"{}\"", f.replace('"', "\"\""))
+                } else {
+                    f.to_string()
+                }
+            })
+            .collect();
+        writeln!(out, "{}", cells.join(","))?;
+    }
+    Ok(())
+}
+
+fn write_json(r: &Row, out: &mut impl Write) -> io::Result<()> {
+    let numeric = [1, 2, 3, 8, 9, 11, 12];
+    out.write_all(b"{")?;
+    for (i, (column, value)) in COLUMNS.iter().zip(fields(r)).enumerate() {
+        write!(out, "{}\"{column}\": ", if i == 0 { "" } else { ", " })?;
+        match value {
+            None => out.write_all(b"null")?,
+            Some(v) if numeric.contains(&i) => out.write_all(v.as_bytes())?,
+            Some(v) => json::string(GgufStr(v.as_bytes()), out)?,
+        }
+    }
+    out.write_all(b"}\n")
+}

@@ -1,0 +1,534 @@
+//! Deterministic sample files for other projects' tests (`gguf fixtures OUTDIR`), built with
+//! [`GgufBuilder`]: the same bytes on every run and platform.
+//!
+//! | file | what |
+//! |---|---|
+//! | `minimal-llama.gguf` | GGUF v3, llama keys, an 8-token SentencePiece vocabulary, no blocks; `token_embd.weight` q8_0 \[32, 8\] and `output_norm.weight` f16 \[32\] |
+//! | `llama3-tiny.gguf` | one llama block with RoPE (freq base 500000) and grouped-query attention (4 heads, 2 kv heads), a BPE vocabulary of multilingual and emoji tokens with merges; f32, f16, q8_0 and q4_K tensors |
+//! | `truncated-metadata.gguf` | claims 6 tensors and 14 key/values, cut at 112 bytes inside the key/values |
+//!
+//! **Tensor data** dequantises to a documented pattern. The tensor at index `s` in the file
+//! (its seed) holds, at flat element index `i` (`ne0` fastest):
+//!
+//! - f32, f16 and q8_0: `c = (7·i + 13·s) mod 255 − 127` and the value `c / 64` (exact in f16;
+//!   q8_0 blocks have the scale `d = 1/64` and the quants `c`);
+//! - q4_K: the nibble `n = (5·i + 3·s) mod 16` in sub-block `j = (i mod 256) / 32`, and the value
+//!   `((j + 1)·n − 8) / 16` (super-block scales `d = dmin = 1/16`, sub-block scale `j + 1`,
+//!   sub-block min 8).
+//!
+//! [`expected`] gives these values, which the tests compare with gguf-py's dequantisation.
+//!
+//! ```
+//! use gguf_grammar::{validate::{self, Profile}, Gguf};
+//! use gguf_tools::fixtures;
+//!
+//! let tiny = fixtures::llama3_tiny();
+//! let gguf = Gguf::parse(&tiny)?;
+//! assert_eq!(gguf.get("llama.attention.head_count_kv").and_then(|v| v.as_u64()), Some(2));
+//! let found = validate::check(&gguf, tiny.len() as u64, Profile::Strict);
+//! assert!(validate::accepts(&found, Profile::Strict));
+//! assert!(validate::schema::accepts_model(&validate::schema::check_model(&gguf)));
+//! // Every run gives the same bytes.
+//! assert_eq!(fixtures::llama3_tiny(), tiny);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::fmt::Write as _;
+
+use sha2::{Digest, Sha256};
+
+use gguf_grammar::validate::{self, Diagnostic, Profile};
+use gguf_grammar::write::{GgufBuilder, OwnedValue};
+use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
+
+/// One sample file: its name in the output folder and its bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fixture {
+    /// The file name, e.g. `minimal-llama.gguf`.
+    pub name: &'static str,
+    /// The file's bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// The three fixtures, in the order of the module documentation.
+pub fn all() -> Vec<Fixture> {
+    vec![
+        Fixture {
+            name: "minimal-llama.gguf",
+            bytes: minimal_llama(),
+        },
+        Fixture {
+            name: "llama3-tiny.gguf",
+            bytes: llama3_tiny(),
+        },
+        Fixture {
+            name: "truncated-metadata.gguf",
+            bytes: truncated_metadata(),
+        },
+    ]
+}
+
+/// A tensor to build: name, dims (`ne0` first) and type; its data follows the pattern.
+struct Planned {
+    name: &'static str,
+    dims: &'static [u64],
+    ggml_type: GgmlType,
+}
+
+const fn planned(name: &'static str, dims: &'static [u64], ggml_type: GgmlType) -> Planned {
+    Planned {
+        name,
+        dims,
+        ggml_type,
+    }
+}
+
+/// Adds `tensors` to `builder` with their pattern data and builds the file.
+fn build(keys: GgufBuilder<'static>, tensors: &[Planned]) -> Vec<u8> {
+    let data: Vec<Vec<u8>> = tensors
+        .iter()
+        .enumerate()
+        .map(|(seed, t)| tensor_data(t.ggml_type, elements(t.dims), seed as u64))
+        .collect();
+    let mut builder = keys;
+    for (t, bytes) in tensors.iter().zip(&data) {
+        builder.tensor(t.name, t.dims, t.ggml_type, bytes);
+    }
+    // The builder only fails on counts that do not fit or overflowing offsets; these small,
+    // fixed files have neither (the tests build every fixture).
+    builder.build().unwrap_or_default()
+}
+
+fn elements(dims: &[u64]) -> u64 {
+    dims.iter().product()
+}
+
+/// The keys every llama model has: `[context, n_embd, n_layer, n_ff, n_head]`.
+fn llama_keys(b: &mut GgufBuilder<'_>, hp: [u32; 5]) {
+    let [context, n_embd, n_layer, n_ff, n_head] = hp;
+    b.kv("general.architecture", "llama")
+        .kv("llama.context_length", context)
+        .kv("llama.embedding_length", n_embd)
+        .kv("llama.block_count", n_layer)
+        .kv("llama.feed_forward_length", n_ff)
+        .kv("llama.attention.head_count", n_head)
+        .kv("llama.attention.layer_norm_rms_epsilon", 1e-5f32);
+}
+
+/// The `general.*` keys of a described file.
+fn general_keys(b: &mut GgufBuilder<'_>, name: &str) {
+    b.kv("general.name", name)
+        .kv("general.file_type", 7u32) // MOSTLY_Q8_0
+        .kv("general.quantization_version", 2u32);
+}
+
+/// `minimal-llama.gguf`: see the module documentation.
+pub fn minimal_llama() -> Vec<u8> {
+    const TOKENS: [&str; 8] = ["<unk>", "<s>", "</s>", "▁the", "▁a", "▁model", "s", "."];
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    llama_keys(&mut b, [128, 32, 0, 64, 4]);
+    b.kv("tokenizer.ggml.model", "llama")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, TOKENS),
+        )
+        .kv(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(
+                ValueType::F32,
+                [0.0f32, 0.0, 0.0, -1.0, -2.0, -3.0, -4.0, -5.0],
+            ),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, [2i32, 3, 3, 1, 1, 1, 1, 1]),
+        )
+        .kv("tokenizer.ggml.bos_token_id", 1u32)
+        .kv("tokenizer.ggml.eos_token_id", 2u32);
+    build(
+        b,
+        &[
+            planned("token_embd.weight", &[32, 8], GgmlType::Q8_0),
+            planned("output_norm.weight", &[32], GgmlType::F16),
+        ],
+    )
+}
+
+/// `llama3-tiny.gguf`: see the module documentation.
+pub fn llama3_tiny() -> Vec<u8> {
+    const TOKENS: [&str; 16] = [
+        "<|begin_of_text|>",
+        "<|end_of_text|>",
+        "H",
+        "e",
+        "He",
+        "Ġworld",
+        "你好",
+        "世界",
+        "Привет",
+        "مرحبا",
+        "नमस्ते",
+        "é",
+        "😀",
+        "👍🏽",
+        "👨‍👩‍👧",
+        "<|eot_id|>",
+    ];
+    let token_types = [3i32, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3];
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    general_keys(&mut b, "llama3-tiny");
+    llama_keys(&mut b, [8192, 32, 1, 256, 4]);
+    b.kv("llama.vocab_size", 16u32)
+        .kv("llama.attention.head_count_kv", 2u32)
+        .kv("llama.rope.dimension_count", 8u32)
+        .kv("llama.rope.freq_base", 500000.0f32)
+        .kv("tokenizer.ggml.model", "gpt2")
+        .kv("tokenizer.ggml.pre", "llama-bpe")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, TOKENS),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, token_types),
+        )
+        .kv(
+            "tokenizer.ggml.merges",
+            OwnedValue::array(ValueType::String, ["H e", "你 好", "世 界"]),
+        )
+        .kv("tokenizer.ggml.bos_token_id", 0u32)
+        .kv("tokenizer.ggml.eos_token_id", 15u32)
+        .kv(
+            "tokenizer.chat_template",
+            "{% for m in messages %}{{ m['content'] }}<|eot_id|>{% endfor %}",
+        );
+    // n_embd 32, 4 heads of 8, 2 kv heads (k and v: 16), n_ff 256 (a q4_K row is 256 values).
+    build(
+        b,
+        &[
+            planned("token_embd.weight", &[32, 16], GgmlType::Q8_0),
+            planned("output_norm.weight", &[32], GgmlType::F32),
+            planned("blk.0.attn_norm.weight", &[32], GgmlType::F32),
+            planned("blk.0.attn_q.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.attn_k.weight", &[32, 16], GgmlType::F16),
+            planned("blk.0.attn_v.weight", &[32, 16], GgmlType::Q8_0),
+            planned("blk.0.attn_output.weight", &[32, 32], GgmlType::F16),
+            planned("blk.0.ffn_norm.weight", &[32], GgmlType::F32),
+            planned("blk.0.ffn_gate.weight", &[32, 256], GgmlType::Q8_0),
+            planned("blk.0.ffn_up.weight", &[32, 256], GgmlType::Q8_0),
+            planned("blk.0.ffn_down.weight", &[256, 32], GgmlType::Q4_K),
+        ],
+    )
+}
+
+/// `truncated-metadata.gguf`: a header declaring 6 tensors and 14 key/values, cut at 112 bytes
+/// (inside the third key/value).
+pub fn truncated_metadata() -> Vec<u8> {
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    general_keys(&mut b, "truncated-metadata");
+    llama_keys(&mut b, [128, 32, 0, 64, 4]);
+    b.kv("llama.vocab_size", 8u32)
+        .kv("tokenizer.ggml.model", "llama")
+        .kv("tokenizer.ggml.bos_token_id", 1u32)
+        .kv("tokenizer.ggml.eos_token_id", 2u32);
+    for name in ["a", "b", "c", "d", "e", "f"] {
+        b.tensor_at(name, &[32], GgmlType::F32, 0, &[]);
+    }
+    let mut bytes = b.build().unwrap_or_default();
+    bytes.truncate(112);
+    bytes
+}
+
+/// The value the pattern gives element `i` of the tensor with seed `seed` and type
+/// `ggml_type` (f32, f16, q8_0 or q4_K; `None` for other types).
+///
+/// ```
+/// use gguf_grammar::GgmlType;
+/// use gguf_tools::fixtures::expected;
+/// assert_eq!(expected(GgmlType::Q8_0, 0, 0), Some(-127.0 / 64.0));
+/// assert_eq!(expected(GgmlType::Q4_K, 1, 40), Some((2.0 * 11.0 - 8.0) / 16.0));
+/// ```
+pub fn expected(ggml_type: GgmlType, seed: u64, i: u64) -> Option<f32> {
+    match ggml_type {
+        GgmlType::F32 | GgmlType::F16 | GgmlType::Q8_0 => Some(code(seed, i) as f32 / 64.0),
+        GgmlType::Q4_K => {
+            let (j, n) = q4k_code(seed, i);
+            Some(((j + 1) as f32 * n as f32 - 8.0) / 16.0)
+        }
+        _ => None,
+    }
+}
+
+fn code(seed: u64, i: u64) -> i8 {
+    (((7 * i + 13 * seed) % 255) as i16 - 127) as i8
+}
+
+/// Sub-block and nibble of element `i` of a q4_K tensor.
+fn q4k_code(seed: u64, i: u64) -> (u64, u8) {
+    ((i % 256) / 32, ((5 * i + 3 * seed) % 16) as u8)
+}
+
+/// The little-endian bytes of `n` elements of `ggml_type` following the pattern.
+fn tensor_data(ggml_type: GgmlType, n: u64, seed: u64) -> Vec<u8> {
+    let mut out = Vec::new();
+    match ggml_type {
+        GgmlType::F32 => (0..n).for_each(|i| {
+            out.extend_from_slice(&(code(seed, i) as f32 / 64.0).to_le_bytes());
+        }),
+        GgmlType::F16 => (0..n).for_each(|i| {
+            out.extend_from_slice(&f16_bits(code(seed, i) as f32 / 64.0).to_le_bytes());
+        }),
+        // block_q8_0: f16 d, then 32 int8 quants.
+        GgmlType::Q8_0 => (0..n).step_by(32).for_each(|first| {
+            out.extend_from_slice(&f16_bits(1.0 / 64.0).to_le_bytes());
+            out.extend((first..first + 32).map(|i| code(seed, i) as u8));
+        }),
+        // block_q4_K: f16 d, f16 dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles.
+        GgmlType::Q4_K => (0..n).step_by(256).for_each(|first| {
+            out.extend_from_slice(&f16_bits(1.0 / 16.0).to_le_bytes());
+            out.extend_from_slice(&f16_bits(1.0 / 16.0).to_le_bytes());
+            let scales: [u8; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
+            out.extend_from_slice(&pack_scales_mins(scales, [8; 8]));
+            // Each 64 values: 32 bytes, value l in the low nibble of byte l, value 32 + l in
+            // the high nibble.
+            for chunk in (first..first + 256).step_by(64) {
+                out.extend((0..32).map(|l| {
+                    let low = q4k_code(seed, chunk + l).1;
+                    let high = q4k_code(seed, chunk + 32 + l).1;
+                    low | high << 4
+                }));
+            }
+        }),
+        _ => {}
+    }
+    out
+}
+
+/// ggml's 12-byte packing of eight 6-bit scales and mins (`get_scale_min_k4`, reversed):
+/// bytes 0–3 and 4–7 hold scales and mins 0–3 in their low 6 bits and the top 2 bits of
+/// scales and mins 4–7 in their high 2 bits; bytes 8–11 hold the low 4 bits of scale and
+/// min 4–7.
+fn pack_scales_mins(scales: [u8; 8], mins: [u8; 8]) -> [u8; 12] {
+    let mut q = [0u8; 12];
+    for j in 0..4 {
+        q[j] = scales[j] & 63 | (scales[j + 4] >> 4) << 6;
+        q[j + 4] = mins[j] & 63 | (mins[j + 4] >> 4) << 6;
+        q[j + 8] = scales[j + 4] & 15 | (mins[j + 4] & 15) << 4;
+    }
+    q
+}
+
+/// IEEE half-precision bits of `x`, for the zero and normal values the pattern uses (exact:
+/// the mantissa's low 13 bits are zero).
+fn f16_bits(x: f32) -> u16 {
+    let bits = x.to_bits();
+    let sign = ((bits >> 16) & 0x8000) as u16;
+    if x == 0.0 {
+        return sign;
+    }
+    let exponent = ((bits >> 23) & 0xff) as i32 - 127 + 15;
+    let mantissa = ((bits >> 13) & 0x3ff) as u16;
+    sign | ((exponent as u16) << 10) | mantissa
+}
+
+/// What the crate's validator says about a file: the parse error, or each profile's verdict.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    /// Why the file does not parse (a diagnostic every reference rejects), if it does not.
+    pub parse_error: Option<Diagnostic>,
+    /// Whether each of [`Profile::ALL`] accepts the file.
+    pub accepts: [bool; 5],
+    /// Whether the LLaMA-family schema accepts it (false for a file that does not parse).
+    pub schema_accepts: bool,
+    /// The codes of the error diagnostics, in the validator's order.
+    pub codes: Vec<&'static str>,
+}
+
+impl Verdict {
+    /// Judges `bytes`, the whole file.
+    ///
+    /// ```
+    /// use gguf_tools::fixtures::{self, Verdict};
+    /// let v = Verdict::of(&fixtures::truncated_metadata());
+    /// assert_eq!(v.expect(), "parser_error");
+    /// assert_eq!(v.accepts, [false; 5]);
+    /// ```
+    pub fn of(bytes: &[u8]) -> Verdict {
+        match Gguf::parse(bytes) {
+            Ok(gguf) => {
+                let found = validate::diagnose(&gguf, bytes.len() as u64);
+                let codes = found
+                    .iter()
+                    .filter(|d| !d.rejected_by.is_empty())
+                    .map(|d| d.code)
+                    .collect();
+                Verdict {
+                    parse_error: None,
+                    accepts: Profile::ALL.map(|p| validate::accepts(&found, p)),
+                    schema_accepts: validate::schema::accepts_model(
+                        &validate::schema::check_model(&gguf),
+                    ),
+                    codes,
+                }
+            }
+            Err(e) => {
+                let d = validate::parse_failure(&e);
+                Verdict {
+                    codes: vec![d.code],
+                    parse_error: Some(d),
+                    accepts: [false; 5],
+                    schema_accepts: false,
+                }
+            }
+        }
+    }
+
+    /// `valid` (every profile accepts), `invalid` (it parses; a profile rejects) or
+    /// `parser_error`.
+    pub fn expect(&self) -> &'static str {
+        match (&self.parse_error, self.accepts.iter().all(|&a| a)) {
+            (Some(_), _) => "parser_error",
+            (None, true) => "valid",
+            (None, false) => "invalid",
+        }
+    }
+
+    /// Whether `profile` accepts the file.
+    pub fn accepts(&self, profile: Profile) -> bool {
+        Profile::ALL
+            .iter()
+            .position(|&p| p == profile)
+            .is_some_and(|i| self.accepts[i])
+    }
+
+    /// The verdict as one JSON object (no trailing newline): `{"file", "size", "sha256",
+    /// "expect", "profiles": {"ggml": "accept"|"reject", ...}, "schema", "codes", "error"}`,
+    /// `error` being `null` or `{"code", "offset", "path", "message"}`.
+    pub fn json(&self, file: &str, bytes: &[u8]) -> String {
+        let word = |accepted: bool| if accepted { "accept" } else { "reject" };
+        let mut out = format!(
+            "{{\"file\": {}, \"size\": {}, \"sha256\": \"{}\", \"expect\": \"{}\", \"profiles\": {{",
+            json_string(file),
+            bytes.len(),
+            sha256_hex(bytes),
+            self.expect()
+        );
+        for (i, profile) in Profile::ALL.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            let _ = write!(
+                out,
+                "{sep}\"{}\": \"{}\"",
+                profile.name(),
+                word(self.accepts[i])
+            );
+        }
+        let codes: Vec<String> = self.codes.iter().map(|c| format!("\"{c}\"")).collect();
+        let _ = write!(
+            out,
+            "}}, \"schema\": \"{}\", \"codes\": [{}], \"error\": ",
+            word(self.schema_accepts),
+            codes.join(", ")
+        );
+        match &self.parse_error {
+            None => out.push_str("null"),
+            Some(d) => {
+                let _ = write!(
+                    out,
+                    "{{\"code\": \"{}\", \"offset\": {}, \"path\": {}, \"message\": {}}}",
+                    d.code,
+                    d.span.as_ref().map_or(0, |s| s.start),
+                    json_string(&d.path.to_string()),
+                    json_string(&d.message)
+                );
+            }
+        }
+        out.push('}');
+        out
+    }
+}
+
+/// `s` as a JSON string literal.
+fn json_string(s: &str) -> String {
+    let mut out = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = crate::render::json::string(gguf_grammar::GgufStr(s.as_bytes()), &mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The lowercase hex SHA-256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .fold(String::new(), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+/// `SHA256SUMS` for `files`, in the format of `sha256sum` (`HASH  NAME` lines).
+pub fn sha256sums(files: &[Fixture]) -> String {
+    files
+        .iter()
+        .map(|f| format!("{}  {}\n", sha256_hex(&f.bytes), f.name))
+        .collect()
+}
+
+/// `manifest.json`: a JSON array of each file's [`Verdict::json`], one per line.
+pub fn manifest(files: &[Fixture]) -> String {
+    let entries: Vec<String> = files
+        .iter()
+        .map(|f| Verdict::of(&f.bytes).json(f.name, &f.bytes))
+        .collect();
+    format!("[\n{}\n]\n", entries.join(",\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f16_of_pattern_values_is_exact() {
+        assert_eq!(f16_bits(1.0 / 64.0), 0x2400);
+        assert_eq!(f16_bits(1.0 / 16.0), 0x2c00);
+        assert_eq!(f16_bits(-127.0 / 64.0), 0xbff0);
+        assert_eq!(f16_bits(1.0), 0x3c00);
+        assert_eq!(f16_bits(0.0), 0);
+    }
+
+    #[test]
+    fn scales_unpack_as_ggml_reads_them() {
+        // get_scale_min_k4 from ggml-quants.c
+        let q = pack_scales_mins([1, 2, 3, 63, 17, 6, 40, 8], [8, 9, 10, 11, 12, 33, 14, 63]);
+        let unpack = |j: usize| {
+            if j < 4 {
+                (q[j] & 63, q[j + 4] & 63)
+            } else {
+                (
+                    (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4),
+                    (q[j + 4] >> 4) | ((q[j] >> 6) << 4),
+                )
+            }
+        };
+        let got: Vec<_> = (0..8).map(unpack).collect();
+        assert_eq!(
+            got,
+            [
+                (1, 8),
+                (2, 9),
+                (3, 10),
+                (63, 11),
+                (17, 12),
+                (6, 33),
+                (40, 14),
+                (8, 63)
+            ]
+        );
+    }
+
+    #[test]
+    fn pattern_covers_every_code() {
+        let codes: std::collections::HashSet<i8> = (0..255).map(|i| code(0, i)).collect();
+        assert_eq!(codes.len(), 255);
+        assert!(codes.contains(&-127) && codes.contains(&127));
+    }
+}

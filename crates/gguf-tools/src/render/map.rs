@@ -1,0 +1,857 @@
+//! The annotated byte map of a header (`gguf map`): one row per construct, in file order, each
+//! with its exact span, its construct path (as error messages name it) and its meaning.
+//!
+//! Rows come in preorder: a group (the header, a key/value pair, an array, a tensor info)
+//! comes before the rows of its parts, which are one level deeper. Every span is taken from
+//! the parsed document (the borrowed slices of [`Gguf`]), never recomputed from the bytes.
+//! Runs of equal elements in fixed-size arrays share one row ([`Row::count`] elements).
+//!
+//! Three renderings: [`write_text`] (aligned terminal rows, file text escaped), [`write_json`]
+//! (one JSON object per row) and [`write_html`] (a self-contained page with a tree and a hex
+//! pane).
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+
+use super::json;
+use super::text::Scalar;
+use gguf_grammar::error::{ConstructPath as Path, Segment};
+use gguf_grammar::escape::Terminal;
+use gguf_grammar::grammar::string::GgufStr;
+use gguf_grammar::grammar::value::{Array, Value};
+use gguf_grammar::grammar::Ctx;
+use gguf_grammar::Gguf;
+
+/// One construct of the header and its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Row<'a, 'r> {
+    /// Absolute offset of the first byte.
+    pub offset: u64,
+    /// Number of bytes.
+    pub len: u64,
+    /// Nesting level: 0 for the top-level constructs, one more for each enclosing group.
+    pub depth: u32,
+    /// What the bytes are: `magic`, `version`, `count`, `kv`, `string_len`, `string`,
+    /// `value_type`, `value`, `array`, `elements`, `tensor_info`, `n_dims`, `dim`, `ggml_type`,
+    /// `offset`, `header`, `padding` or `tensor_data`.
+    pub kind: &'static str,
+    /// The construct path, e.g. `kv[15] "tokenizer.ggml.tokens"[99018]` (file names in it are
+    /// shown as [`gguf_grammar::error::ConstructPath`] shows them: invalid UTF-8 as `\xNN`).
+    pub path: &'r str,
+    /// The decoded meaning.
+    pub meaning: Meaning<'a, 'r>,
+    /// For a run of equal array elements, how many (the row spans all of them); else 1.
+    pub count: u64,
+}
+
+/// What a row's bytes mean.
+#[derive(Debug, Clone, Copy)]
+pub enum Meaning<'a, 'r> {
+    /// A description made by the crate (numbers, type names).
+    Note(&'r str),
+    /// Text read from the file (a key, a tensor name, a string value).
+    Text(GgufStr<'a>),
+}
+
+/// Calls `each` with every row of `gguf`'s map, in file order; `file_size` is the length of the
+/// whole file (for the tensor-data row). Stops at the first error `each` returns.
+///
+/// ```
+/// use gguf_tools::render::map::{rows, Meaning};
+/// use gguf_grammar::{write::GgufBuilder, Ctx};
+///
+/// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "tiny").build().unwrap();
+/// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
+/// let mut found = Vec::new();
+/// rows(&gguf, bytes.len() as u64, |row| {
+///     if let Meaning::Text(s) = row.meaning {
+///         found.push((row.offset, row.len, row.path.to_string(), s.to_str().unwrap().to_string()));
+///     }
+///     Ok::<(), ()>(())
+/// })
+/// .unwrap();
+/// assert_eq!(found[0], (32, 12, r#"kv[0] "general.name".key"#.to_string(), "general.name".to_string()));
+/// assert_eq!(found[1], (56, 4, r#"kv[0] "general.name".value"#.to_string(), "tiny".to_string()));
+/// ```
+pub fn rows<'a, E>(
+    gguf: &Gguf<'a>,
+    file_size: u64,
+    mut each: impl FnMut(&Row<'a, '_>) -> Result<(), E>,
+) -> Result<(), E> {
+    Walker {
+        gguf,
+        ctx: gguf.header.ctx,
+        path: String::new(),
+        note: String::new(),
+        each: &mut each,
+    }
+    .file(file_size)
+}
+
+struct Walker<'g, 'a, F> {
+    gguf: &'g Gguf<'a>,
+    ctx: Ctx,
+    /// The current path; each level appends its segment and truncates it again.
+    path: String,
+    note: String,
+    each: &'g mut F,
+}
+
+impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
+    fn emit(
+        &mut self,
+        offset: u64,
+        len: u64,
+        depth: u32,
+        kind: &'static str,
+        text: Option<GgufStr<'a>>,
+        count: u64,
+    ) -> Result<(), E> {
+        let meaning = match text {
+            Some(s) => Meaning::Text(s),
+            None => Meaning::Note(&self.note),
+        };
+        (self.each)(&Row {
+            offset,
+            len,
+            depth,
+            kind,
+            path: &self.path,
+            meaning,
+            count,
+        })
+    }
+
+    /// Sets the note, the path suffix (appended to `base`), and emits.
+    #[allow(clippy::too_many_arguments)]
+    fn field(
+        &mut self,
+        base: usize,
+        suffix: &str,
+        offset: u64,
+        len: u64,
+        depth: u32,
+        kind: &'static str,
+        note: std::fmt::Arguments<'_>,
+    ) -> Result<(), E> {
+        self.path.truncate(base);
+        self.path.push_str(suffix);
+        self.note.clear();
+        let _ = self.note.write_fmt(note);
+        self.emit(offset, len, depth, kind, None, 1)
+    }
+
+    fn offset(&self, part: &[u8]) -> u64 {
+        // Every slice handed out by the parsed document lies inside its input.
+        self.gguf.offset_of(part).unwrap_or(0)
+    }
+
+    fn file(&mut self, file_size: u64) -> Result<(), E> {
+        let gguf = self.gguf;
+        let header = gguf.header;
+        let cw = self.ctx.count_width();
+        self.path.clear();
+        self.path.push_str("header");
+        self.note.clear();
+        let _ = write!(
+            self.note,
+            "GGUF v{}, {} endian, {} tensors, {} key/values",
+            gguf.version().number(),
+            gguf.endian().name(),
+            header.tensor_count,
+            header.kv_count
+        );
+        self.emit(0, 8 + 2 * cw, 0, "header", None, 1)?;
+        self.field(
+            0,
+            "header.magic",
+            0,
+            4,
+            1,
+            "magic",
+            format_args!("\"GGUF\""),
+        )?;
+        self.field(
+            0,
+            "header.version",
+            4,
+            4,
+            1,
+            "version",
+            format_args!(
+                "{} ({} endian)",
+                gguf.version().number(),
+                gguf.endian().name()
+            ),
+        )?;
+        let counts = [
+            ("header.tensor_count", header.tensor_count),
+            ("header.kv_count", header.kv_count),
+        ];
+        for (i, (name, n)) in counts.into_iter().enumerate() {
+            self.field(
+                0,
+                name,
+                8 + i as u64 * cw,
+                cw,
+                1,
+                "count",
+                format_args!("{n}"),
+            )?;
+        }
+        for (index, pair) in gguf.kvs.iter().enumerate() {
+            self.path.clear();
+            let _ = write!(self.path, "kv[{index}] {}", quoted(pair.key));
+            let base = self.path.len();
+            let start = self.offset(pair.raw);
+            self.note.clear();
+            let _ = write!(self.note, "{}", TypeName(pair.value));
+            self.emit(start, pair.raw.len() as u64, 0, "kv", None, 1)?;
+            self.string(base, ".key", start, pair.key, 1)?;
+            let tag_at = start + cw + pair.key.len() as u64;
+            let ty = pair.value.value_type();
+            self.field(
+                base,
+                ".type",
+                tag_at,
+                4,
+                1,
+                "value_type",
+                format_args!("{} ({})", ty, ty.tag()),
+            )?;
+            let value_end = start + pair.raw.len() as u64;
+            self.value(base, ".value", tag_at + 4, value_end, pair.value, 1)?;
+        }
+        for (index, tensor) in gguf.tensors.iter().enumerate() {
+            let info = &tensor.info;
+            self.path.clear();
+            let _ = write!(self.path, "tensor[{index}] {}", quoted(info.name));
+            let base = self.path.len();
+            let start = self.offset(info.raw);
+            self.note.clear();
+            let _ = write!(self.note, "{} {:?}", info.ggml_type, info.dims);
+            self.emit(start, info.raw.len() as u64, 0, "tensor_info", None, 1)?;
+            self.string(base, ".name", start, info.name, 1)?;
+            let mut at = start + cw + info.name.len() as u64;
+            self.field(
+                base,
+                ".n_dims",
+                at,
+                4,
+                1,
+                "n_dims",
+                format_args!("{}", info.dims.len()),
+            )?;
+            at += 4;
+            for (d, dim) in info.dims.iter().enumerate() {
+                self.field(
+                    base,
+                    &format!(".dims[{d}]"),
+                    at,
+                    cw,
+                    1,
+                    "dim",
+                    format_args!("{dim}"),
+                )?;
+                at += cw;
+            }
+            self.field(
+                base,
+                ".type",
+                at,
+                4,
+                1,
+                "ggml_type",
+                format_args!("{} ({})", info.ggml_type, info.ggml_type.0),
+            )?;
+            let absolute = match tensor.data_offset {
+                Some(abs) => format!("data at {abs}"),
+                None => "data offset overflows".to_string(),
+            };
+            self.field(
+                base,
+                ".offset",
+                at + 4,
+                8,
+                1,
+                "offset",
+                format_args!("{} (relative; {absolute})", info.offset),
+            )?;
+        }
+        let padding = gguf.tensor_data_offset - gguf.tensor_infos_end;
+        if padding > 0 {
+            self.field(
+                0,
+                "padding",
+                gguf.tensor_infos_end,
+                padding,
+                0,
+                "padding",
+                format_args!("{padding} bytes to align the data to {}", gguf.alignment),
+            )?;
+        }
+        let data_len = file_size.saturating_sub(gguf.tensor_data_offset);
+        self.field(
+            0,
+            "tensor_data",
+            gguf.tensor_data_offset,
+            data_len,
+            0,
+            "tensor_data",
+            format_args!(
+                "{} tensors, {data_len} bytes (not read)",
+                gguf.tensors.len()
+            ),
+        )
+    }
+
+    /// A length-prefixed string at `at`: the length row and the bytes row, both at `depth`.
+    fn string(
+        &mut self,
+        base: usize,
+        name: &str,
+        at: u64,
+        s: GgufStr<'a>,
+        depth: u32,
+    ) -> Result<(), E> {
+        let cw = self.ctx.count_width();
+        let len_name = format!("{name}_len");
+        self.field(
+            base,
+            &len_name,
+            at,
+            cw,
+            depth,
+            "string_len",
+            format_args!("{}", s.len()),
+        )?;
+        self.path.truncate(base);
+        self.path.push_str(name);
+        self.emit(at + cw, s.len() as u64, depth, "string", Some(s), 1)
+    }
+
+    /// A value of any type spanning `at..end`, named `base + name`.
+    fn value(
+        &mut self,
+        base: usize,
+        name: &str,
+        at: u64,
+        end: u64,
+        value: Value<'a>,
+        depth: u32,
+    ) -> Result<(), E> {
+        let element = name.starts_with('[');
+        match value {
+            // An array element: one row for its length and bytes.
+            Value::String(s) if element => {
+                self.path.truncate(base);
+                self.path.push_str(name);
+                self.emit(at, end - at, depth, "string", Some(s), 1)
+            }
+            Value::String(s) => self.string(base, name, at, s, depth),
+            Value::Array(array) => {
+                self.field(
+                    base,
+                    name,
+                    at,
+                    end - at,
+                    depth,
+                    "array",
+                    format_args!("{}", TypeName(value)),
+                )?;
+                // A kv's array elements are `kv[n] "key"[i]`, as errors name them; a nested
+                // array's are `...[i][j]`.
+                let children = if element { self.path.len() } else { base };
+                self.array(children, at, array, depth + 1)
+            }
+            scalar => {
+                self.path.truncate(base);
+                self.path.push_str(name);
+                self.note.clear();
+                let _ = write!(self.note, "{}", Scalar(scalar));
+                self.emit(at, end - at, depth, "value", None, 1)
+            }
+        }
+    }
+
+    /// The parts of the array starting at `at` (its element type), named `base + ...`.
+    fn array(&mut self, base: usize, at: u64, array: Array<'a>, depth: u32) -> Result<(), E> {
+        let cw = self.ctx.count_width();
+        let ty = array.element_type();
+        self.field(
+            base,
+            ".element_type",
+            at,
+            4,
+            depth,
+            "value_type",
+            format_args!("{} ({})", ty, ty.tag()),
+        )?;
+        self.field(
+            base,
+            ".len",
+            at + 4,
+            cw,
+            depth,
+            "count",
+            format_args!("{}", array.len()),
+        )?;
+        let elements_at = self.offset(array.raw_elements());
+        match ty.fixed_size() {
+            Some(size) => self.runs(base, elements_at, size, array, depth),
+            None => {
+                let mut iter = array.iter();
+                let mut index = 0u64;
+                let mut next_at = elements_at;
+                while let Some(element) = iter.next() {
+                    let end = match element {
+                        Value::String(s) => self.offset(s.as_bytes()) + s.len() as u64,
+                        // A nested array ends where the next element starts (or the array ends).
+                        _ => match iter.clone().next() {
+                            Some(Value::Array(next)) => self.offset(next.raw_elements()) - 4 - cw,
+                            _ => elements_at + array.raw_elements().len() as u64,
+                        },
+                    };
+                    let name = format!("[{index}]");
+                    self.value(base, &name, next_at, end, element, depth)?;
+                    next_at = end;
+                    index += 1;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Fixed-size elements: one row per run of equal values.
+    fn runs(
+        &mut self,
+        base: usize,
+        at: u64,
+        size: u64,
+        array: Array<'a>,
+        depth: u32,
+    ) -> Result<(), E> {
+        let raw = array.raw_elements();
+        let size_usize = size as usize;
+        let mut index = 0u64;
+        let mut iter = array.iter().peekable();
+        while let Some(first) = iter.next() {
+            let first_bytes = &raw[index as usize * size_usize..][..size_usize];
+            let mut count = 1u64;
+            while iter.peek().is_some() {
+                let i = (index + count) as usize * size_usize;
+                if &raw[i..i + size_usize] != first_bytes {
+                    break;
+                }
+                iter.next();
+                count += 1;
+            }
+            self.path.truncate(base);
+            let _ = write!(self.path, "[{index}]");
+            self.note.clear();
+            let _ = write!(self.note, "{}", Scalar(first));
+            if count > 1 {
+                let _ = write!(
+                    self.note,
+                    " (\u{d7}{count}, through [{}])",
+                    index + count - 1
+                );
+            }
+            self.emit(at + index * size, count * size, depth, "value", None, count)?;
+            index += count;
+        }
+        Ok(())
+    }
+}
+
+/// A name shown in a path as errors show it: quoted, invalid UTF-8 as `\xNN`.
+fn quoted(name: GgufStr<'_>) -> Path {
+    Path(vec![Segment::Name(name.to_string())])
+}
+
+/// A value's type: `uint32`, `string`, `array[string; 128256]`.
+struct TypeName<'a>(Value<'a>);
+
+impl std::fmt::Display for TypeName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0 {
+            Value::Array(a) => write!(f, "array[{}; {}]", a.element_type(), a.len()),
+            v => write!(f, "{}", v.value_type()),
+        }
+    }
+}
+
+/// Which rows to show: those overlapping `from..to` whose path contains `path`.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    /// Only rows ending after this offset.
+    pub from: Option<u64>,
+    /// Only rows starting before this offset.
+    pub to: Option<u64>,
+    /// Only rows whose path contains this text.
+    pub path: Option<String>,
+}
+
+impl Filter {
+    /// Whether `row` is shown.
+    pub fn keeps(&self, row: &Row<'_, '_>) -> bool {
+        let end = row.offset.saturating_add(row.len.max(1));
+        self.from.map_or(true, |from| end > from)
+            && self.to.map_or(true, |to| row.offset < to)
+            && self.path.as_deref().map_or(true, |p| row.path.contains(p))
+    }
+}
+
+/// Raw bytes shown in a text row; longer spans show their start and end.
+const HEX_SHOWN: u64 = 8;
+
+/// Writes the terminal rendering: `OFFSET_HEX OFFSET LENGTH  HEX  PATH  MEANING`, file text
+/// escaped with [`gguf_grammar::escape::terminal`]'s rules, colour with ANSI escapes when
+/// `colour` is set.
+///
+/// ```
+/// use gguf_tools::render::map::{write_text, Filter};
+/// use gguf_grammar::{write::GgufBuilder, Ctx};
+///
+/// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "red\x1b[31m").build().unwrap();
+/// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
+/// let mut out = Vec::new();
+/// write_text(&gguf, bytes.len() as u64, &Filter::default(), false, &mut out).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// assert!(text.contains(r#"kv[0] "general.name".value  "red\e[31m""#), "{text}");
+/// assert!(!text.contains('\x1b'));
+/// ```
+pub fn write_text(
+    gguf: &Gguf<'_>,
+    file_size: u64,
+    filter: &Filter,
+    colour: bool,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let (dim, path_on, off) = if colour {
+        ("\x1b[2m", "\x1b[36m", "\x1b[0m")
+    } else {
+        ("", "", "")
+    };
+    rows(gguf, file_size, |row| {
+        if !filter.keeps(row) {
+            return Ok(());
+        }
+        let indent = "  ".repeat(row.depth as usize);
+        write!(
+            out,
+            "{dim}{:#010x} {:>10}{off} {:>8}  {:<27}  {indent}{path_on}{}{off}  ",
+            row.offset,
+            row.offset,
+            row.len,
+            Hex(gguf, row),
+            Terminal(row.path.as_bytes()),
+        )?;
+        match row.meaning {
+            Meaning::Note(note) => writeln!(out, "{note}"),
+            // Quotes inside are escaped too, so the text's end is never in doubt.
+            Meaning::Text(s) => writeln!(
+                out,
+                "\"{}\"",
+                Terminal(s.as_bytes()).to_string().replace('"', "\\\"")
+            ),
+        }
+    })
+}
+
+/// A row's bytes in hex (those the parse holds; the tensor data is not read).
+struct Hex<'g, 'r>(&'g Gguf<'g>, &'r Row<'g, 'r>);
+
+impl std::fmt::Display for Hex<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Hex(gguf, row) = self;
+        let held = gguf.bytes.len() as u64;
+        let start = row.offset.min(held) as usize;
+        let end = row.offset.saturating_add(row.len).min(held) as usize;
+        let bytes = &gguf.bytes[start..end];
+        let mut text = String::new();
+        let shown: Vec<&u8> = if bytes.len() as u64 <= HEX_SHOWN {
+            bytes.iter().collect()
+        } else {
+            bytes[..5].iter().chain(&bytes[bytes.len() - 2..]).collect()
+        };
+        for (i, byte) in shown.iter().enumerate() {
+            if i == 5 && bytes.len() as u64 > HEX_SHOWN {
+                text.push_str(" ..");
+            }
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            let _ = write!(text, "{byte:02x}");
+        }
+        f.pad(&text)
+    }
+}
+
+/// Writes one JSON object per row and line:
+/// `{"offset": N, "length": N, "depth": N, "kind": K, "path": P, "value": V, "count": N}`,
+/// where `value` is the exact string for text read from the file (`{"bytes_hex": ...}` when it
+/// is not UTF-8) and the crate's description otherwise. Paths are exact JSON of the path text.
+///
+/// ```
+/// use gguf_tools::render::map::{write_json, Filter};
+/// use gguf_grammar::{write::GgufBuilder, Ctx};
+///
+/// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "tiny").build().unwrap();
+/// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
+/// let mut out = Vec::new();
+/// write_json(&gguf, bytes.len() as u64, &Filter::default(), &mut out).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// assert!(text.lines().next().unwrap().starts_with(r#"{"offset": 0, "length": 24, "depth": 0, "kind": "header""#));
+/// ```
+pub fn write_json(
+    gguf: &Gguf<'_>,
+    file_size: u64,
+    filter: &Filter,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    json_rows(gguf, file_size, filter, None, out)
+}
+
+/// Like [`write_json`], with `"file": FILE` first in every row: the rows of several files
+/// (the shards of a set) in one stream. `file` is written as exact JSON of its bytes
+/// (`{"bytes_hex": ...}` when it is not UTF-8).
+///
+/// ```
+/// use gguf_tools::render::map::{write_json_of_file, Filter};
+/// use gguf_grammar::{write::GgufBuilder, Ctx};
+///
+/// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "tiny").build().unwrap();
+/// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
+/// let mut out = Vec::new();
+/// write_json_of_file(&gguf, bytes.len() as u64, b"m-00001-of-00002.gguf", &Filter::default(), &mut out).unwrap();
+/// let text = String::from_utf8(out).unwrap();
+/// assert!(text.starts_with(r#"{"file": "m-00001-of-00002.gguf", "offset": 0, "length": 24,"#));
+/// ```
+pub fn write_json_of_file(
+    gguf: &Gguf<'_>,
+    file_size: u64,
+    file: &[u8],
+    filter: &Filter,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    json_rows(gguf, file_size, filter, Some(file), out)
+}
+
+fn json_rows(
+    gguf: &Gguf<'_>,
+    file_size: u64,
+    filter: &Filter,
+    file: Option<&[u8]>,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    rows(gguf, file_size, |row| {
+        if !filter.keeps(row) {
+            return Ok(());
+        }
+        out.write_all(b"{")?;
+        if let Some(file) = file {
+            out.write_all(b"\"file\": ")?;
+            json::string(GgufStr(file), out)?;
+            out.write_all(b", ")?;
+        }
+        write!(
+            out,
+            "\"offset\": {}, \"length\": {}, \"depth\": {}, \"kind\": \"{}\", \"path\": ",
+            row.offset, row.len, row.depth, row.kind
+        )?;
+        path_and_value(row, b", \"value\": ", out)?;
+        writeln!(out, ", \"count\": {}}}", row.count)
+    })
+}
+
+/// A row's path and value as JSON strings, with `between` between them.
+fn path_and_value(row: &Row<'_, '_>, between: &[u8], out: &mut impl Write) -> io::Result<()> {
+    json::string(GgufStr(row.path.as_bytes()), out)?;
+    out.write_all(between)?;
+    match row.meaning {
+        Meaning::Note(note) => json::string(GgufStr(note.as_bytes()), out),
+        Meaning::Text(s) => json::string(s, out),
+    }
+}
+
+/// The page's template: CSS and JS inline; `/*DATA*/` is replaced by the map's data and
+/// `/*VIEW*/` by the viewer.
+const HTML_TEMPLATE: &str = include_str!("map.html");
+
+/// The viewer (tree, hex pane, search), shared with `web/inspector.html`.
+pub const VIEW_JS: &str = include_str!("map_view.js");
+
+/// Writes the self-contained HTML page: a collapsible tree of every row beside a hex pane of
+/// the header's bytes, with search over keys and tensor names. Nothing is loaded from the
+/// network; the data is inline as JSON (`<` escaped) and the header bytes as base64.
+///
+/// To keep the page near the header's own size, the elements of string arrays are not written
+/// as rows: their array row carries the byte length of each element (`lens`) and the page
+/// derives their spans from it and shows their text from the bytes.
+///
+/// ```
+/// use gguf_tools::render::map::write_html;
+/// use gguf_grammar::{write::GgufBuilder, Ctx};
+///
+/// let bytes = GgufBuilder::new(Ctx::V3_LE).kv("general.name", "</script>").build().unwrap();
+/// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
+/// let mut page = Vec::new();
+/// write_html(&gguf, bytes.len() as u64, "tiny.gguf", &mut page).unwrap();
+/// let page = String::from_utf8(page).unwrap();
+/// assert!(page.starts_with("<!DOCTYPE html>"));
+/// assert_eq!(page.matches("</script>").count(), 2); // the page's own two scripts only
+/// ```
+pub fn write_html(
+    gguf: &Gguf<'_>,
+    file_size: u64,
+    title: &str,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let (head, rest) = HTML_TEMPLATE
+        .split_once("/*DATA*/")
+        .expect("the template has a data marker");
+    let (middle, tail) = rest
+        .split_once("/*VIEW*/")
+        .expect("the template has a viewer marker");
+    out.write_all(head.as_bytes())?;
+    let mut data = Vec::new();
+    html_data(gguf, file_size, title, &mut data)?;
+    // Inside <script>, `<` could open `</script>`: JSON allows it escaped.
+    let mut from = 0;
+    for (i, &b) in data.iter().enumerate() {
+        if b == b'<' {
+            out.write_all(&data[from..i])?;
+            out.write_all(b"\\u003c")?;
+            from = i + 1;
+        }
+    }
+    out.write_all(&data[from..])?;
+    out.write_all(middle.as_bytes())?;
+    out.write_all(VIEW_JS.as_bytes())?;
+    out.write_all(tail.as_bytes())
+}
+
+/// The page's data: `{"title", "file_size", "count_width", "little", "bytes": base64,
+/// "rows": [[offset, length, depth, kind, path, value, count, lens?], ...]}`.
+fn html_data(gguf: &Gguf<'_>, file_size: u64, title: &str, out: &mut Vec<u8>) -> io::Result<()> {
+    out.extend_from_slice(b"{\"title\": ");
+    json::string(GgufStr(title.as_bytes()), out)?;
+    write!(
+        out,
+        ", \"file_size\": {file_size}, \"count_width\": {}, \"little\": {}, \"bytes\": \"",
+        gguf.header.ctx.count_width(),
+        gguf.endian() == gguf_grammar::Endian::Little
+    )?;
+    let held = usize::try_from(gguf.tensor_data_offset)
+        .map_or(gguf.bytes.len(), |start| start.min(gguf.bytes.len()));
+    base64(&gguf.bytes[..held], out);
+    out.extend_from_slice(b"\", \"rows\": [");
+    let mut first = true;
+    // Rows of string elements are folded into their array's `lens`, which is written into the
+    // array's row (it comes before them) when the array ends.
+    let mut open: Option<OpenArray> = None;
+    rows(gguf, file_size, |row| -> io::Result<()> {
+        if let Some(array) = &mut open {
+            if row.depth == array.depth + 1 && row.kind == "string" && row.path.ends_with(']') {
+                array.lens.push(row.len);
+                return Ok(());
+            }
+            if row.depth <= array.depth || row.kind == "array" {
+                close_array(open.take(), out);
+            }
+        }
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        write!(
+            out,
+            "\n[{},{},{},\"{}\",",
+            row.offset, row.len, row.depth, row.kind
+        )?;
+        path_and_value(row, b",", out)?;
+        write!(out, ",{}]", row.count)?;
+        if row.kind == "array" {
+            open = Some(OpenArray {
+                depth: row.depth,
+                insert_at: out.len() - 1,
+                lens: Vec::new(),
+            });
+        }
+        Ok(())
+    })?;
+    close_array(open, out);
+    out.extend_from_slice(b"]}");
+    Ok(())
+}
+
+/// An array row whose string elements are being folded.
+struct OpenArray {
+    depth: u32,
+    /// Where in the output the row's closing `]` is.
+    insert_at: usize,
+    /// Byte length of each element (length prefix included).
+    lens: Vec<u64>,
+}
+
+/// Writes the element lengths of a string array into its row.
+fn close_array(open: Option<OpenArray>, out: &mut Vec<u8>) {
+    let Some(array) = open.filter(|a| !a.lens.is_empty()) else {
+        return;
+    };
+    let mut lens = String::from(",[");
+    for (i, len) in array.lens.iter().enumerate() {
+        if i > 0 {
+            lens.push(',');
+        }
+        let _ = write!(lens, "{len}");
+    }
+    lens.push(']');
+    out.splice(array.insert_at..array.insert_at, lens.into_bytes());
+}
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8], out: &mut Vec<u8>) {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize]);
+            } else {
+                out.push(b'=');
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_the_rfc_4648_vectors() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+        ] {
+            let mut out = Vec::new();
+            base64(plain.as_bytes(), &mut out);
+            assert_eq!(out, encoded.as_bytes());
+        }
+    }
+
+    #[test]
+    fn value_type_names_are_the_specs() {
+        assert_eq!(TypeName(Value::U8(1)).to_string(), "uint8");
+    }
+}

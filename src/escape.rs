@@ -1,0 +1,99 @@
+//! Text from a file is data, not terminal commands: the one function every human-readable
+//! output uses to print keys, names and strings read from a file.
+//!
+//! JSON output does not use it: JSON escaping keeps the text exact.
+
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+
+/// `bytes` made safe to print on a terminal: valid UTF-8 passes through except control
+/// characters (C0 but for none, DEL, C1), and the bidirectional formatting characters
+/// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which become `\u{..}` escapes
+/// (`\n`, `\r`, `\t`, `\e` for the common ones); a backslash becomes `\\` so that an escape
+/// cannot be forged; bytes that are not UTF-8 become `\xNN`. Borrows when nothing needs
+/// escaping.
+///
+/// ```
+/// use gguf_grammar::escape::terminal;
+///
+/// assert_eq!(terminal(b"tokenizer.ggml.model"), "tokenizer.ggml.model");
+/// assert_eq!(terminal(b"red\x1b[31m\x07"), "red\\e[31m\\u{7}");
+/// assert_eq!(terminal("a\u{202e}b".as_bytes()), "a\\u{202e}b");
+/// assert_eq!(terminal(b"\xff\\n"), "\\xff\\\\n");
+/// ```
+pub fn terminal(bytes: &[u8]) -> Cow<'_, str> {
+    match std::str::from_utf8(bytes) {
+        Ok(text) if !text.chars().any(needs_escape) => Cow::Borrowed(text),
+        _ => Cow::Owned(Terminal(bytes).to_string()),
+    }
+}
+
+/// Displays bytes as [`terminal`] returns them, without an intermediate `String`.
+#[derive(Debug, Clone, Copy)]
+pub struct Terminal<'a>(pub &'a [u8]);
+
+impl fmt::Display for Terminal<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for chunk in self.0.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                if needs_escape(c) {
+                    match c {
+                        '\n' => f.write_str("\\n")?,
+                        '\r' => f.write_str("\\r")?,
+                        '\t' => f.write_str("\\t")?,
+                        '\x1b' => f.write_str("\\e")?,
+                        '\\' => f.write_str("\\\\")?,
+                        c => write!(f, "\\u{{{:x}}}", c as u32)?,
+                    }
+                } else {
+                    f.write_char(c)?;
+                }
+            }
+            for byte in chunk.invalid() {
+                write!(f, "\\x{byte:02x}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control()
+        || c == '\\'
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terminal;
+
+    #[test]
+    fn every_control_and_bidi_character_is_escaped() {
+        for c in (0u32..0x20)
+            .chain(0x7f..0xa0)
+            .chain([0x61c, 0x200e, 0x200f])
+        {
+            let c = char::from_u32(c).unwrap();
+            let shown = terminal(c.to_string().as_bytes()).into_owned();
+            assert!(
+                shown.starts_with('\\') && !shown.contains(c),
+                "{c:?} -> {shown:?}"
+            );
+        }
+        for c in (0x202a..=0x202e).chain(0x2066..=0x2069) {
+            let c = char::from_u32(c).unwrap();
+            assert_eq!(
+                terminal(c.to_string().as_bytes()),
+                format!("\\u{{{:x}}}", c as u32)
+            );
+        }
+    }
+
+    #[test]
+    fn plain_text_is_borrowed() {
+        assert!(matches!(
+            terminal("naïve ▁token 🦙".as_bytes()),
+            std::borrow::Cow::Borrowed("naïve ▁token 🦙")
+        ));
+    }
+}
