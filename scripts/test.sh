@@ -67,5 +67,7 @@ step "gguf-fit: memory estimate vs llama.cpp's own figures (weights, KV, output 
 bash scripts/check-fit.sh
 step "chat templates: crates/gguf-template vs transformers and llama.cpp (every reference template x conversation)"
 bash scripts/check-templates.sh
+step "gguf-py's own scripts with gguf_grammar.GGUFReader swapped in (conformance, 2 corpus files, SmolLM2)"
+bash scripts/check-gguf-py-scripts.sh
 step "remote headers over HTTP ranges against nginx"
 bash scripts/check-remote.sh

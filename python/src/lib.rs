@@ -15,21 +15,22 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyList, PySlice, PyString};
 use pyo3::IntoPyObjectExt;
 
+// Declared in module `gguf_grammar` (which re-exports them) so that pickle finds them there.
 create_exception!(
-    _native,
+    gguf_grammar,
     GGUFError,
     PyValueError,
     "A GGUF file that cannot be read, with `code`, `offset` (bytes from the start of the \
      file) and `path` (the construct, e.g. 'kv[3] \"general.name\"')."
 );
 create_exception!(
-    _native,
+    gguf_grammar,
     GGUFParseError,
     GGUFError,
     "The bytes do not decode as GGUF (bad magic, unknown type, truncation, a length past the end)."
 );
 create_exception!(
-    _native,
+    gguf_grammar,
     GGUFRejectedError,
     GGUFError,
     "The file decodes, but the reader it is opened as (gguf-py's GGUFReader) rejects it."
@@ -72,21 +73,64 @@ fn parse_error(py: Python<'_>, err: &Error) -> PyErr {
 enum Bytes {
     Map(GgufFile),
     Owned(Vec<u8>),
+    /// The memory of a 1-D contiguous uint8 numpy array (`GGUFReader`'s `np.memmap`), so that
+    /// what Python writes through its views (modes `r+` and `c`) is what is read here.
+    Array {
+        _owner: Py<PyAny>,
+        ptr: usize,
+        len: usize,
+    },
 }
 
 impl Bytes {
+    #[allow(unsafe_code)]
     fn get(&self) -> &[u8] {
         match self {
             Bytes::Map(file) => file.bytes(),
             Bytes::Owned(v) => v,
+            Bytes::Array { len: 0, .. } => &[],
+            // SAFETY: `_owner` is a C-contiguous uint8 numpy array of `len` bytes at `ptr`
+            // (checked by `Document::from_array`), held as long as `self`; numpy never moves
+            // or frees the memory of a live array. Python writes to it only while holding the
+            // GIL, which every reader of these bytes holds (`dequantize` does not release it
+            // for such a document), so no write happens while a slice is in use.
+            Bytes::Array { ptr, len, .. } => unsafe {
+                std::slice::from_raw_parts(*ptr as *const u8, *len)
+            },
         }
+    }
+
+    /// Whether Python may change the bytes (an array's memory).
+    fn shared(&self) -> bool {
+        matches!(self, Bytes::Array { .. })
     }
 }
 
-/// What a parse found, kept as offsets so nothing borrows from the bytes.
-/// One numpy part of a gguf-py field: offset, dtype code, element count.
-type Part = (u64, &'static str, u64);
+/// numpy type codes of the parts of gguf-py's fields, and their sizes; a part's code is an
+/// index into these tables.
+const CODES: [&str; 11] = [
+    "u1", "i1", "u2", "i2", "u4", "i4", "f4", "?", "u8", "i8", "f8",
+];
+const SIZES: [u64; 11] = [1, 1, 2, 2, 4, 4, 4, 1, 8, 8, 8];
+const U1: u8 = 0;
+const U4: u8 = 4;
+const U8: u8 = 8;
 
+/// One numpy part of a gguf-py field: `count` items of type `CODES[code]` at `offset`.
+#[derive(Clone, Copy)]
+struct PartSpec {
+    offset: u64,
+    count: u64,
+    code: u8,
+}
+
+/// gguf-py's `parts` (as specs) and `data` of a key/value, fixed when first built.
+struct Layout {
+    parts: Vec<PartSpec>,
+    data: Vec<usize>,
+}
+
+/// What a parse found, kept as offsets so nothing borrows from the bytes.
 struct KvEntry {
     key: Vec<u8>,
     offset: u64,
@@ -121,6 +165,10 @@ struct Document {
     tensor_count: u64,
     kvs: Vec<KvEntry>,
     tensors: Vec<TensorEntry>,
+    /// Per key/value, its layout once built (on first use).
+    layouts: Vec<std::sync::OnceLock<Layout>>,
+    /// A copy of the header (up to the end of the tensor infos), taken by `freeze`.
+    snapshot: std::sync::OnceLock<Vec<u8>>,
 }
 
 impl Document {
@@ -161,7 +209,12 @@ impl Document {
             gguf.tensor_data_offset,
         );
         let (kv_count, tensor_count) = (gguf.header.kv_count, gguf.header.tensor_count);
+        let layouts = (0..gguf.kvs.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         Ok(Document {
+            layouts,
+            snapshot: std::sync::OnceLock::new(),
             bytes,
             ctx,
             alignment,
@@ -178,9 +231,15 @@ impl Document {
         self.bytes.get()
     }
 
+    /// The bytes the structure (values' offsets, lengths and types) is read from: the header
+    /// as it was at `freeze`, else the bytes themselves.
+    fn structure(&self) -> &[u8] {
+        self.snapshot.get().map(Vec::as_slice).unwrap_or_else(|| self.bytes())
+    }
+
     /// The value of type `ty` stored at `offset` (which a parse has already accepted).
     fn value_at(&self, offset: u64, ty: ValueType) -> PyResult<Value<'_>> {
-        let bytes = self.bytes();
+        let bytes = self.structure();
         let start = usize::try_from(offset)
             .ok()
             .filter(|&s| s <= bytes.len())
@@ -191,7 +250,7 @@ impl Document {
     }
 
     fn offset_of(&self, part: &[u8]) -> u64 {
-        (part.as_ptr() as usize - self.bytes().as_ptr() as usize) as u64
+        (part.as_ptr() as usize - self.structure().as_ptr() as usize) as u64
     }
 
     fn entry(&self, index: usize) -> PyResult<&KvEntry> {
@@ -200,9 +259,12 @@ impl Document {
             .ok_or_else(|| PyIndexError::new_err("key/value index out of range"))
     }
 
-    fn parsed(&self) -> Gguf<'_> {
-        // The same bytes parsed when the document was made: this cannot fail.
-        Gguf::parse(self.bytes()).expect("bytes parsed before")
+    fn parsed(&self) -> PyResult<Gguf<'_>> {
+        // The bytes parsed when the document was made; only an array's memory, changed by
+        // Python since, can fail to parse again.
+        Gguf::parse(self.bytes()).map_err(|e| {
+            PyValueError::new_err(format!("the bytes changed since they were parsed: {e}"))
+        })
     }
 
     /// Where an array's header (element type tag) starts, from its element bytes.
@@ -247,33 +309,6 @@ fn number<'py>(py: Python<'py>, v: Value<'_>) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// A scalar's bytes exactly as stored (what gguf-py's `tobytes()` of its part gives).
-fn stored_bytes(v: Value<'_>, endian: Endian) -> Vec<u8> {
-    macro_rules! order {
-        ($x:expr) => {
-            match endian {
-                Endian::Little => $x.to_le_bytes().to_vec(),
-                Endian::Big => $x.to_be_bytes().to_vec(),
-            }
-        };
-    }
-    match v {
-        Value::U8(x) => vec![x],
-        Value::I8(x) => order!(x),
-        Value::U16(x) => order!(x),
-        Value::I16(x) => order!(x),
-        Value::U32(x) => order!(x),
-        Value::I32(x) => order!(x),
-        Value::U64(x) => order!(x),
-        Value::I64(x) => order!(x),
-        Value::F32(x) => order!(x.to_bits()),
-        Value::F64(x) => order!(x.to_bits()),
-        Value::Bool(b) => vec![b],
-        Value::String(s) => s.as_bytes().to_vec(),
-        Value::Array(_) => Vec::new(),
-    }
-}
-
 /// gguf-py's `types` of a value: its type, then for an array the types of its first element.
 fn gguf_py_types(v: Value<'_>, out: &mut Vec<u32>) {
     out.push(v.value_type().tag());
@@ -284,37 +319,11 @@ fn gguf_py_types(v: Value<'_>, out: &mut Vec<u32>) {
     }
 }
 
-/// The scalars and strings of a value in file order, nested arrays flattened (gguf-py's
-/// `data` indices point at exactly these parts).
-fn leaves<'a>(v: Value<'a>, out: &mut Vec<Value<'a>>) {
-    match v {
-        Value::Array(a) => a.iter().for_each(|e| leaves(e, out)),
-        leaf => out.push(leaf),
-    }
-}
-
 fn utf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     match std::str::from_utf8(bytes) {
         Ok(text) => PyString::new(py, text).into_bound_py_any(py),
-        Err(e) => Err(pyo3::exceptions::PyUnicodeDecodeError::new_utf8(py, bytes, e)?.into()),
-    }
-}
-
-/// gguf-py's dtype letters for the parts of a field (numpy type codes, native size).
-fn dtype_code(ty: ValueType) -> &'static str {
-    match ty {
-        ValueType::U8 => "u1",
-        ValueType::I8 => "i1",
-        ValueType::U16 => "u2",
-        ValueType::I16 => "i2",
-        ValueType::U32 => "u4",
-        ValueType::I32 => "i4",
-        ValueType::F32 => "f4",
-        ValueType::Bool => "?",
-        ValueType::U64 => "u8",
-        ValueType::I64 => "i8",
-        ValueType::F64 => "f8",
-        ValueType::String | ValueType::Array => "u1",
+        // Python's own decoder raises the error, so its message is Python's.
+        Err(_) => PyBytes::new(py, bytes).call_method1("decode", ("utf-8",)),
     }
 }
 
@@ -425,74 +434,138 @@ impl Document {
         PyList::new(py, items)
     }
 
-    /// gguf-py's `ReaderField.contents(index_or_slice)` of key/value `index`, with its
-    /// semantics: arrays (nested ones flattened) indexed or sliced, strings decoded as
-    /// strict UTF-8.
-    fn contents<'py>(
+    /// Parses the memory of `array`, a 1-D contiguous uint8 numpy array (the reader's
+    /// `np.memmap`), and keeps it: values are read from that memory, as written by Python.
+    #[staticmethod]
+    fn from_array(py: Python<'_>, array: Bound<'_, PyAny>) -> PyResult<Self> {
+        let iface = array.getattr("__array_interface__")?;
+        let (ptr, _readonly): (usize, bool) = iface.get_item("data")?.extract()?;
+        let typestr: String = iface.get_item("typestr")?.extract()?;
+        let shape: Vec<usize> = iface.get_item("shape")?.extract()?;
+        let contiguous = iface.get_item("strides").map_or(true, |s| s.is_none());
+        if typestr != "|u1" || shape.len() != 1 || !contiguous {
+            return Err(PyTypeError::new_err(
+                "expected a 1-D contiguous uint8 array",
+            ));
+        }
+        let bytes = Bytes::Array {
+            _owner: array.unbind(),
+            ptr,
+            len: shape[0],
+        };
+        Document::new(py, bytes)
+    }
+
+    /// Keeps a copy of the header, which the layouts are built from from now on, so that
+    /// later writes to the bytes (through the parts' views) do not change them: gguf-py fixes
+    /// its parts when it opens a file. Values are still read from the bytes.
+    fn freeze(&self) {
+        let bytes = self.bytes();
+        let end =
+            usize::try_from(self.tensor_infos_end).map_or(bytes.len(), |e| e.min(bytes.len()));
+        self.snapshot.get_or_init(|| bytes[..end].to_vec());
+    }
+
+    /// gguf-py's `ReaderField.parts` of key/value `index`: one numpy view per part, each a
+    /// slice of `bases[BASE[code] + offset % size]`, the file's bytes viewed as that type
+    /// from that shift (see `gguf_grammar._reader._Source`).
+    fn field_parts<'py>(
         &self,
         py: Python<'py>,
         index: usize,
-        index_or_slice: &Bound<'py, PyAny>,
+        bases: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        const BASE: [u64; 11] = [0, 1, 2, 4, 6, 10, 14, 18, 19, 27, 35];
+        let layout = self.kv_layout(index)?;
+        let mut views = Vec::with_capacity(layout.parts.len());
+        for p in &layout.parts {
+            let size = SIZES[p.code as usize];
+            let shift = p.offset % size;
+            let base = bases
+                .get((BASE[p.code as usize] + shift) as usize)
+                .ok_or_else(|| PyValueError::new_err("too few base arrays"))?;
+            let start = ((p.offset - shift) / size) as isize;
+            let slice = PySlice::new(py, start, start + p.count as isize, 1);
+            views.push(base.get_item(slice)?);
+        }
+        PyList::new(py, views)
+    }
+
+    /// gguf-py's `ReaderField.data` of key/value `index`.
+    fn field_data(&self, index: usize) -> PyResult<Vec<usize>> {
+        Ok(self.kv_layout(index)?.data.clone())
+    }
+
+    /// `len(field.data)` of key/value `index`, without building the list.
+    fn field_len(&self, index: usize) -> PyResult<usize> {
+        Ok(self.kv_layout(index)?.data.len())
+    }
+
+    /// gguf-py's `contents(i)` of array key/value `index` for an int `i`: the text of part
+    /// `data[i]` (`strings`) or its first item.
+    fn field_item<'py>(
+        &self,
+        py: Python<'py>,
+        index: usize,
+        i: isize,
+        strings: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let kv = self.entry(index)?;
-        let v = self.value_at(kv.value_offset, kv.ty)?;
-        match v {
-            Value::String(s) => return utf8(py, s.as_bytes()),
-            Value::Array(_) => {}
-            scalar => return number(py, scalar),
-        }
-        let mut types = Vec::new();
-        gguf_py_types(v, &mut types);
-        let strings = types.last() == Some(&ValueType::String.tag());
-        let mut all = Vec::new();
-        leaves(v, &mut all);
-        let endian = self.ctx.endian;
-        if let Ok(slice) = index_or_slice.downcast::<PySlice>() {
-            let ix = slice.indices(all.len() as isize)?;
-            let picked =
-                (0..ix.slicelength).map(|n| all[(ix.start + n as isize * ix.step) as usize]);
-            let mut out = Vec::with_capacity(ix.slicelength);
-            for leaf in picked {
-                match leaf {
-                    Value::String(s) if strings => out.push(utf8(py, s.as_bytes())?),
-                    _ if strings => out.push(utf8(py, &stored_bytes(leaf, endian))?),
-                    Value::String(s) => {
-                        for &b in s.as_bytes() {
-                            out.push(b.into_bound_py_any(py)?);
-                        }
-                    }
-                    scalar => out.push(number(py, scalar)?),
-                }
-            }
-            return PyList::new(py, out)?.into_bound_py_any(py);
-        }
-        let i: isize = index_or_slice
-            .extract()
-            .map_err(|_| PyTypeError::new_err("list indices must be integers or slices"))?;
-        let at = if i < 0 { i + all.len() as isize } else { i };
-        let leaf = usize::try_from(at)
+        let layout = self.kv_layout(index)?;
+        let out_of_range = || PyIndexError::new_err("list index out of range");
+        let at = if i < 0 {
+            i + layout.data.len() as isize
+        } else {
+            i
+        };
+        let k = usize::try_from(at)
             .ok()
-            .and_then(|at| all.get(at).copied())
-            .ok_or_else(|| PyIndexError::new_err("list index out of range"))?;
-        match leaf {
-            _ if strings => utf8(py, &stored_bytes(leaf, endian)),
-            Value::String(s) => match s.as_bytes().first() {
-                Some(&b) => b.into_bound_py_any(py),
-                None => Err(PyIndexError::new_err("list index out of range")),
-            },
-            scalar => number(py, scalar),
+            .and_then(|at| layout.data.get(at))
+            .ok_or_else(out_of_range)?;
+        let part = layout.parts[*k];
+        if strings {
+            self.text(py, part)
+        } else if part.count == 0 {
+            Err(out_of_range())
+        } else {
+            self.item(py, part, 0)
         }
     }
 
-    /// gguf-py's `parts` and `data` of the value at `offset`: a list of
-    /// `(offset, dtype code, count)` for each numpy part, and the indices of the data parts.
-    fn value_layout(&self, offset: u64, ty: u32) -> PyResult<(Vec<Part>, Vec<usize>)> {
-        let ty = ValueType::from_tag(ty).ok_or_else(|| PyValueError::new_err("bad type tag"))?;
-        let v = self.value_at(offset, ty)?;
-        let mut parts = Vec::new();
-        let mut data = Vec::new();
-        self.layout(v, offset, &mut parts, &mut data);
-        Ok((parts, data))
+    /// gguf-py's `contents(s)` of array key/value `index` for a slice `s` of its data.
+    fn field_items<'py>(
+        &self,
+        py: Python<'py>,
+        index: usize,
+        selection: &Bound<'py, PySlice>,
+        strings: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let layout = self.kv_layout(index)?;
+        let ix = selection.indices(layout.data.len() as isize)?;
+        let mut out = Vec::with_capacity(ix.slicelength);
+        for n in 0..ix.slicelength {
+            let k = layout.data[(ix.start + n as isize * ix.step) as usize];
+            self.extend_contents(py, layout.parts[k], strings, &mut out)?;
+        }
+        PyList::new(py, out)
+    }
+
+    /// gguf-py's `contents()` of a scalar or string key/value `index`: its last part, as
+    /// text (`string`) or its first item.
+    fn field_scalar<'py>(
+        &self,
+        py: Python<'py>,
+        index: usize,
+        string: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let layout = self.kv_layout(index)?;
+        let part = *layout.parts.last().expect("a key/value has parts");
+        if string {
+            self.text(py, part)
+        } else if part.count == 0 {
+            Err(PyIndexError::new_err("list index out of range"))
+        } else {
+            self.item(py, part, 0)
+        }
     }
 
     /// `(name bytes, info offset, dims, ggml type id, relative offset, absolute data offset
@@ -566,8 +639,14 @@ impl Document {
             )));
         }
         PyByteArray::new_with(py, values * 4, |out| {
-            py.allow_threads(|| dequantize_to_bytes(ty, data, out))
-                .map_err(|e| PyValueError::new_err(format!("tensor \"{name}\": {e}")))
+            let mut run = || dequantize_to_bytes(ty, data, out);
+            // An array's memory may be written by Python: keep the GIL while reading it.
+            let done = if self.bytes.shared() {
+                run()
+            } else {
+                py.allow_threads(run)
+            };
+            done.map_err(|e| PyValueError::new_err(format!("tensor \"{name}\": {e}")))
         })
     }
 
@@ -576,7 +655,7 @@ impl Document {
     #[pyo3(signature = (profile = "strict", schema = false))]
     fn check(&self, profile: &str, schema: bool) -> PyResult<Vec<DiagnosticRow>> {
         let profile = self::profile(profile)?;
-        let gguf = self.parsed();
+        let gguf = self.parsed()?;
         let mut found = validate::check(&gguf, self.bytes().len() as u64, profile);
         if schema {
             found.extend(validate::schema::check_model(&gguf));
@@ -588,9 +667,9 @@ impl Document {
     /// looking inside arrays: none of gguf-py's rules does (they concern the header, keys,
     /// alignment and tensors), and walking the Llama 3 tokenizer's 400,000 strings is most of
     /// a full check's time.
-    fn gguf_py_rejections(&self) -> Vec<DiagnosticRow> {
+    fn gguf_py_rejections(&self) -> PyResult<Vec<DiagnosticRow>> {
         static EMPTY: [u8; 12] = [0; 12];
-        let mut gguf = self.parsed();
+        let mut gguf = self.parsed()?;
         for kv in &mut gguf.kvs {
             if let Value::Array(a) = kv.value {
                 if let Ok((_, empty)) = gguf_grammar::grammar::value::array(a.ctx())(&EMPTY) {
@@ -598,18 +677,20 @@ impl Document {
                 }
             }
         }
-        validate::check(&gguf, self.bytes().len() as u64, Profile::GgufPy)
-            .into_iter()
-            .filter(|d| Profile::GgufPy.rejects(d.rejected_by))
-            .map(diagnostic)
-            .collect()
+        Ok(
+            validate::check(&gguf, self.bytes().len() as u64, Profile::GgufPy)
+                .into_iter()
+                .filter(|d| Profile::GgufPy.rejects(d.rejected_by))
+                .map(diagnostic)
+                .collect(),
+        )
     }
 
     /// Whether `profile` accepts the file (and, with `schema`, the schema too).
     #[pyo3(signature = (profile = "strict", schema = false))]
     fn accepts(&self, profile: &str, schema: bool) -> PyResult<bool> {
         let profile = self::profile(profile)?;
-        let gguf = self.parsed();
+        let gguf = self.parsed()?;
         let found = validate::check(&gguf, self.bytes().len() as u64, profile);
         let schema_ok =
             !schema || validate::schema::accepts_model(&validate::schema::check_model(&gguf));
@@ -618,7 +699,7 @@ impl Document {
 
     /// The figures of `gguf dump --summary` as a dict.
     fn summary<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let gguf = self.parsed();
+        let gguf = self.parsed()?;
         let s = Summary::of(&gguf);
         let out = PyDict::new(py);
         out.set_item("architecture", s.hparams.architecture)?;
@@ -644,7 +725,7 @@ impl Document {
 
     /// The document as `gguf dump --json` prints it.
     fn to_json(&self) -> PyResult<String> {
-        let gguf = self.parsed();
+        let gguf = self.parsed()?;
         let mut out = Vec::new();
         gguf_tools::render::json::write(&gguf, self.bytes().len() as u64, &mut out)
             .map_err(|e| PyOSError::new_err(e.to_string()))?;
@@ -653,36 +734,186 @@ impl Document {
 }
 
 impl Document {
+    /// The layout of key/value `index`, built from the bytes the first time it is asked for.
+    fn kv_layout(&self, index: usize) -> PyResult<&Layout> {
+        let kv = self.entry(index)?;
+        if let Some(layout) = self.layouts[index].get() {
+            return Ok(layout);
+        }
+        // The key's length, bytes and the value's type tag, then the value's parts.
+        let key_at = kv.value_offset - 4 - kv.key.len() as u64 - 8;
+        let mut parts = vec![
+            PartSpec {
+                offset: key_at,
+                count: 1,
+                code: U8,
+            },
+            PartSpec {
+                offset: key_at + 8,
+                count: kv.key.len() as u64,
+                code: U1,
+            },
+            PartSpec {
+                offset: kv.value_offset - 4,
+                count: 1,
+                code: U4,
+            },
+        ];
+        let mut data = Vec::new();
+        let v = self.value_at(kv.value_offset, kv.ty)?;
+        self.layout(v, kv.value_offset, &mut parts, &mut data);
+        Ok(self.layouts[index].get_or_init(|| Layout { parts, data }))
+    }
+
     /// Appends the parts of `v` (stored at `offset`) in gguf-py's order.
-    fn layout(&self, v: Value<'_>, offset: u64, parts: &mut Vec<Part>, data: &mut Vec<usize>) {
+    fn layout(&self, v: Value<'_>, offset: u64, parts: &mut Vec<PartSpec>, data: &mut Vec<usize>) {
         let width = self.ctx.count_width();
         match v {
             Value::String(s) => {
-                parts.push((offset, "u8", 1));
+                parts.push(PartSpec {
+                    offset,
+                    count: 1,
+                    code: U8,
+                });
                 data.push(parts.len());
-                parts.push((offset + width, "u1", s.len() as u64));
+                parts.push(PartSpec {
+                    offset: offset + width,
+                    count: s.len() as u64,
+                    code: U1,
+                });
             }
             Value::Array(a) => {
-                parts.push((offset, "u4", 1));
-                parts.push((offset + 4, "u8", 1));
+                parts.push(PartSpec {
+                    offset,
+                    count: 1,
+                    code: U4,
+                });
+                parts.push(PartSpec {
+                    offset: offset + 4,
+                    count: 1,
+                    code: U8,
+                });
                 let mut at = offset + 4 + width;
-                for e in a.iter() {
-                    self.layout(e, at, parts, data);
-                    at = match e {
-                        Value::String(s) => at + width + s.len() as u64,
-                        Value::Array(inner) => {
-                            let start = self.offset_of(inner.raw_elements());
-                            start + inner.raw_elements().len() as u64
+                match a.element_type().fixed_size() {
+                    Some(size) => {
+                        let code = a.element_type().known().map_or(U1, part_code);
+                        parts.reserve(a.len());
+                        data.reserve(a.len());
+                        for _ in 0..a.len() {
+                            data.push(parts.len());
+                            parts.push(PartSpec {
+                                offset: at,
+                                count: 1,
+                                code,
+                            });
+                            at += size;
                         }
-                        scalar => at + scalar.value_type().fixed_size().unwrap_or(0),
-                    };
+                    }
+                    None => {
+                        for e in a.iter() {
+                            self.layout(e, at, parts, data);
+                            at = match e {
+                                Value::String(s) => at + width + s.len() as u64,
+                                Value::Array(inner) => {
+                                    let start = self.offset_of(inner.raw_elements());
+                                    start + inner.raw_elements().len() as u64
+                                }
+                                scalar => at + scalar.value_type().fixed_size().unwrap_or(0),
+                            };
+                        }
+                    }
                 }
             }
             scalar => {
                 data.push(parts.len());
-                parts.push((offset, dtype_code(scalar.value_type()), 1));
+                parts.push(PartSpec {
+                    offset,
+                    count: 1,
+                    code: part_code(scalar.value_type()),
+                });
             }
         }
+    }
+
+    /// Item `i` of a part, read from the bytes as the numpy view's `tolist()` gives it.
+    fn item<'py>(&self, py: Python<'py>, part: PartSpec, i: u64) -> PyResult<Bound<'py, PyAny>> {
+        let size = SIZES[part.code as usize];
+        let at = part.offset + i * size;
+        let bytes = self.bytes();
+        let raw = usize::try_from(at)
+            .ok()
+            .and_then(|at| bytes.get(at..at + size as usize))
+            .ok_or_else(|| PyIndexError::new_err(format!("offset {at} is past the end")))?;
+        let mut b = [0u8; 8];
+        b[..raw.len()].copy_from_slice(raw);
+        if self.ctx.endian == Endian::Big {
+            b[..raw.len()].reverse();
+        }
+        let v = match part.code {
+            0 => Value::U8(b[0]),
+            1 => Value::I8(b[0] as i8),
+            2 => Value::U16(u16::from_le_bytes([b[0], b[1]])),
+            3 => Value::I16(i16::from_le_bytes([b[0], b[1]])),
+            4 => Value::U32(u32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            5 => Value::I32(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            6 => Value::F32(f32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            7 => Value::Bool(b[0]),
+            8 => Value::U64(u64::from_le_bytes(b)),
+            9 => Value::I64(i64::from_le_bytes(b)),
+            _ => Value::F64(f64::from_le_bytes(b)),
+        };
+        number(py, v)
+    }
+
+    /// A part's bytes as text (gguf-py's `str(part.tobytes(), encoding='utf-8')`).
+    fn text<'py>(&self, py: Python<'py>, part: PartSpec) -> PyResult<Bound<'py, PyAny>> {
+        let bytes = self.bytes();
+        let len = part.count * SIZES[part.code as usize];
+        let raw = usize::try_from(part.offset)
+            .ok()
+            .zip(usize::try_from(len).ok())
+            .and_then(|(at, n)| bytes.get(at..at.checked_add(n)?))
+            .ok_or_else(|| {
+                PyIndexError::new_err(format!("offset {} is past the end", part.offset))
+            })?;
+        utf8(py, raw)
+    }
+
+    /// The selected parts as gguf-py's `contents` gives them: decoded text (`strings`), or
+    /// every item of each part in turn.
+    fn extend_contents<'py>(
+        &self,
+        py: Python<'py>,
+        part: PartSpec,
+        strings: bool,
+        out: &mut Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<()> {
+        if strings {
+            out.push(self.text(py, part)?);
+        } else {
+            for i in 0..part.count {
+                out.push(self.item(py, part, i)?);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The index into `CODES` of a scalar type's numpy type.
+fn part_code(ty: ValueType) -> u8 {
+    match ty {
+        ValueType::U8 => 0,
+        ValueType::I8 => 1,
+        ValueType::U16 => 2,
+        ValueType::I16 => 3,
+        ValueType::U32 => 4,
+        ValueType::I32 => 5,
+        ValueType::F32 => 6,
+        ValueType::Bool => 7,
+        ValueType::U64 => 8,
+        ValueType::I64 => 9,
+        ValueType::F64 => 10,
+        ValueType::String | ValueType::Array => 0,
     }
 }
 
@@ -754,6 +985,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Document>()?;
     m.add_function(wrap_pyfunction!(ggml_type_info, m)?)?;
     m.add_function(wrap_pyfunction!(escape, m)?)?;
+    m.add("PART_CODES", CODES.to_vec())?;
     m.add("GGUFError", py.get_type::<GGUFError>())?;
     m.add("GGUFParseError", py.get_type::<GGUFParseError>())?;
     m.add("GGUFRejectedError", py.get_type::<GGUFRejectedError>())?;
