@@ -512,57 +512,6 @@ pub fn manifest(files: &[Fixture]) -> String {
     format!("[\n{}\n]\n", entries.join(",\n"))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn f16_of_pattern_values_is_exact() {
-        assert_eq!(f16_bits(1.0 / 64.0), 0x2400);
-        assert_eq!(f16_bits(1.0 / 16.0), 0x2c00);
-        assert_eq!(f16_bits(-127.0 / 64.0), 0xbff0);
-        assert_eq!(f16_bits(1.0), 0x3c00);
-        assert_eq!(f16_bits(0.0), 0);
-    }
-
-    #[test]
-    fn scales_unpack_as_ggml_reads_them() {
-        // get_scale_min_k4 from ggml-quants.c
-        let q = pack_scales_mins([1, 2, 3, 63, 17, 6, 40, 8], [8, 9, 10, 11, 12, 33, 14, 63]);
-        let unpack = |j: usize| {
-            if j < 4 {
-                (q[j] & 63, q[j + 4] & 63)
-            } else {
-                (
-                    (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4),
-                    (q[j + 4] >> 4) | ((q[j] >> 6) << 4),
-                )
-            }
-        };
-        let got: Vec<_> = (0..8).map(unpack).collect();
-        assert_eq!(
-            got,
-            [
-                (1, 8),
-                (2, 9),
-                (3, 10),
-                (63, 11),
-                (17, 12),
-                (6, 33),
-                (40, 14),
-                (8, 63)
-            ]
-        );
-    }
-
-    #[test]
-    fn pattern_covers_every_code() {
-        let codes: std::collections::HashSet<i8> = (0..255).map(|i| code(0, i)).collect();
-        assert_eq!(codes.len(), 255);
-        assert!(codes.contains(&-127) && codes.contains(&127));
-    }
-}
-
 /// The tiny model of each architecture of [`ARCH_FIXTURES`] (the schema's table,
 /// [`gguf_grammar::validate::schema::ARCHITECTURES`], that llama.cpp loads), as
 /// `gguf fixtures --all-archs` writes them.
@@ -714,4 +663,55 @@ fn spm_vocabulary(b: &mut GgufBuilder<'_>, tokens: &[String]) {
         )
         .kv("tokenizer.ggml.bos_token_id", 1u32)
         .kv("tokenizer.ggml.eos_token_id", 2u32);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn f16_of_pattern_values_is_exact() {
+        assert_eq!(f16_bits(1.0 / 64.0), 0x2400);
+        assert_eq!(f16_bits(1.0 / 16.0), 0x2c00);
+        assert_eq!(f16_bits(-127.0 / 64.0), 0xbff0);
+        assert_eq!(f16_bits(1.0), 0x3c00);
+        assert_eq!(f16_bits(0.0), 0);
+    }
+
+    #[test]
+    fn scales_unpack_as_ggml_reads_them() {
+        // get_scale_min_k4 from ggml-quants.c
+        let q = pack_scales_mins([1, 2, 3, 63, 17, 6, 40, 8], [8, 9, 10, 11, 12, 33, 14, 63]);
+        let unpack = |j: usize| {
+            if j < 4 {
+                (q[j] & 63, q[j + 4] & 63)
+            } else {
+                (
+                    (q[j + 4] & 0xf) | ((q[j - 4] >> 6) << 4),
+                    (q[j + 4] >> 4) | ((q[j] >> 6) << 4),
+                )
+            }
+        };
+        let got: Vec<_> = (0..8).map(unpack).collect();
+        assert_eq!(
+            got,
+            [
+                (1, 8),
+                (2, 9),
+                (3, 10),
+                (63, 11),
+                (17, 12),
+                (6, 33),
+                (40, 14),
+                (8, 63)
+            ]
+        );
+    }
+
+    #[test]
+    fn pattern_covers_every_code() {
+        let codes: std::collections::HashSet<i8> = (0..255).map(|i| code(0, i)).collect();
+        assert_eq!(codes.len(), 255);
+        assert!(codes.contains(&-127) && codes.contains(&127));
+    }
 }
