@@ -185,3 +185,10 @@ fn first_steps_reads_lists_and_writes_a_checked_copy() {
     let mut out = Vec::new();
     assert!(first_steps::run(&source, &dest, &mut out).is_err());
 }
+
+#[test]
+fn the_bundled_minimal_llama_is_the_fixture() {
+    // The library's doctests read this copy (the library cannot call the tools' fixtures).
+    let bundled = std::fs::read(common::root().join("tests/bundled/minimal-llama.gguf")).unwrap();
+    assert_eq!(bundled, gguf_tools::fixtures::minimal_llama());
+}

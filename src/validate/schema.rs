@@ -39,7 +39,8 @@
 //! ```
 //! use gguf_grammar::{validate::schema, Gguf};
 //!
-//! let bytes = gguf_grammar::fixtures::minimal_llama();
+//! // `gguf fixtures`' minimal llama, as tests/examples.rs checks.
+//! let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
 //! let gguf = Gguf::parse(&bytes).unwrap();
 //! assert!(schema::check_model(&gguf).is_empty());
 //!
@@ -129,7 +130,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 /// ```
 /// use gguf_grammar::{validate::schema, Gguf};
 ///
-/// let bytes = gguf_grammar::fixtures::minimal_llama();
+/// let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
 /// let mut gguf = Gguf::parse(&bytes).unwrap();
 /// assert!(schema::accepts_model(&schema::check_model(&gguf)));
 /// gguf.tensors.clear(); // vocabulary only: a note, not an error
