@@ -543,7 +543,8 @@ pub const ARCH_FIXTURES: &[(&str, &str)] = &[
 /// the table does not know.
 ///
 /// ```
-/// use gguf_grammar::{fixtures, validate::schema, Gguf};
+/// use gguf_grammar::{validate::schema, Gguf};
+/// use gguf_tools::fixtures;
 /// let bytes = fixtures::tiny_model("qwen2").unwrap();
 /// let gguf = Gguf::parse(&bytes)?;
 /// assert!(schema::check_model(&gguf).is_empty());
