@@ -251,7 +251,7 @@ impl<'a> Gguf<'a> {
     /// # Ok(()) }
     /// ```
     pub fn n_vocab(&self) -> Option<u64> {
-        self.summary().hparams.n_vocab()
+        crate::summary::Hparams::read(self).n_vocab()
     }
 
     /// The tokens of `tokenizer.ggml.tokens`, each checked as UTF-8 as it is read.
