@@ -12,7 +12,7 @@ use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
 use gguf_tools::render::summary;
 
 fn codes(found: &[Diagnostic]) -> Vec<&'static str> {
-    found.iter().map(|d| d.code).collect()
+    found.iter().map(|d| d.code.name()).collect()
 }
 
 fn render(found: &[Diagnostic]) -> String {
@@ -648,7 +648,10 @@ fn mutations_give_exactly_their_diagnostics() {
         // Every schema finding is an error, except the two notes and the special-token
         // warning (llama.cpp warns "bad special token" and loads).
         for d in &found {
-            let note = matches!(d.code, "schema-vocab-only" | "schema-architecture-unknown");
+            let note = matches!(
+                d.code.name(),
+                "schema-vocab-only" | "schema-architecture-unknown"
+            );
             assert_eq!(d.severity == Severity::Note, note, "{name}: {}", d.code);
             let warning = d.code == "schema-special-token";
             assert_eq!(

@@ -61,7 +61,7 @@ pub use llama_cpp::*;
 use std::collections::{HashMap, HashSet};
 
 use super::diagnostics::{At, Diagnostics};
-use super::{Diagnostic, Severity};
+use super::{Code, Diagnostic, Severity};
 use crate::error::{ConstructPath, Segment};
 use crate::grammar::value::{Array, Value, ValueType};
 use crate::summary::{arch_key, count, keys, Hparams};
@@ -92,16 +92,15 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     c.tokenizer(&hp);
     c.general();
     if let Some(name) = arch_name.filter(|n| !LLAMA_CPP_ARCHITECTURES.contains(n)) {
-        c.error_kv(
-            "schema-architecture-unsupported",
+        c.push_kv(
+            Code::SchemaArchitectureUnsupported,
             "general.architecture",
             format!("llama.cpp fails to load it: \"unknown model architecture: '{name}'\""),
         );
     } else if let (Some(name), None) = (arch_name, arch) {
         let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();
         c.push_kv(
-            "schema-architecture-unknown",
-            Severity::Note,
+            Code::SchemaArchitectureUnknown,
             "general.architecture",
             format!(
                 "architecture {name:?} is not in the schema table ({}): its hyperparameters and tensors are not checked",
@@ -113,8 +112,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     let shapes = arch.map(|arch| c.hparams(arch, &hp));
     if gguf.tensors.is_empty() {
         c.out.report(
-            "schema-vocab-only",
-            Severity::Note,
+            Code::SchemaVocabOnly,
             At::default(),
             "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)".into(),
         );
@@ -139,7 +137,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 pub fn accepts_model(diagnostics: &[Diagnostic]) -> bool {
     !diagnostics
         .iter()
-        .any(|d| d.code.starts_with("schema-") && d.severity == Severity::Error)
+        .any(|d| d.code.name().starts_with("schema-") && d.severity == Severity::Error)
 }
 
 /// Whether `value` has type `ty`; for a count that is an integer, whether it is non-negative.
@@ -259,7 +257,7 @@ impl<'a> Checker<'_, 'a> {
     }
 
     /// A diagnostic about the pair stored under `key` (or about the key, if it is absent).
-    fn push_kv(&mut self, code: &'static str, severity: Severity, key: &str, message: String) {
+    fn push_kv(&mut self, code: Code, key: &str, message: String) {
         let at = match self.find(key) {
             Some((i, _)) => At::kv(self.gguf, i),
             None => At {
@@ -267,11 +265,7 @@ impl<'a> Checker<'_, 'a> {
                 path: ConstructPath(vec![Segment::Name(key.into())]),
             },
         };
-        self.out.report(code, severity, at, message);
-    }
-
-    fn error_kv(&mut self, code: &'static str, key: &str, message: String) {
-        self.push_kv(code, Severity::Error, key, message);
+        self.out.report(code, at, message);
     }
 
     /// Step 1: presence and types of the keys.
@@ -293,13 +287,13 @@ impl<'a> Checker<'_, 'a> {
         }
         for (name, ty, required) in specs {
             match self.value(&name) {
-                None if required => self.error_kv(
-                    "schema-key-missing",
+                None if required => self.push_kv(
+                    Code::SchemaKeyMissing,
                     &name,
                     format!("required key is missing ({})", ty.describe()),
                 ),
-                Some(value) if !type_matches(value, ty) => self.error_kv(
-                    "schema-key-type",
+                Some(value) if !type_matches(value, ty) => self.push_kv(
+                    Code::SchemaKeyType,
                     &name,
                     format!("expected {}, found {}", ty.describe(), describe(value)),
                 ),
@@ -335,8 +329,8 @@ impl<'a> Checker<'_, 'a> {
                     .map(|a| a.len() as u64)
                     .filter(|&l| l != n)
                 {
-                    self.error_kv(
-                        "schema-token-count",
+                    self.push_kv(
+                        Code::SchemaTokenCount,
                         key,
                         format!("{len} {what} for {n} tokens"),
                     );
@@ -344,8 +338,8 @@ impl<'a> Checker<'_, 'a> {
             }
             if let (Some(arch), Some(size)) = (hp.architecture, hp.vocab_size) {
                 if size != n {
-                    self.error_kv(
-                        "schema-token-count",
+                    self.push_kv(
+                        Code::SchemaTokenCount,
                         &arch_key(keys::VOCAB_SIZE, arch),
                         format!("vocab_size {size} differs from the {n} tokens"),
                     );
@@ -357,8 +351,7 @@ impl<'a> Checker<'_, 'a> {
                 let id = self.value(key).and_then(count);
                 if let Some(id) = id.filter(|&id| id >= n_vocab) {
                     self.push_kv(
-                        "schema-special-token",
-                        Severity::Warning,
+                        Code::SchemaSpecialToken,
                         key,
                         format!("token id {id} is outside the vocabulary of {n_vocab} tokens (llama.cpp warns \"bad special token\" and uses its default id)"),
                     );
@@ -368,8 +361,8 @@ impl<'a> Checker<'_, 'a> {
         self.token_types();
         let model = self.value("tokenizer.ggml.model").and_then(|v| v.as_str());
         if let Some(model) = model.filter(|m| !TOKENIZER_MODELS.contains(m)) {
-            self.error_kv(
-                "schema-tokenizer-model",
+            self.push_kv(
+                Code::SchemaTokenizerModel,
                 "tokenizer.ggml.model",
                 format!(
                     "unknown tokenizer model {model:?} (llama.cpp loads {})",
@@ -383,8 +376,8 @@ impl<'a> Checker<'_, 'a> {
         let pre = self.value("tokenizer.ggml.pre").and_then(|v| v.as_str());
         if let (Some("gpt2"), Some(pre)) = (model, pre) {
             if !LLAMA_CPP_PRE_TOKENIZERS.contains(&pre) {
-                self.error_kv(
-                    "schema-tokenizer-pre",
+                self.push_kv(
+                    Code::SchemaTokenizerPre,
                     "tokenizer.ggml.pre",
                     format!("llama.cpp fails to load it: \"unknown pre-tokenizer type: '{pre}'\""),
                 );
@@ -396,8 +389,8 @@ impl<'a> Checker<'_, 'a> {
                 .and_then(|v| v.as_array())
                 .is_some_and(|a| a.is_empty());
             if merges.is_none() || empty {
-                self.error_kv(
-                    "schema-merges-missing",
+                self.push_kv(
+                    Code::SchemaMergesMissing,
                     "tokenizer.ggml.model",
                     "a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges".into(),
                 );
@@ -426,8 +419,8 @@ impl<'a> Checker<'_, 'a> {
             })
             .collect();
         if let Some(first) = missing.first() {
-            self.error_kv(
-                "schema-byte-tokens",
+            self.push_kv(
+                Code::SchemaByteTokens,
                 "tokenizer.ggml.tokens",
                 format!(
                     "{} of the 256 byte tokens <0x00>..<0xFF> are missing (first <0x{first:02X}>): llama.cpp's SentencePiece tokenizer throws std::out_of_range (unordered_map::at) on a byte without one{}",
@@ -444,8 +437,8 @@ impl<'a> Checker<'_, 'a> {
         let Some(arch) = arch_name else { return };
         let key = arch_key(keys::BLOCK_COUNT, arch);
         if self.value(&key).and_then(count) == Some(0) {
-            self.error_kv(
-                "schema-block-count",
+            self.push_kv(
+                Code::SchemaBlockCount,
                 &key,
                 "block_count is 0: llama.cpp aborts loading it (src/llama-hparams.cpp:32: fatal error, in llama_hparams::n_head)".into(),
             );
@@ -481,8 +474,7 @@ impl<'a> Checker<'_, 'a> {
             n => format!(" ({n} more invalid values follow)"),
         };
         self.out.report(
-            "schema-token-type",
-            Severity::Error,
+            Code::SchemaTokenType,
             at,
             format!(
                 "token type {value} is not one of llama.cpp's (0 undefined, 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte){others}"
@@ -499,16 +491,16 @@ impl<'a> Checker<'_, 'a> {
             } else {
                 "not a known file type"
             };
-            self.error_kv(
-                "schema-file-type",
+            self.push_kv(
+                Code::SchemaFileType,
                 "general.file_type",
                 format!("file type {ft} is {why}"),
             );
         }
         let qv = self.value("general.quantization_version").and_then(count);
         if let Some(qv) = qv.filter(|qv| !QUANTIZATION_VERSIONS.contains(qv)) {
-            self.error_kv(
-                "schema-quantization-version",
+            self.push_kv(
+                Code::SchemaQuantizationVersion,
                 "general.quantization_version",
                 format!("quantization version {qv} is not one ggml writes (2)"),
             );
@@ -523,16 +515,16 @@ impl<'a> Checker<'_, 'a> {
         let mut head_size = None;
         match (hp.head_count, embd) {
             (Some(0), _) => {
-                self.error_kv(
-                    "schema-head-count",
+                self.push_kv(
+                    Code::SchemaHeadCount,
                     &key(keys::HEAD_COUNT),
                     "head_count is 0".into(),
                 );
                 head = None;
             }
             (Some(h), Some(e)) if hp.key_length.is_none() && e % h != 0 => {
-                self.error_kv(
-                    "schema-head-count",
+                self.push_kv(
+                    Code::SchemaHeadCount,
                     &key(keys::HEAD_COUNT),
                     format!("head_count {h} does not divide embedding_length {e}"),
                 );
@@ -545,8 +537,8 @@ impl<'a> Checker<'_, 'a> {
         let mut head_kv = hp.head_count_kv.or(head);
         if let (Some(h), Some(kv)) = (head, hp.head_count_kv) {
             if kv == 0 || h % kv != 0 {
-                self.error_kv(
-                    "schema-head-count-kv",
+                self.push_kv(
+                    Code::SchemaHeadCountKv,
                     &key(keys::HEAD_COUNT_KV),
                     format!("head_count_kv {kv} does not divide head_count {h}"),
                 );
@@ -556,8 +548,8 @@ impl<'a> Checker<'_, 'a> {
         let mut rot = hp.rope_dimension_count.or(head_k);
         if let (Some(r), Some(k)) = (hp.rope_dimension_count, head_k) {
             if r > k {
-                self.error_kv(
-                    "schema-rope-dimension",
+                self.push_kv(
+                    Code::SchemaRopeDimension,
                     &key(keys::ROPE_DIMENSION_COUNT),
                     format!("rope.dimension_count {r} exceeds the head size {k}"),
                 );
@@ -587,8 +579,8 @@ impl<'a> Checker<'_, 'a> {
         let n = hp.expert_count.unwrap_or(0);
         if n == 0 {
             if arch.experts == ExpertUse::Always && hp.expert_count.is_some() {
-                self.error_kv(
-                    "schema-expert-count",
+                self.push_kv(
+                    Code::SchemaExpertCount,
                     &key(keys::EXPERT_COUNT),
                     format!("expert_count is 0, but {} blocks use experts", arch.name),
                 );
@@ -596,13 +588,13 @@ impl<'a> Checker<'_, 'a> {
             return 0;
         }
         match hp.expert_used_count {
-            Some(used) if used == 0 || used > n => self.error_kv(
-                "schema-expert-count",
+            Some(used) if used == 0 || used > n => self.push_kv(
+                Code::SchemaExpertCount,
                 &key(keys::EXPERT_USED_COUNT),
                 format!("expert_used_count {used} is not between 1 and expert_count {n}"),
             ),
-            None if arch.experts == ExpertUse::Optional => self.error_kv(
-                "schema-expert-count",
+            None if arch.experts == ExpertUse::Optional => self.push_kv(
+                Code::SchemaExpertCount,
                 &key(keys::EXPERT_COUNT),
                 format!("expert_count is {n}, but expert_used_count is missing"),
             ),
@@ -639,11 +631,11 @@ impl<'a> Checker<'_, 'a> {
             let spec = specs.iter().find(|s| s.scope == scope && s.name == rest);
             let message = match (spec, block) {
                 (None, _) => Some((
-                    "schema-tensor-unexpected",
+                    Code::SchemaTensorUnexpected,
                     format!("not a tensor of the {} layout", arch.name),
                 )),
                 (Some(_), Some(b)) if b >= n_layer => Some((
-                    "schema-tensor-block-index",
+                    Code::SchemaTensorBlockIndex,
                     format!("block {b} is past the last block ({n_layer} blocks)"),
                 )),
                 (Some(spec), _) => {
@@ -655,7 +647,7 @@ impl<'a> Checker<'_, 'a> {
                         .map(|want| {
                             let names: Vec<&str> = spec.shape.iter().map(|d| d.name()).collect();
                             (
-                                "schema-tensor-shape",
+                                Code::SchemaTensorShape,
                                 format!(
                                     "shape {:?}, expected {want:?} ({})",
                                     info.dims,
@@ -667,7 +659,7 @@ impl<'a> Checker<'_, 'a> {
             };
             if let Some((code, message)) = message {
                 let at = At::tensor(self.gguf, i);
-                self.out.report(code, Severity::Error, at, message);
+                self.out.report(code, at, message);
             }
         }
         self.missing(&specs, n_layer, &present);
@@ -706,8 +698,7 @@ impl<'a> Checker<'_, 'a> {
                     b => format!("blk.{b}.{name}"),
                 };
                 self.out.report(
-                    "schema-tensor-missing",
-                    Severity::Error,
+                    Code::SchemaTensorMissing,
                     At {
                         span: None,
                         path: ConstructPath(vec![Segment::Name(full)]),
@@ -719,8 +710,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if total > u128::from(shown) {
             self.out.report(
-                "schema-tensor-missing",
-                Severity::Error,
+                Code::SchemaTensorMissing,
                 At::default(),
                 format!(
                     "{} more required tensors are missing",

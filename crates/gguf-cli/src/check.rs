@@ -322,7 +322,7 @@ fn check_json(
             let refs: Vec<_> = d.rejected_by.iter().map(|r| r.name()).collect();
             serde_json::json!({
                 "level": level(profile, d),
-                "code": d.code,
+                "code": d.code.name(),
                 "severity": d.severity.name(),
                 "offset": d.span.as_ref().map_or(0, |s| s.start),
                 "span": d.span.as_ref().map(|s| [s.start, s.end]),

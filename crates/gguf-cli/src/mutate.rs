@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::builder::PossibleValuesParser;
 use gguf_grammar::escape::terminal;
+use gguf_grammar::validate::Code;
 use gguf_tools::mutate::{self, Mutation, RULES};
 
 use crate::atomic;
@@ -107,7 +108,7 @@ fn describe(m: &Mutation) -> String {
         m.rule.name,
         m.verdict.expect(),
         profiles.join(" "),
-        m.verdict.codes.join(", ")
+        names(&m.verdict.codes).join(", ")
     )
 }
 
@@ -134,10 +135,10 @@ fn confirmed(m: &Mutation) -> bool {
             if m.rule.expects.is_empty() {
                 "no diagnostic".to_string()
             } else {
-                m.rule.expects.join(" or ")
+                names(m.rule.expects).join(" or ")
             },
             m.verdict.expect(),
-            m.verdict.codes.join(", ")
+            names(&m.verdict.codes).join(", ")
         );
     }
     ok
@@ -188,4 +189,8 @@ fn all(bytes: &[u8], file: &Path, dir: &Path) -> Result<bool, String> {
         shown(dir)
     );
     Ok(disagreeing == 0)
+}
+
+fn names(codes: &[Code]) -> Vec<&'static str> {
+    codes.iter().map(|c| c.name()).collect()
 }

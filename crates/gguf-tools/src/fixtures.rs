@@ -41,7 +41,7 @@ use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
-use gguf_grammar::validate::{self, Diagnostic, Profile};
+use gguf_grammar::validate::{self, Code, Diagnostic, Profile};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
 
@@ -364,9 +364,9 @@ pub struct Verdict {
     /// Whether the LLaMA-family schema accepts it (false for a file that does not parse).
     pub schema_accepts: bool,
     /// The codes of the error diagnostics, in the validator's order.
-    pub codes: Vec<&'static str>,
+    pub codes: Vec<Code>,
     /// The codes of the schema's errors and warnings (the model rules), in its order.
-    pub schema_codes: Vec<&'static str>,
+    pub schema_codes: Vec<Code>,
 }
 
 impl Verdict {
