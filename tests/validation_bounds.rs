@@ -2,9 +2,8 @@
 //! counts with a zero dim in any position, no arithmetic overflow on any file value (the
 //! tests run with overflow checks on: `cargo test` builds the dev profile).
 
-#[path = "support/alloc.rs"]
-#[allow(dead_code)]
-mod alloc;
+mod common;
+use common::alloc;
 
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::write::GgufBuilder;

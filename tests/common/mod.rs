@@ -1,5 +1,11 @@
-//! Shared by the integration tests: where the real files are.
+//! Shared by the integration tests and the fuzz targets (`fuzz/fuzz_targets/*.rs` include
+//! this folder by path): where the real files are, and the allocation bound ([`alloc`]), the
+//! property checks ([`checks`]) and the document generator ([`generate`]).
 #![allow(dead_code)]
+
+pub mod alloc;
+pub mod checks;
+pub mod generate;
 
 use std::path::PathBuf;
 
