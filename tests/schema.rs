@@ -74,9 +74,16 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
         llama,
         [
             "ggml-vocab-aquila.gguf",
+            "ggml-vocab-baichuan.gguf",
             "ggml-vocab-deepseek-coder.gguf",
+            "ggml-vocab-gpt-2.gguf",
+            "ggml-vocab-gpt-neox.gguf",
             "ggml-vocab-llama-bpe.gguf",
             "ggml-vocab-llama-spm.gguf",
+            "ggml-vocab-mpt.gguf",
+            "ggml-vocab-phi-3.gguf",
+            "ggml-vocab-refact.gguf",
+            "ggml-vocab-starcoder.gguf",
         ]
     );
     snapshot("schema-corpus", &text);
@@ -360,7 +367,7 @@ const CASES: &[(&str, Mutation, &[&str])] = &[
     (
         "an architecture llama.cpp knows, not in the table",
         |b| {
-            b.set("general.architecture", "gemma3");
+            b.set("general.architecture", "mamba");
         },
         &["schema-architecture-unknown"],
     ),

@@ -195,7 +195,8 @@ codes! {
     SchemaMergesMissing = "schema-merges-missing", Error, NONE;
     /// An SPM vocabulary without the byte tokens `<0x00>`..`<0xFF>`.
     SchemaByteTokens = "schema-byte-tokens", Error, NONE;
-    /// A block count the loader cannot use (zero).
+    /// A block count the loader cannot use (zero, below the sliding-window pattern, or one
+    /// the architecture's graph has no model type for).
     SchemaBlockCount = "schema-block-count", Error, NONE;
     /// A token type that names no type.
     SchemaTokenType = "schema-token-type", Error, NONE;

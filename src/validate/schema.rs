@@ -54,9 +54,11 @@
 
 mod arch;
 mod llama_cpp;
+mod table;
 
 pub use arch::*;
 pub use llama_cpp::*;
+pub use table::*;
 
 use std::collections::{HashMap, HashSet};
 
@@ -108,7 +110,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
             ),
         );
     }
-    c.block_count(arch_name);
+    c.block_count(arch_name, arch);
     let shapes = arch.map(|arch| c.hparams(arch, &hp));
     if gguf.tensors.is_empty() {
         c.out.report(
@@ -190,10 +192,20 @@ struct Shapes {
     v: Option<u64>,
     experts: u64,
     rot_half: Option<u64>,
+    ctx: Option<u64>,
+    head_k: Option<u64>,
+    heads: Option<u64>,
+    heads_kv: Option<u64>,
+    ff_exp: Option<u64>,
+    ff_shexp: Option<u64>,
+    ff_exp_shared: Option<u64>,
+    /// `{arch}.leading_dense_block_count`: blocks before it have no experts.
+    dense_lead: u64,
 }
 
 impl Shapes {
     fn dim(&self, dim: Dim) -> Option<u64> {
+        let add = |a: Option<u64>, b: Option<u64>| a?.checked_add(b?.checked_mul(2)?);
         match dim {
             Dim::Embd => self.embd,
             Dim::Vocab => self.vocab,
@@ -203,14 +215,27 @@ impl Shapes {
             Dim::V => self.v,
             Dim::Experts => Some(self.experts),
             Dim::RotHalf => self.rot_half,
+            Dim::Qkv => add(self.embd, self.v),
+            Dim::Embd3 => self.embd?.checked_mul(3),
+            Dim::Ctx => self.ctx,
+            Dim::HeadK => self.head_k,
+            Dim::Heads => self.heads,
+            Dim::HeadsKv => self.heads_kv,
+            Dim::Ff2 => self.ff?.checked_mul(2),
+            Dim::FfHalf => self.ff.map(|f| f / 2),
+            Dim::FfExp => self.ff_exp,
+            Dim::FfShexp => self.ff_shexp,
+            Dim::FfExpShared => self.ff_exp_shared,
         }
     }
 
-    fn applies(&self, when: When) -> bool {
+    /// Whether a tensor of `when` belongs to block `block` (`None`: a global tensor).
+    fn applies(&self, when: When, block: Option<u64>) -> bool {
+        let dense_block = block.is_some_and(|b| b < self.dense_lead);
         match when {
             When::Always => true,
-            When::Dense => self.experts == 0,
-            When::Experts => self.experts > 0,
+            When::Dense => self.experts == 0 || dense_block,
+            When::Experts => self.experts > 0 && !dense_block,
         }
     }
 }
@@ -432,17 +457,28 @@ impl<'a> Checker<'_, 'a> {
     }
 
     /// `{arch}.block_count` 0: llama.cpp aborts reading the hyperparameters
-    /// (`llama_hparams::n_head` of layer 0, `src/llama-hparams.cpp:32: fatal error`).
-    fn block_count(&mut self, arch_name: Option<&str>) {
+    /// (`llama_hparams::n_head` of layer 0, `src/llama-hparams.cpp:32: fatal error`); fewer
+    /// blocks than the architecture's sliding-window pattern (no full-attention block: a
+    /// SIGSEGV in the first decode), or a count its graph has no model type for.
+    fn block_count(&mut self, arch_name: Option<&str>, table: Option<&Architecture>) {
         let Some(arch) = arch_name else { return };
         let key = arch_key(keys::BLOCK_COUNT, arch);
-        if self.value(&key).and_then(count) == Some(0) {
-            self.push_kv(
-                Code::SchemaBlockCount,
-                &key,
-                "block_count is 0: llama.cpp aborts loading it (src/llama-hparams.cpp:32: fatal error, in llama_hparams::n_head)".into(),
-            );
-        }
+        let Some(n) = self.value(&key).and_then(count) else {
+            return;
+        };
+        let message = match table {
+            _ if n == 0 => "block_count is 0: llama.cpp aborts loading it (src/llama-hparams.cpp:32: fatal error, in llama_hparams::n_head)".to_string(),
+            Some(t) if n < t.swa_pattern => format!(
+                "block_count {n} is below {arch}'s sliding-window pattern of {}: no block uses full attention and llama.cpp crashes (SIGSEGV) in its first decode",
+                t.swa_pattern
+            ),
+            Some(t) if !t.block_counts.is_empty() && !t.block_counts.contains(&n) => format!(
+                "block_count {n} is not one of {:?}: llama.cpp's {arch} graph aborts (\"fatal error\": no model type for it)",
+                t.block_counts
+            ),
+            _ => return,
+        };
+        self.push_kv(Code::SchemaBlockCount, &key, message);
     }
 
     /// Step 2, token types: one diagnostic for the first invalid value.
@@ -558,15 +594,29 @@ impl<'a> Checker<'_, 'a> {
         }
         let experts = self.experts(arch, hp);
         let mul = |a: Option<u64>, b: Option<u64>| a?.checked_mul(b?);
+        let get = |k: &str| self.value(&key(k)).and_then(count);
+        let ff = hp.feed_forward_length;
+        let ff_exp = get(EXPERT_FF_LENGTH).or_else(|| {
+            let used = hp.expert_used_count.filter(|&u| u > 0)?;
+            Some(ff? / used)
+        });
         Shapes {
             embd,
             vocab: hp.n_vocab(),
-            ff: hp.feed_forward_length,
+            ff,
             q: mul(head_k, head),
             k: mul(head_k, head_kv),
             v: mul(head_v, head_kv),
             experts,
             rot_half: rot.map(|r| r / 2),
+            ctx: hp.context_length,
+            head_k,
+            heads: head,
+            heads_kv: head_kv,
+            ff_exp,
+            ff_shexp: get(EXPERT_SHARED_FF_LENGTH).or(ff),
+            ff_exp_shared: mul(ff_exp, get(EXPERT_SHARED_COUNT)),
+            dense_lead: get(LEADING_DENSE_BLOCK_COUNT).unwrap_or(0),
         }
     }
 
@@ -608,12 +658,7 @@ impl<'a> Checker<'_, 'a> {
         let Some(n_layer) = hp.block_count else {
             return;
         };
-        let specs: Vec<&ExpectedTensor> = arch
-            .tensors
-            .iter()
-            .flat_map(|group| group.iter())
-            .filter(|spec| shapes.applies(spec.when))
-            .collect();
+        let specs: Vec<&ExpectedTensor> = arch.tensors.iter().flat_map(|g| g.iter()).collect();
         // (block, name) of every expected tensor present; block u64::MAX for global ones.
         let mut present: HashSet<(u64, &str)> = HashSet::new();
         for (i, tensor) in self.gguf.tensors.iter().enumerate() {
@@ -628,7 +673,9 @@ impl<'a> Checker<'_, 'a> {
             } else {
                 Scope::Global
             };
-            let spec = specs.iter().find(|s| s.scope == scope && s.name == rest);
+            let spec = specs
+                .iter()
+                .find(|s| s.scope == scope && s.name == rest && shapes.applies(s.when, block));
             let message = match (spec, block) {
                 (None, _) => Some((
                     Code::SchemaTensorUnexpected,
@@ -662,32 +709,46 @@ impl<'a> Checker<'_, 'a> {
                 self.out.report(code, at, message);
             }
         }
-        self.missing(&specs, n_layer, &present);
+        self.missing(&specs, shapes, n_layer, &present);
     }
 
     /// Step 5, required tensors that are absent: the first [`MISSING_SHOWN`] one by one, the
     /// rest counted (a hostile block count cannot make this loop long or the output large).
-    fn missing(&mut self, specs: &[&ExpectedTensor], n_layer: u64, present: &HashSet<(u64, &str)>) {
-        let required = |scope| specs.iter().filter(move |s| s.required && s.scope == scope);
-        let per_block = required(Scope::Block).count() as u128;
-        let expected = required(Scope::Global).count() as u128 + per_block * u128::from(n_layer);
+    fn missing(
+        &mut self,
+        specs: &[&ExpectedTensor],
+        shapes: &Shapes,
+        n_layer: u64,
+        present: &HashSet<(u64, &str)>,
+    ) {
+        let required = move |block: Option<u64>| {
+            let scope = match block {
+                None => Scope::Global,
+                Some(_) => Scope::Block,
+            };
+            specs
+                .iter()
+                .filter(move |s| s.required && s.scope == scope && shapes.applies(s.when, block))
+        };
+        // Blocks before the dense lead and after it have their own required sets.
+        let lead = shapes.dense_lead.min(n_layer);
+        let per_lead = required(Some(0)).count() as u128 * u128::from(lead > 0);
+        let per_rest = required(Some(lead)).count() as u128;
+        let expected = required(None).count() as u128
+            + per_lead * u128::from(lead)
+            + per_rest * u128::from(n_layer - lead);
         let found = present
             .iter()
             .filter(|(block, name)| {
-                let scope = match *block {
-                    u64::MAX => Scope::Global,
-                    _ => Scope::Block,
-                };
-                specs
-                    .iter()
-                    .any(|s| s.required && s.scope == scope && s.name == *name)
+                let block = (*block != u64::MAX).then_some(*block);
+                required(block).any(|s| s.name == *name)
             })
             .count() as u128;
         let total = expected.saturating_sub(found);
         let mut shown = 0u64;
-        let globals = required(Scope::Global).map(|s| (u64::MAX, s.name));
-        let layers = if per_block > 0 { n_layer } else { 0 };
-        let blocks = (0..layers).flat_map(|b| required(Scope::Block).map(move |s| (b, s.name)));
+        let globals = required(None).map(|s| (u64::MAX, s.name));
+        let layers = if per_lead + per_rest > 0 { n_layer } else { 0 };
+        let blocks = (0..layers).flat_map(|b| required(Some(b)).map(move |s| (b, s.name)));
         for (block, name) in globals.chain(blocks) {
             if shown == MISSING_SHOWN || u128::from(shown) == total {
                 break;

@@ -17,7 +17,7 @@ pub struct Args {
     /// The folder to write into (created if missing; files of the same names are replaced).
     outdir: PathBuf,
     /// Instead of the sample files, a tiny random model of this architecture (repeatable):
-    /// llama, qwen2, granite, granitemoe.
+    /// one of the schema's table that llama.cpp loads (an unknown name lists them).
     #[arg(long = "arch", value_name = "NAME")]
     archs: Vec<String>,
     /// Instead of the sample files, a tiny random model of every architecture of the table.
@@ -34,9 +34,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     } else if !args.archs.is_empty() {
         let mut files = Vec::new();
         for arch in &args.archs {
-            let known = fixtures::ARCH_FIXTURES.iter().find(|(a, _)| a == arch);
-            let (Some((_, name)), Some(bytes)) = (known, fixtures::tiny_model(arch)) else {
-                let names: Vec<&str> = fixtures::ARCH_FIXTURES.iter().map(|(a, _)| *a).collect();
+            let known = fixtures::arch_file_name(arch);
+            let (Some(name), Some(bytes)) = (known, fixtures::tiny_model(arch)) else {
+                let names = fixtures::arch_names();
                 return Err(Failure::Unreadable(format!(
                     "no tiny model for architecture {}: the table has {}",
                     gguf_grammar::escape::terminal(arch.as_bytes()),
