@@ -1,0 +1,96 @@
+//! Bounded work and memory on hostile inputs (issue 25, items 9–14 and 18): sparse files
+//! claiming huge rows or headers, special files where a command reads, deep folders, and
+//! inputs that never end. Every run is under an address-space limit and a time limit, so a
+//! regression fails here instead of exhausting the machine.
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use gguf_grammar::write::GgufBuilder;
+use gguf_grammar::{Ctx, GgmlType};
+
+/// Runs gguf with `args` in `dir` under an address-space limit of `mib` MiB and a time limit
+/// of `secs` seconds, standard output thrown away when `discard`; exit code (124 for the time
+/// limit, -1 for a signal) and standard error.
+fn run_limited(args: &[&str], dir: &Path, mib: u64, secs: u64, discard: bool) -> (i32, String) {
+    let mut command = Command::new("timeout");
+    command
+        .arg(secs.to_string())
+        .arg("prlimit")
+        .arg(format!("--as={}", mib << 20))
+        .arg("--")
+        .arg(common::bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stderr(Stdio::piped());
+    if discard {
+        command.stdout(Stdio::null());
+    } else {
+        command.stdout(Stdio::piped());
+    }
+    let out = command.output().unwrap();
+    let code = out.status.code().unwrap_or(-1);
+    let mut text = common::text(&out.stdout);
+    text.push_str(&common::text(&out.stderr));
+    (code, text)
+}
+
+/// A valid file whose only tensor `big` is f32 with `n` values, its data a hole (a sparse
+/// file, so no disk is used).
+fn sparse_f32(dir: &Path, name: &str, n: u64) -> PathBuf {
+    let bytes = GgufBuilder::new(Ctx::V3_LE)
+        .kv("general.architecture", "llama")
+        .tensor("big", &[4], GgmlType::F32, &[0; 16])
+        .build()
+        .unwrap();
+    let mut bytes = bytes[..bytes.len() - 16].to_vec();
+    // name "big", one dim of 4: the dim follows the name's bytes and the u32 dim count.
+    let at = bytes.windows(3).position(|w| w == b"big").unwrap() + 3 + 4;
+    assert_eq!(bytes[at..at + 8], 4u64.to_le_bytes());
+    bytes[at..at + 8].copy_from_slice(&n.to_le_bytes());
+    let path = dir.join(name);
+    fs::write(&path, &bytes).unwrap();
+    let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(bytes.len() as u64 + 4 * n).unwrap();
+    path
+}
+
+/// Item 9: `tensor` and `stats` stream within a row through a fixed buffer. A 1 GiB row runs
+/// under a 256 MiB address-space limit, and a 4 TiB row (`[2^40]`) never aborts (before the
+/// fix: the row's values were allocated whole, exit 134 or killed).
+#[test]
+fn tensor_and_stats_stream_within_a_row() {
+    let dir = common::scratch("bounds-row");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    sparse_f32(&dir, "gib.gguf", 1 << 28);
+    let (code, out) = run_limited(&["stats", "gib.gguf"], &dir, 256, 120, false);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("big\tf32\t268435456\t0e0\t0e0\t0.000000000e0\t0.000000000e0\t0\t0"),
+        "{out}"
+    );
+    let (code, out) = run_limited(
+        &["tensor", "gib.gguf", "big", "--format", "raw"],
+        &dir,
+        256,
+        120,
+        true,
+    );
+    assert_eq!(code, 0, "{out}");
+
+    // 4 TiB of values: not read to the end here, only shown not to abort at the start.
+    sparse_f32(&dir, "tib.gguf", 1 << 40);
+    for args in [
+        &["stats", "tib.gguf"][..],
+        &["tensor", "tib.gguf", "big"],
+        &["tensor", "tib.gguf", "big", "--format", "json"],
+    ] {
+        let (code, out) = run_limited(args, &dir, 256, 1, true);
+        assert_eq!(code, 124, "{args:?}: should still be reading: {out}");
+    }
+}
