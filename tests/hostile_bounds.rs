@@ -94,3 +94,45 @@ fn tensor_and_stats_stream_within_a_row() {
         assert_eq!(code, 124, "{args:?}: should still be reading: {out}");
     }
 }
+
+/// Item 12: a FIFO at a sibling shard's name is refused, "is not a regular file", exit 2, by
+/// every command that reads the set from its first shard (before the fix: `check`, `map` and
+/// `merge` blocked forever opening it).
+#[test]
+fn a_fifo_at_a_siblings_name_is_refused() {
+    let dir = common::scratch("bounds-fifo-shard");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let w = [0u8; 64];
+    let model = GgufBuilder::new(Ctx::V3_LE)
+        .kv("general.architecture", "llama")
+        .tensor("a", &[16], GgmlType::F32, &w)
+        .tensor("b", &[16], GgmlType::F32, &w)
+        .build()
+        .unwrap();
+    fs::write(dir.join("m.gguf"), model).unwrap();
+    let (code, _, err) = common::outcome(common::gguf(
+        &["split", "--split-max-tensors", "1", "m.gguf", "q"],
+        &dir,
+    ));
+    assert_eq!(code, 0, "{err}");
+    fs::remove_file(dir.join("q-00002-of-00002.gguf")).unwrap();
+    let made = Command::new("mkfifo")
+        .arg(dir.join("q-00002-of-00002.gguf"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    for args in [
+        &["check", "q-00001-of-00002.gguf"][..],
+        &["map", "q-00001-of-00002.gguf"],
+        &["merge", "q-00001-of-00002.gguf", "out.gguf"],
+        &["dump", "q-00001-of-00002.gguf"],
+    ] {
+        let (code, out) = run_limited(args, &dir, 1024, 10, false);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(
+            out.contains("q-00002-of-00002.gguf: is not a regular file"),
+            "{args:?}: {out}"
+        );
+    }
+    assert!(!dir.join("out.gguf").exists());
+}
