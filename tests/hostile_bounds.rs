@@ -136,3 +136,56 @@ fn a_fifo_at_a_siblings_name_is_refused() {
     }
     assert!(!dir.join("out.gguf").exists());
 }
+
+/// Item 18: `diff` matches duplicates by occurrence, so a second key of a name is a change,
+/// and the data comparison gives the same answer in both argument orders (before the fix:
+/// `[k=0]` and `[k=0, k=1]` were equal, exit 0; with a duplicated tensor name one order was
+/// equal and the other "data differs").
+#[test]
+fn diff_sees_duplicates_in_both_orders() {
+    let dir = common::scratch("bounds-diff-dup");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let one = GgufBuilder::new(Ctx::V3_LE).kv("k", 0u32).build().unwrap();
+    let two = GgufBuilder::new(Ctx::V3_LE)
+        .kv("k", 0u32)
+        .kv("k", 1u32)
+        .build()
+        .unwrap();
+    fs::write(dir.join("one.gguf"), one).unwrap();
+    fs::write(dir.join("two.gguf"), two).unwrap();
+    for (a, b, expected) in [
+        (
+            "one.gguf",
+            "two.gguf",
+            "key added      k (occurrence 2): uint32 1",
+        ),
+        (
+            "two.gguf",
+            "one.gguf",
+            "key removed    k (occurrence 2): uint32 1",
+        ),
+    ] {
+        let (code, out, err) = common::outcome(common::gguf(&["diff", a, b], &dir));
+        assert_eq!(code, 1, "{a} {b}: {out}{err}");
+        assert!(out.contains(expected), "{a} {b}: {out}");
+    }
+
+    let (zeros, ones) = ([0u8; 64], [1u8; 64]);
+    let t1 = GgufBuilder::new(Ctx::V3_LE)
+        .tensor("w", &[16], GgmlType::F32, &zeros)
+        .tensor("w", &[16], GgmlType::F32, &ones)
+        .build()
+        .unwrap();
+    let t2 = GgufBuilder::new(Ctx::V3_LE)
+        .tensor("w", &[16], GgmlType::F32, &zeros)
+        .tensor("w", &[16], GgmlType::F32, &zeros)
+        .build()
+        .unwrap();
+    fs::write(dir.join("t1.gguf"), t1).unwrap();
+    fs::write(dir.join("t2.gguf"), t2).unwrap();
+    for (a, b) in [("t1.gguf", "t2.gguf"), ("t2.gguf", "t1.gguf")] {
+        let (code, out, err) = common::outcome(common::gguf(&["diff", "--data", a, b], &dir));
+        assert_eq!(code, 1, "{a} {b}: {out}{err}");
+        assert!(out.contains("w (occurrence 2)"), "{a} {b}: {out}");
+    }
+}
