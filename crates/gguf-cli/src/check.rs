@@ -210,14 +210,18 @@ fn check(
                     Ok(gguf) => judge(&gguf, shard.len(), profile, schema),
                     Err(e) => vec![validate::parse_failure(&e)],
                 })),
-                None => match crate::input::header_or_parse_error(path) {
-                    Ok(Ok((header, file_len))) => {
-                        Ok(Some(judge(header.gguf(), file_len, profile, schema)))
-                    }
-                    Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
-                    // A missing shard is a finding about the set, not an unreadable argument.
-                    Err(_) if missing_shard => Ok(None),
+                // Refused outright: a FIFO at a sibling's name is not a missing shard.
+                None => match sibling_check(path, set_findings.is_some()) {
                     Err(failure) => Err(failure),
+                    Ok(()) => match crate::input::header_or_parse_error(path) {
+                        Ok(Ok((header, file_len))) => {
+                            Ok(Some(judge(header.gguf(), file_len, profile, schema)))
+                        }
+                        Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
+                        // A missing shard is a finding about the set, not an unreadable argument.
+                        Err(_) if missing_shard => Ok(None),
+                        Err(failure) => Err(failure),
+                    },
                 },
             },
         };
@@ -338,4 +342,13 @@ fn check_json(
         "accepted": accepted,
         "diagnostics": diagnostics,
     })
+}
+
+/// A shard found by name beside the one named must be a regular file (a FIFO there would
+/// block the check).
+fn sibling_check(path: &std::path::Path, sibling: bool) -> Result<(), Failure> {
+    match sibling {
+        true => crate::input::refuse_special(path),
+        false => Ok(()),
+    }
 }

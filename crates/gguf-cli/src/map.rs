@@ -113,6 +113,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     // One shard's header in memory at a time; paths made as they are read.
     for no in 0..count {
         let shard = &shard_path(&prefix, no, count);
+        if url.is_none() {
+            crate::input::refuse_special(shard)?;
+        }
         let (head, file_size) = header(shard, url.is_some(), args.verbose)?;
         let gguf = head.gguf();
         let written = if args.json {

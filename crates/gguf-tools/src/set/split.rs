@@ -246,6 +246,16 @@ pub fn merge(first: &Path, output: &Path) -> Result<u64, SplitError> {
     let mut files = vec![(first.to_path_buf(), head)];
     for no in 1..count {
         let path = shard_path(&prefix, no, count);
+        // Found by name, so a FIFO or device planted there is refused before it is opened
+        // (opening a FIFO blocks until a writer comes).
+        if std::fs::metadata(&path).is_ok_and(|meta| !meta.is_file()) {
+            let special = io::Error::new(io::ErrorKind::InvalidInput, "is not a regular file");
+            return Err(SetError::Open {
+                path,
+                source: special,
+            }
+            .into());
+        }
         let file = open(&path)?;
         files.push((path, file));
     }
