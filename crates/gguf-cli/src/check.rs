@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use gguf_grammar::escape::{terminal, Terminal};
+use gguf_grammar::escape::terminal;
 use gguf_grammar::validate::{self, Diagnostic, Profile};
 use gguf_grammar::Gguf;
 use gguf_tools::set::{self, shard_name, GgufSet, ShardFile};
@@ -305,7 +305,8 @@ fn check_line(
     if !d.path.0.is_empty() {
         write!(out, "{}: ", d.path)?;
     }
-    write!(out, "{}", Terminal(d.message.as_bytes()))?;
+    // Names in a message are escaped already (a `GgufStr` displays escaped).
+    write!(out, "{}", gguf_grammar::escape::controls(&d.message))?;
     if !d.rejected_by.is_empty() {
         write!(out, " (rejected by: {})", rejecters(d))?;
     }

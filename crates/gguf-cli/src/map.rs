@@ -167,9 +167,8 @@ fn write_page(input: &Path, out: &Path, page: &[u8]) -> Result<(), Failure> {
         let mut stdout = io::stdout().lock();
         return finish(stdout.write_all(page).and_then(|()| stdout.flush()));
     }
-    let shown = crate::shown(out);
     if gguf_tools::same_file::same_file(input, out) {
         return Err(crate::onto_input(out));
     }
-    crate::atomic::write(out, page).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))
+    crate::atomic::write(out, page, crate::atomic::Name::Given).map_err(Failure::Unreadable)
 }

@@ -148,7 +148,7 @@ fn one(bytes: &[u8], rule: &str, output: Option<&Path>) -> Result<bool, String> 
     let m = mutate::apply(rule, bytes)
         .ok_or_else(|| format!("rule {rule} does not apply to this file"))?;
     match output {
-        Some(path) => atomic::write(path, &m.bytes).map_err(|e| format!("{}: {e}", shown(path)))?,
+        Some(path) => atomic::write(path, &m.bytes, atomic::Name::Given)?,
         None if io::stdout().is_terminal() => {
             return Err(
                 "refusing to write a GGUF file to a terminal: give -o OUT or redirect".into(),
@@ -175,14 +175,14 @@ fn all(bytes: &[u8], file: &Path, dir: &Path) -> Result<bool, String> {
     for m in each_mutation(bytes) {
         let name = name_of(&m);
         let path = dir.join(&name);
-        atomic::write(&path, &m.bytes).map_err(|e| format!("{}: {e}", shown(&path)))?;
+        atomic::write(&path, &m.bytes, atomic::Name::Generated)?;
         entries.push(m.manifest_entry(&name));
         // Report every mutation that disagrees, not only the first.
         disagreeing += usize::from(!confirmed(&m));
     }
     let path = dir.join("manifest.json");
     let manifest = format!("[\n{}\n]\n", entries.join(",\n"));
-    atomic::write(&path, manifest.as_bytes()).map_err(|e| format!("{}: {e}", shown(&path)))?;
+    atomic::write(&path, manifest.as_bytes(), atomic::Name::Generated)?;
     eprintln!(
         "gguf: wrote {} mutations and manifest.json to {}",
         entries.len(),
