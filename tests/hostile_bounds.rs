@@ -8,7 +8,6 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType};
