@@ -182,26 +182,18 @@ fn fixtures_command_writes_files_sums_and_manifest() {
 
 #[cfg(unix)]
 #[test]
-fn fixtures_command_follows_a_link_and_keeps_the_mode() {
-    use std::os::unix::fs::PermissionsExt;
+fn fixtures_command_refuses_a_planted_link_and_writes_nothing() {
     let dir = scratch("fixtures-link");
     let target = dir.join("elsewhere.gguf");
     fs::write(&target, b"old").unwrap();
-    fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
     let out_dir = dir.join("out");
     fs::create_dir(&out_dir).unwrap();
     std::os::unix::fs::symlink("../elsewhere.gguf", out_dir.join("minimal-llama.gguf")).unwrap();
     let out = gguf(&["fixtures", out_dir.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(fs::symlink_metadata(out_dir.join("minimal-llama.gguf"))
-        .unwrap()
-        .file_type()
-        .is_symlink());
-    assert_eq!(fs::read(&target).unwrap(), fixtures::minimal_llama());
-    assert_eq!(
-        fs::metadata(&target).unwrap().permissions().mode() & 0o777,
-        0o640
-    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("is a symbolic link"), "{}", text(&out.stderr));
+    assert_eq!(fs::read(&target).unwrap(), b"old");
+    assert!(!out_dir.join("manifest.json").exists());
 }
 
 #[test]
