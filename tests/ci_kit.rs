@@ -191,7 +191,11 @@ fn fixtures_command_refuses_a_planted_link_and_writes_nothing() {
     std::os::unix::fs::symlink("../elsewhere.gguf", out_dir.join("minimal-llama.gguf")).unwrap();
     let out = gguf(&["fixtures", out_dir.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("is a symbolic link"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("is a symbolic link"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(fs::read(&target).unwrap(), b"old");
     assert!(!out_dir.join("manifest.json").exists());
 }
