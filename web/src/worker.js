@@ -223,8 +223,8 @@ function* scan(size, progress) {
     pos += cw;
     if (SIZES[et]) {
       if (n * SIZES[et] > size - pos) return fail(lenAt, path, `array length ${n} exceeds the ${size - pos} bytes left`);
-      if ((items += n) > MAX_ITEMS) return tooMany(lenAt, path + ".len");
       if (pos + n * SIZES[et] > LIMIT) return fail(lenAt, path + ".len", `${n.toLocaleString("en")} ${TYPES[et]} elements take the header past the inspector's ${LIMIT / 2 ** 20} MiB limit`);
+      if ((items += n) > MAX_ITEMS) return tooMany(lenAt, path + ".len");
       yield* at(n * SIZES[et]);
       pos += n * SIZES[et];
       return null;
