@@ -568,11 +568,5 @@ fn write_model(
         generated,
         ..Replace::default()
     };
-    Ok(replace_atomically(
-        dest,
-        &replace,
-        None,
-        write,
-        check,
-    )?)
+    Ok(replace_atomically(dest, &replace, None, write, check)?)
 }
