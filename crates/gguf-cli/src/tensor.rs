@@ -282,12 +282,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 |_| Ok(()),
             )
             .map(|_| ())
-            .map_err(|e| {
-                Failure::Unreadable(format!(
-                    "{}: {e}",
-                    terminal(dest.to_string_lossy().as_bytes())
-                ))
-            })
+            .map_err(|e| Failure::Unreadable(crate::atomic::message(&dest, &e)))
         }
         None => {
             let stdout = io::stdout();
