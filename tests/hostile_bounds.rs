@@ -16,21 +16,9 @@ use gguf_grammar::{Ctx, GgmlType};
 /// of `secs` seconds, standard output thrown away when `discard`; exit code (124 for the time
 /// limit, -1 for a signal) and standard error.
 fn run_limited(args: &[&str], dir: &Path, mib: u64, secs: u64, discard: bool) -> (i32, String) {
-    let mut command = Command::new("timeout");
-    command
-        .arg(secs.to_string())
-        .arg("prlimit")
-        .arg(format!("--as={}", mib << 20))
-        .arg("--")
-        .arg(common::bin())
-        .args(args)
-        .current_dir(dir)
-        .stdin(Stdio::null())
-        .stderr(Stdio::piped());
+    let mut command = common::limited(args, dir, mib, secs);
     if discard {
         command.stdout(Stdio::null());
-    } else {
-        command.stdout(Stdio::piped());
     }
     let out = command.output().unwrap();
     let code = out.status.code().unwrap_or(-1);

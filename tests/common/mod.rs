@@ -105,6 +105,27 @@ pub fn gguf<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &std::path::Path) -> std
     command(args).current_dir(cwd).output().unwrap()
 }
 
+/// The binary under test with `args` in `cwd`, under an address-space limit of `mib` MiB
+/// (`prlimit`) and a time limit of `secs` seconds (`timeout`, exit 124), standard input empty
+/// and standard output and error piped: a command that allocates by an untrusted count or
+/// never ends fails its test instead of exhausting the machine.
+pub fn limited(args: &[&str], cwd: &std::path::Path, mib: u64, secs: u64) -> std::process::Command {
+    use std::process::Stdio;
+    let mut command = std::process::Command::new("timeout");
+    command
+        .arg(secs.to_string())
+        .arg("prlimit")
+        .arg(format!("--as={}", mib << 20))
+        .arg("--")
+        .arg(bin())
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
 /// Output bytes as text, invalid UTF-8 replaced.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
