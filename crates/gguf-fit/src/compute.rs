@@ -30,6 +30,34 @@ use crate::{Buffer, Device, Estimate, MemoryKind, Params};
 /// The compute buffer of the CPU backend. With layers offloaded llama.cpp splits the graph
 /// across devices; this estimate does not model the split and reports the whole on the CPU.
 pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
+    let bytes = if crate::alloc::models(e) {
+        simulated(e, params)
+    } else {
+        analytic(e, params)
+    };
+    vec![Buffer {
+        name: "CPU".into(),
+        device: Device::Cpu,
+        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+    }]
+}
+
+/// ggml-alloc replayed on the graphs `llama_context` reserves (`graph_reserve`): the prompt
+/// graph of `min(n_ctx, n_ubatch)` tokens (rounded up to a multiple of the sequences) and the
+/// one-token-per-sequence graph; the buffer is the larger.
+fn simulated(e: &Estimate, params: &Params) -> u128 {
+    let n_seqs = if params.kv_unified {
+        1
+    } else {
+        u64::from(params.n_parallel.max(1))
+    };
+    let n_tokens = u64::from(e.n_ctx.min(e.n_ubatch)).div_ceil(n_seqs) * n_seqs;
+    let pp = crate::alloc::llama(e, params, n_tokens).peak();
+    let tg = crate::alloc::llama(e, params, n_seqs).peak();
+    u128::from(pp.max(tg))
+}
+
+fn analytic(e: &Estimate, params: &Params) -> u128 {
     let hp = &e.hparams;
     // u128: the products of four 32-bit header values cannot overflow.
     let t = u128::from(e.n_ctx.min(e.n_ubatch));
@@ -117,12 +145,7 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
             + f32 * n_seqs * (2 * u128::from(hp.n_embd_r()) + 8 + s_copy)
     };
     let output = f32 * t * (u128::from(hp.n_vocab) + 2 * n_embd);
-    let bytes = (at_attention + attention.max(recurrent))
+    (at_attention + attention.max(recurrent))
         .max(if params.flash_attn { mask_f16 } else { mask } + ffn)
-        .max(output);
-    vec![Buffer {
-        name: "CPU".into(),
-        device: Device::Cpu,
-        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
-    }]
+        .max(output)
 }

@@ -344,12 +344,11 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
     if theirs > 0 || mine > 0 {
         let err = (mine as f64 - theirs as f64) / (theirs.max(1) as f64);
         row.compute_error = Some(err);
-        row.cells.push(format!(
-            "{} vs {} MiB ({:+.1}%)",
-            mib(mine),
-            mib(theirs),
-            100.0 * err
-        ));
+        row.cells.push(if mine == theirs {
+            format!("{} MiB, byte-equal", mib(mine))
+        } else {
+            format!("{} vs {} MiB ({:+.1}%)", mib(mine), mib(theirs), 100.0 * err)
+        });
         if err.abs() > COMPUTE_BOUND {
             row.failures.push(format!(
                 "compute: ours {mine}, llama.cpp {theirs} ({:+.1}%)",
