@@ -177,8 +177,8 @@ impl Graph {
             a: DynAlloc::new(),
         };
         let t = &self.tensors;
-        for id in 0..t.len() {
-            if t[id].kind == Kind::Input {
+        for (id, tensor) in t.iter().enumerate() {
+            if tensor.kind == Kind::Input {
                 s.allocate(id);
             }
         }
@@ -342,8 +342,8 @@ pub(crate) fn llama(e: &Estimate, params: &Params, n_tokens: u64) -> Graph {
             if cache_f32(params.type_v) {
                 vp = g.cast(vp, F16, [head_v, n_kv, n_head_kv, n_stream]);
             }
-            let m = *mask_f16
-                .get_or_insert_with(|| g.cast(mask, F16, [n_kv, per_stream, 1, n_stream]));
+            let m =
+                *mask_f16.get_or_insert_with(|| g.cast(mask, F16, [n_kv, per_stream, 1, n_stream]));
             let out = g.op(F32, [head_v, n_head, t, 1], &[qp, kp, vp, m]);
             g.view(out)
         } else {

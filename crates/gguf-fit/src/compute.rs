@@ -1,10 +1,14 @@
-//! The compute buffer: an estimate of what `ggml_backend_sched_reserve` allocates for the
+//! The compute buffer: what `ggml_backend_sched_reserve` allocates for the
+//! worst-case graph `llama_context` reserves. For dense llama graphs (`llm_build_llama`
+//! without experts) ggml-alloc itself is replayed on a description of that graph
+//! ([`crate::alloc`]), which gives llama.cpp's figure to the byte, fragmentation included.
+//! Every other architecture gets the fitted model below, an estimate of the same buffer for the
 //! worst-case graph `llama_context` reserves (a ubatch of `T = min(n_ctx, n_ubatch)` tokens,
 //! every token an output, attention over the whole cache).
 //!
 //! ggml-alloc (ggml-alloc.c) gives each graph node memory when it is computed and frees it
 //! after its last consumer, so the buffer is the high-water mark of the tensors alive at
-//! once (plus fragmentation, which is not modelled). The model is the largest of three
+//! once (plus fragmentation, which this model does not include). The model is the largest of three
 //! phases of the llama-style decoder graph (llama-graph.cpp), in f32 unless said, fitted to
 //! llama.cpp's reported sizes on tiny models that vary one dimension at a time:
 //!
