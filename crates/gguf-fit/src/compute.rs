@@ -1,7 +1,7 @@
 //! The compute buffer: what `ggml_backend_sched_reserve` allocates for the
 //! worst-case graph `llama_context` reserves. For dense llama graphs (`llm_build_llama`
 //! without experts) ggml-alloc itself is replayed on a description of that graph
-//! ([`crate::alloc`]), which gives llama.cpp's figure to the byte, fragmentation included.
+//! (`alloc.rs`), which gives llama.cpp's figure to the byte, fragmentation included.
 //! Every other architecture gets the fitted model below, an estimate of the same buffer for the
 //! worst-case graph `llama_context` reserves (a ubatch of `T = min(n_ctx, n_ubatch)` tokens,
 //! every token an output, attention over the whole cache).
