@@ -179,6 +179,25 @@ const PHI3: &[ExpectedTensor] = &[
     bd("ffn_down.weight", &[Ff, Embd], true),
     bd("ffn_up.weight", &[Embd, Ff2], true),
 ];
+/// ChatGLM's fused projections: q, k and v (bias optional), gate and up. (Without
+/// `attn_qkv` the loader takes separate q, k, v instead; the table requires the fused form,
+/// the one the converter writes. GLM-4 has no `attn_qkv` in llama-arch.cpp's names, so its
+/// loader always takes them apart.)
+const GLM: &[ExpectedTensor] = &[
+    b("attn_qkv.weight", &[Embd, Qkv]),
+    bo("attn_qkv.bias", &[Qkv]),
+    b("attn_output.weight", &[Embd, Embd]),
+    bd("ffn_up.weight", &[Embd, Ff2], true),
+    bd("ffn_down.weight", &[Ff, Embd], true),
+];
+const GLM4: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Q]),
+    b("attn_k.weight", &[Embd, K]),
+    b("attn_v.weight", &[Embd, V]),
+    b("attn_output.weight", &[Embd, Embd]),
+    bd("ffn_up.weight", &[Embd, Ff2], true),
+    bd("ffn_down.weight", &[Ff, Embd], true),
+];
 const POS_EMBD: &[ExpectedTensor] = &[g("position_embd.weight", &[Embd, Ctx])];
 const BLOOM_EMBD_NORM: &[ExpectedTensor] = &[
     g("token_embd_norm.weight", &[Embd]),
@@ -754,6 +773,29 @@ pub const ARCHITECTURES: &[Architecture] = &[
             Bpe("olmo"),
         )
     },
+    arch(
+        "chatglm",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, GLM, FFN_NORM],
+        Never,
+        Bpe("chatglm-bpe"),
+    ),
+    arch(
+        "glm4",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            GLM4,
+            ATTN_BIAS_OPT,
+            POST_NORMS,
+            FFN_NORM
+        ],
+        Never,
+        Bpe("glm4"),
+    ),
     arch(
         "command-r",
         &[BASE_KEYS, NORM_EPS, LOGIT_SCALE, T],
