@@ -198,6 +198,24 @@ const GLM4: &[ExpectedTensor] = &[
     bd("ffn_up.weight", &[Embd, Ff2], true),
     bd("ffn_down.weight", &[Ff, Embd], true),
 ];
+/// Llama 4: one shared expert as wide as the routed ones.
+const LLAMA4_SHARED: &[ExpectedTensor] = &[
+    be("ffn_gate_shexp.weight", &[Embd, FfExp], true),
+    be("ffn_down_shexp.weight", &[FfExp, Embd], true),
+    be("ffn_up_shexp.weight", &[Embd, FfExp], true),
+];
+const LLAMA4_KEYS: &[KeySpec] = &[
+    KeySpec {
+        name: EXPERT_FF_LENGTH,
+        ty: KeyType::Count,
+        required: true,
+    },
+    KeySpec {
+        name: INTERLEAVE_MOE_LAYER_STEP,
+        ty: KeyType::Count,
+        required: true,
+    },
+];
 const POS_EMBD: &[ExpectedTensor] = &[g("position_embd.weight", &[Embd, Ctx])];
 const BLOOM_EMBD_NORM: &[ExpectedTensor] = &[
     g("token_embd_norm.weight", &[Embd]),
@@ -771,6 +789,29 @@ pub const ARCHITECTURES: &[Architecture] = &[
             ],
             AllExperts,
             Bpe("olmo"),
+        )
+    },
+    // Chunked attention in 3 of every 4 blocks (`set_swa_pattern(4)`): block 3 is the first
+    // with full attention.
+    Architecture {
+        swa_pattern: 4,
+        ..arch(
+            "llama4",
+            &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, LLAMA4_KEYS, T],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT_OPT,
+                ATTN_NORM,
+                ATTN,
+                FFN_NORM,
+                ROPE_FREQS,
+                FFN_GLU,
+                MOE_FF_EXP,
+                LLAMA4_SHARED
+            ],
+            AllExperts,
+            Bpe("llama4"),
         )
     },
     arch(
