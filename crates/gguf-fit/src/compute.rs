@@ -25,7 +25,8 @@
 //!   `T·(in_proj + 2·conv + 2·d_inner + 2)` (the input projection, the convolution input and
 //!   output, the scan's output and gate) and, per sequence, twice the `r` state (mamba: also
 //!   the `s` state); fitted on a tiny mamba and a tiny mamba2; rwkv's graph is not modelled
-//!   beyond this.
+//!   beyond this. In a hybrid, a recurrent layer's phase holds the f32 mask too, and its f16
+//!   cast only if an attention layer came first (fitted on a tiny jamba, checked on falcon-h1).
 //!
 //! The test table (`scripts/check-fit.sh`) gives the error per case.
 
@@ -149,7 +150,19 @@ fn analytic(e: &Estimate, params: &Params) -> u128 {
             + f32 * n_seqs * (2 * u128::from(hp.n_embd_r()) + 8 + s_copy)
     };
     let output = f32 * t * (u128::from(hp.n_vocab) + 2 * n_embd);
-    (at_attention + attention.max(recurrent))
+    // A recurrent layer runs beside the f32 mask (an input, alive from the start), and beside
+    // its f16 cast only when it comes after the first attention layer (jamba's first layer is
+    // recurrent: the cast does not exist yet).
+    let first_attention = (0..hp.n_layer as usize).find(|&il| !hp.recurrent_layers[il]);
+    let cast_before = params.flash_attn
+        && first_attention.is_some_and(|a| hp.recurrent_layers.iter().skip(a + 1).any(|&r| r));
+    let recurrent_phase = if recurrent == 0 {
+        0
+    } else {
+        mask + recurrent + if cast_before { mask_f16 } else { 0 }
+    };
+    (at_attention + attention)
+        .max(recurrent_phase)
         .max(if params.flash_attn { mask_f16 } else { mask } + ffn)
         .max(output)
 }

@@ -475,5 +475,122 @@ pub fn all() -> Vec<Tiny> {
             bytes: s.build(),
         });
     }
+    // jamba: hybrid memory, a mamba layer (no KV heads: recurrent state) then an attention
+    // layer (KV cache), each with a dense feed-forward; d_inner = 2·n_embd, as its loader
+    // requires; tied embeddings.
+    {
+        let mut s = Spec::new("jamba", 128);
+        let (n_embd, d_inner, d_state, d_conv, dt_rank) = (64u64, 128u64, 16u64, 4u64, 4u64);
+        s.kv("context_length", 4096u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 2u32)
+            .kv("feed_forward_length", 128u32)
+            .kv("attention.head_count", 4u32)
+            .kv("attention.head_count_kv", u32s(&[0, 2]))
+            .kv("ssm.conv_kernel", d_conv as u32)
+            .kv("ssm.inner_size", d_inner as u32)
+            .kv("ssm.state_size", d_state as u32)
+            .kv("ssm.time_step_rank", dt_rank as u32)
+            .kv("attention.layer_norm_rms_epsilon", 1e-5f32);
+        s.t("token_embd.weight", &[n_embd, 128], GgmlType::F16).t(
+            "output_norm.weight",
+            &[n_embd],
+            GgmlType::F32,
+        );
+        for i in 0..2 {
+            let w = |n: &str| format!("blk.{i}.{n}.weight");
+            let b = |n: &str| format!("blk.{i}.{n}.bias");
+            s.t(&w("attn_norm"), &[n_embd], GgmlType::F32);
+            if i == 0 {
+                s.t(&w("ssm_in"), &[n_embd, 2 * d_inner], GgmlType::F16)
+                    .t(&w("ssm_conv1d"), &[d_conv, d_inner], GgmlType::F32)
+                    .t(&b("ssm_conv1d"), &[d_inner], GgmlType::F32)
+                    .t(
+                        &w("ssm_x"),
+                        &[d_inner, dt_rank + 2 * d_state],
+                        GgmlType::F16,
+                    )
+                    .t(&w("ssm_dt_norm"), &[dt_rank], GgmlType::F32)
+                    .t(&w("ssm_dt"), &[dt_rank, d_inner], GgmlType::F16)
+                    .t(&b("ssm_dt"), &[d_inner], GgmlType::F32)
+                    .t(&w("ssm_b_norm"), &[d_state], GgmlType::F32)
+                    .t(&w("ssm_c_norm"), &[d_state], GgmlType::F32)
+                    .t(
+                        &format!("blk.{i}.ssm_a"),
+                        &[d_state, d_inner],
+                        GgmlType::F32,
+                    )
+                    .t(&format!("blk.{i}.ssm_d"), &[d_inner], GgmlType::F32)
+                    .t(&w("ssm_out"), &[d_inner, n_embd], GgmlType::F16);
+            } else {
+                s.t(&w("attn_q"), &[n_embd, n_embd], GgmlType::F16)
+                    .t(&w("attn_k"), &[n_embd, 32], GgmlType::F16)
+                    .t(&w("attn_v"), &[n_embd, 32], GgmlType::F16)
+                    .t(&w("attn_output"), &[n_embd, n_embd], GgmlType::F16);
+            }
+            s.t(&w("ffn_norm"), &[n_embd], GgmlType::F32)
+                .t(&w("ffn_gate"), &[n_embd, 128], GgmlType::F16)
+                .t(&w("ffn_down"), &[128, n_embd], GgmlType::F16)
+                .t(&w("ffn_up"), &[n_embd, 128], GgmlType::F16);
+        }
+        out.push(Tiny {
+            name: "jamba-hybrid.gguf",
+            bytes: s.build(),
+        });
+    }
+    // falcon-h1: every layer has both a mamba2 mixer (recurrent state) and attention (KV
+    // cache), side by side; its loader names the feed-forward norm without `.weight`.
+    {
+        let mut s = Spec::new("falcon-h1", 128);
+        let (n_embd, d_inner, d_state, d_conv, n_head, n_group) =
+            (64u64, 128u64, 16u64, 4u64, 8u64, 2u64);
+        let conv = d_inner + 2 * n_group * d_state;
+        s.kv("context_length", 4096u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 2u32)
+            .kv("feed_forward_length", 128u32)
+            .kv("attention.head_count", 4u32)
+            .kv("attention.head_count_kv", 2u32)
+            .kv("ssm.conv_kernel", d_conv as u32)
+            .kv("ssm.inner_size", d_inner as u32)
+            .kv("ssm.state_size", d_state as u32)
+            .kv("ssm.time_step_rank", n_head as u32)
+            .kv("ssm.group_count", n_group as u32)
+            .kv("attention.layer_norm_rms_epsilon", 1e-5f32);
+        s.t("token_embd.weight", &[n_embd, 128], GgmlType::F16).t(
+            "output_norm.weight",
+            &[n_embd],
+            GgmlType::F32,
+        );
+        for i in 0..2 {
+            let w = |n: &str| format!("blk.{i}.{n}.weight");
+            let b = |n: &str| format!("blk.{i}.{n}.bias");
+            s.t(
+                &w("ssm_in"),
+                &[n_embd, d_inner + conv + n_head],
+                GgmlType::F16,
+            )
+            .t(&w("ssm_conv1d"), &[d_conv, conv], GgmlType::F32)
+            .t(&b("ssm_conv1d"), &[conv], GgmlType::F32)
+            .t(&b("ssm_dt"), &[n_head], GgmlType::F32)
+            .t(&format!("blk.{i}.ssm_a"), &[1, n_head], GgmlType::F32)
+            .t(&format!("blk.{i}.ssm_d"), &[1, n_head], GgmlType::F32)
+            .t(&w("ssm_norm"), &[d_inner / n_group, n_group], GgmlType::F32)
+            .t(&w("ssm_out"), &[d_inner, n_embd], GgmlType::F16)
+            .t(&w("attn_q"), &[n_embd, n_embd], GgmlType::F16)
+            .t(&w("attn_k"), &[n_embd, 32], GgmlType::F16)
+            .t(&w("attn_v"), &[n_embd, 32], GgmlType::F16)
+            .t(&w("attn_output"), &[n_embd, n_embd], GgmlType::F16)
+            .t(&w("attn_norm"), &[n_embd], GgmlType::F32)
+            .t(&format!("blk.{i}.ffn_norm"), &[n_embd], GgmlType::F32)
+            .t(&w("ffn_gate"), &[n_embd, 128], GgmlType::F16)
+            .t(&w("ffn_down"), &[128, n_embd], GgmlType::F16)
+            .t(&w("ffn_up"), &[n_embd, 128], GgmlType::F16);
+        }
+        out.push(Tiny {
+            name: "falcon-h1-hybrid.gguf",
+            bytes: s.build(),
+        });
+    }
     out
 }
