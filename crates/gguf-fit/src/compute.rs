@@ -64,6 +64,9 @@ fn simulated(e: &Estimate, params: &Params) -> u128 {
 
 fn analytic(e: &Estimate, params: &Params) -> u128 {
     let hp = &e.hparams;
+    if hp.arch == "rwkv6" {
+        return rwkv6(e, params);
+    }
     // u128: the products of four 32-bit header values cannot overflow.
     let t = u128::from(e.n_ctx.min(e.n_ubatch));
     let f32 = 4u128;
@@ -165,4 +168,24 @@ fn analytic(e: &Estimate, params: &Params) -> u128 {
         .max(recurrent_phase)
         .max(if params.flash_attn { mask_f16 } else { mask } + ffn)
         .max(output)
+}
+
+/// rwkv6: the time mix's peak, `T·(13·n_embd + 2)` f32 values, plus per sequence the WKV
+/// state twice and the token-shift state (`2·n_embd_s + n_embd_r`), plus one aligned input;
+/// or the output head's logits when larger. Fitted on tiny rwkv6 models (n_embd 64 and 128,
+/// n_ff 128 and 256, ubatch 16 to 512, 1 to 4 sequences), exact on each; a channel mix
+/// far wider than the time mix is not modelled.
+fn rwkv6(e: &Estimate, params: &Params) -> u128 {
+    let hp = &e.hparams;
+    let t = u128::from(e.n_ctx.min(e.n_ubatch));
+    let n_embd = u128::from(hp.n_embd);
+    let n_seqs = if params.kv_unified {
+        1
+    } else {
+        u128::from(params.n_parallel.max(1))
+    };
+    let state = 4 * (2 * u128::from(hp.n_embd_s()) + u128::from(hp.n_embd_r()));
+    let time_mix = 4 * t * (13 * n_embd + 2) + n_seqs * state + 32;
+    let output = 4 * t * (u128::from(hp.n_vocab) + 2 * n_embd);
+    time_mix.max(output)
 }

@@ -592,5 +592,60 @@ pub fn all() -> Vec<Tiny> {
             bytes: s.build(),
         });
     }
+    // rwkv6: recurrent state only (token shift and the WKV state, 4 heads of 16).
+    {
+        let mut s = Spec::new("rwkv6", 128);
+        let (n_embd, head, mix, decay, n_ff) = (64u64, 16u64, 8u64, 8u64, 128u64);
+        s.kv("context_length", 1048576u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 2u32)
+            .kv("feed_forward_length", n_ff as u32)
+            .kv("attention.head_count", 0u32)
+            .kv("attention.layer_norm_epsilon", 1e-5f32)
+            .kv("wkv.head_size", head as u32)
+            .kv("time_mix_extra_dim", mix as u32)
+            .kv("time_decay_extra_dim", decay as u32)
+            .kv("rescale_every_n_layers", 6u32);
+        s.t("token_embd.weight", &[n_embd, 128], GgmlType::F16)
+            .t("token_embd_norm.weight", &[n_embd], GgmlType::F32)
+            .t("token_embd_norm.bias", &[n_embd], GgmlType::F32)
+            .t("output_norm.weight", &[n_embd], GgmlType::F32)
+            .t("output_norm.bias", &[n_embd], GgmlType::F32)
+            .t("output.weight", &[n_embd, 128], GgmlType::F16);
+        for i in 0..2 {
+            let w = |n: &str| format!("blk.{i}.{n}.weight");
+            let b = |n: &str| format!("blk.{i}.{n}.bias");
+            let f32 = GgmlType::F32;
+            let f16 = GgmlType::F16;
+            s.t(&w("attn_norm"), &[n_embd], f32)
+                .t(&b("attn_norm"), &[n_embd], f32)
+                .t(&w("attn_norm_2"), &[n_embd], f32)
+                .t(&b("attn_norm_2"), &[n_embd], f32)
+                .t(&w("time_mix_w1"), &[n_embd, mix * 5], f32)
+                .t(&w("time_mix_w2"), &[mix, n_embd, 5], f32)
+                .t(&w("time_mix_lerp_x"), &[n_embd, 1, 1], f32)
+                .t(&w("time_mix_lerp_fused"), &[n_embd, 1, 1, 5], f32)
+                .t(&w("time_mix_first"), &[head, n_embd / head], f32)
+                .t(&w("time_mix_decay"), &[n_embd], f32)
+                .t(&w("time_mix_decay_w1"), &[n_embd, decay], f32)
+                .t(&w("time_mix_decay_w2"), &[decay, n_embd], f32)
+                .t(&w("time_mix_key"), &[n_embd, n_embd], f16)
+                .t(&w("time_mix_value"), &[n_embd, n_embd], f16)
+                .t(&w("time_mix_receptance"), &[n_embd, n_embd], f16)
+                .t(&w("time_mix_gate"), &[n_embd, n_embd], f16)
+                .t(&w("time_mix_ln"), &[n_embd], f32)
+                .t(&b("time_mix_ln"), &[n_embd], f32)
+                .t(&w("time_mix_output"), &[n_embd, n_embd], f16)
+                .t(&w("channel_mix_lerp_k"), &[n_embd, 1, 1], f32)
+                .t(&w("channel_mix_lerp_r"), &[n_embd, 1, 1], f32)
+                .t(&w("channel_mix_key"), &[n_embd, n_ff], f16)
+                .t(&w("channel_mix_value"), &[n_ff, n_embd], f16)
+                .t(&w("channel_mix_receptance"), &[n_embd, n_embd], f16);
+        }
+        out.push(Tiny {
+            name: "rwkv6.gguf",
+            bytes: s.build(),
+        });
+    }
     out
 }
