@@ -143,27 +143,41 @@ fn analytic(e: &Estimate, params: &Params) -> u128 {
         };
         let in_proj = 2 * d_inner + groups + heads;
         let conv = d_inner + groups;
-        // mamba (not mamba2) also copies its s state.
-        let s_copy = if hp.arch == "mamba" {
-            u128::from(hp.n_embd_s())
-        } else {
-            0
+        // mamba also copies its s state. mamba2's scan writes its output and the new states
+        // in one tensor (`d_inner·T + n_seqs·n_embd_s`), which ggml-alloc puts in the block
+        // the convolution's input (`conv·(T + n_seqs·(d_conv − 1))`, the concat of the old
+        // conv state and x) just freed when it fits there (ggml-alloc's trace, ubatch 8 to
+        // 64); when it does not, the states come on top.
+        let n_embd_s = u128::from(hp.n_embd_s());
+        let scan_out = d_inner * t + n_seqs * n_embd_s;
+        let conv_in = conv * (t + n_seqs * u128::from(hp.ssm_d_conv.saturating_sub(1)));
+        let s_copy = match hp.arch.as_str() {
+            "mamba" => n_embd_s,
+            "mamba2" if scan_out > conv_in => n_embd_s,
+            _ => 0,
         };
         f32 * t * (in_proj + 2 * conv + 2 * d_inner + 2)
             + f32 * n_seqs * (2 * u128::from(hp.n_embd_r()) + 8 + s_copy)
     };
     let output = f32 * t * (u128::from(hp.n_vocab) + 2 * n_embd);
-    // A recurrent layer runs beside the f32 mask (an input, alive from the start), and beside
-    // its f16 cast only when it comes after the first attention layer (jamba's first layer is
-    // recurrent: the cast does not exist yet).
-    let first_attention = (0..hp.n_layer as usize).find(|&il| !hp.recurrent_layers[il]);
-    let cast_before = params.flash_attn
-        && first_attention.is_some_and(|a| hp.recurrent_layers.iter().skip(a + 1).any(|&r| r));
-    let recurrent_phase = if recurrent == 0 {
-        0
-    } else {
-        mask + recurrent + if cast_before { mask_f16 } else { 0 }
-    };
+    // A recurrent layer runs beside the f32 mask (an input, alive from the start) until the
+    // first attention layer casts it to f16 for flash attention, which frees it: from then
+    // on beside the f16 cast. (jamba's first layer is recurrent; falcon-h1 runs attention
+    // before the mixer in every layer.)
+    let first_attention = kv
+        .iter()
+        .filter_map(|c| c.layers.first())
+        .map(|l| l.layer)
+        .min();
+    let held = (0..hp.n_layer)
+        .filter(|&il| hp.recurrent_layers.get(il as usize) == Some(&true))
+        .map(|il| match first_attention {
+            Some(a) if params.flash_attn && a <= il => mask_f16,
+            _ => mask,
+        })
+        .max()
+        .unwrap_or(mask);
+    let recurrent_phase = if recurrent == 0 { 0 } else { held + recurrent };
     (at_attention + attention)
         .max(recurrent_phase)
         .max(if params.flash_attn { mask_f16 } else { mask } + ffn)

@@ -15,11 +15,12 @@ use gguf_fit::{estimate_shards, Estimate, Params};
 use gguf_grammar::{GgmlType, GgufFile};
 use serde_json::Value;
 
-/// The compute buffer's allowed relative error. The target is 10%. Dense llama graphs are
+/// The compute buffer's allowed relative error: the 10% target. Dense llama graphs are
 /// replayed through ggml-alloc and must be byte-equal ([`EXACT_COMPUTE`]); the other
-/// architectures use the fitted model, whose worst case is mamba2 at `--ubatch 16` (-10.9%,
-/// 8 KiB of ggml-alloc fragmentation in its scan graph), so the bound stays at 15%.
-const COMPUTE_BOUND: f64 = 0.15;
+/// architectures use the fitted model, whose worst case is the q4_K MoE llama with flash
+/// attention at 1024 cells (-9.1%: ggml-alloc's placement of the f16 mask among the freed
+/// expert activations, not modelled).
+const COMPUTE_BOUND: f64 = 0.10;
 
 /// Models (file name prefixes) whose graph the estimate replays through ggml-alloc
 /// (`llm_build_llama`, no experts): their compute buffer must be byte-equal.
