@@ -17,6 +17,8 @@ const ALIGN: u64 = 32;
 struct DynAlloc {
     free: Vec<(u64, u64)>, // (offset, size), sorted by offset
     max_size: u64,
+    /// A size past what the arithmetic holds (a hostile header): the peak is unknown.
+    overflow: bool,
 }
 
 impl DynAlloc {
@@ -24,12 +26,17 @@ impl DynAlloc {
         DynAlloc {
             free: vec![(0, u64::MAX / 4)],
             max_size: 0,
+            overflow: false,
         }
     }
 
     fn alloc(&mut self, size: u64) -> u64 {
-        let size = size.div_ceil(ALIGN) * ALIGN;
         let n = self.free.len();
+        if self.overflow || size > u64::MAX / 8 || self.free[n - 1].1 < size + ALIGN {
+            self.overflow = true;
+            return 0;
+        }
+        let size = size.div_ceil(ALIGN) * ALIGN;
         let mut best: Option<usize> = None;
         let mut best_size = u64::MAX;
         for (i, &(_, s)) in self.free[..n - 1].iter().enumerate() {
@@ -50,6 +57,9 @@ impl DynAlloc {
     }
 
     fn free(&mut self, offset: u64, size: u64) {
+        if self.overflow {
+            return;
+        }
         let size = size.div_ceil(ALIGN) * ALIGN;
         for i in 0..self.free.len() {
             let (bo, bs) = self.free[i];
@@ -120,7 +130,11 @@ fn type_size(ty: u8) -> u64 {
 
 impl Graph {
     fn push(&mut self, kind: Kind, ty: u8, ne: [u64; 4], srcs: &[usize]) -> usize {
-        let bytes = type_size(ty) * ne.iter().product::<u64>();
+        // An overflowing size saturates, and the allocator then reports no peak.
+        let bytes = ne
+            .iter()
+            .try_fold(type_size(ty), |a, &d| a.checked_mul(d))
+            .unwrap_or(u64::MAX);
         self.tensors.push(Tensor {
             kind,
             bytes,
@@ -166,8 +180,9 @@ impl Graph {
         id
     }
 
-    /// The high-water mark of ggml-alloc's dynamic allocator over the graph.
-    pub(crate) fn peak(&self) -> u64 {
+    /// The high-water mark of ggml-alloc's dynamic allocator over the graph, or `None` when
+    /// a size is too large for the arithmetic (a hostile header).
+    pub(crate) fn peak(&self) -> Option<u64> {
         let mut s = State {
             t: &self.tensors,
             allocated: vec![false; self.tensors.len()],
@@ -210,7 +225,7 @@ impl Graph {
                 }
             }
         }
-        s.a.max_size
+        (!s.a.overflow).then_some(s.a.max_size)
     }
 }
 

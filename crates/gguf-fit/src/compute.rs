@@ -35,11 +35,10 @@ use crate::{Buffer, Device, Estimate, MemoryKind, Params};
 /// The compute buffer of the CPU backend. With layers offloaded llama.cpp splits the graph
 /// across devices; this estimate does not model the split and reports the whole on the CPU.
 pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
-    let bytes = if crate::alloc::models(e) {
-        simulated(e, params)
-    } else {
-        analytic(e, params)
-    };
+    let simulated = crate::alloc::models(e)
+        .then(|| simulated(e, params))
+        .flatten();
+    let bytes = simulated.unwrap_or_else(|| analytic(e, params));
     vec![Buffer {
         name: "CPU".into(),
         device: Device::Cpu,
@@ -50,16 +49,16 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
 /// ggml-alloc replayed on the graphs `llama_context` reserves (`graph_reserve`): the prompt
 /// graph of `min(n_ctx, n_ubatch)` tokens (rounded up to a multiple of the sequences) and the
 /// one-token-per-sequence graph; the buffer is the larger.
-fn simulated(e: &Estimate, params: &Params) -> u128 {
+fn simulated(e: &Estimate, params: &Params) -> Option<u128> {
     let n_seqs = if params.kv_unified {
         1
     } else {
         u64::from(params.n_parallel.max(1))
     };
     let n_tokens = u64::from(e.n_ctx.min(e.n_ubatch)).div_ceil(n_seqs) * n_seqs;
-    let pp = crate::alloc::llama(e, params, n_tokens).peak();
-    let tg = crate::alloc::llama(e, params, n_seqs).peak();
-    u128::from(pp.max(tg))
+    let pp = crate::alloc::llama(e, params, n_tokens).peak()?;
+    let tg = crate::alloc::llama(e, params, n_seqs).peak()?;
+    Some(u128::from(pp.max(tg)))
 }
 
 fn analytic(e: &Estimate, params: &Params) -> u128 {
