@@ -399,3 +399,35 @@ pub(crate) fn llama(e: &Estimate, params: &Params, n_tokens: u64) -> Graph {
     g.tensors[logits].output = true;
     g
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Hand-computed from ggml_dyn_tallocr_alloc / _free_tensor.
+    #[test]
+    fn best_fit_reuses_holes_and_merges_them() {
+        let mut a = DynAlloc::new();
+        assert_eq!(a.alloc(100), 0); // padded to 128
+        assert_eq!(a.alloc(64), 128);
+        assert_eq!(a.alloc(32), 192);
+        a.free(0, 100); // hole [0, 128)
+        assert_eq!(a.alloc(30), 0); // the hole, not the tail: [32, 128) stays free
+        a.free(128, 64); // merges with [32, 128): [32, 192)
+        assert_eq!(a.alloc(160), 32); // fits the merged hole exactly
+        assert_eq!(a.alloc(1), 224); // the tail
+        assert_eq!(a.max_size, 256);
+    }
+
+    #[test]
+    fn an_inplace_op_reuses_its_only_parent() {
+        // x -> rms_norm (in place) -> mul (in place): one block; then a matmul of another size.
+        let mut g = Graph::default();
+        let w = g.external();
+        let x = g.input(F32, [8, 4, 1, 1]); // 128 bytes
+        let n = g.inplace(F32, [8, 4, 1, 1], &[x]);
+        let m = g.inplace(F32, [8, 4, 1, 1], &[n, w]);
+        g.op(F32, [16, 4, 1, 1], &[w, m]); // 256 bytes after the 128
+        assert_eq!(g.peak(), Some(128 + 256));
+    }
+}
