@@ -216,6 +216,13 @@ const LLAMA4_KEYS: &[KeySpec] = &[
         required: true,
     },
 ];
+/// EXAONE 4: no pre-attention norm; q, k, v and a square output projection.
+const EXAONE4: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Q]),
+    b("attn_k.weight", &[Embd, K]),
+    b("attn_v.weight", &[Embd, V]),
+    b("attn_output.weight", &[Embd, Embd]),
+];
 const POS_EMBD: &[ExpectedTensor] = &[g("position_embd.weight", &[Embd, Ctx])];
 const BLOOM_EMBD_NORM: &[ExpectedTensor] = &[
     g("token_embd_norm.weight", &[Embd]),
@@ -814,6 +821,22 @@ pub const ARCHITECTURES: &[Architecture] = &[
             Bpe("llama4"),
         )
     },
+    arch(
+        "exaone4",
+        &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW_OPT, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            EXAONE4,
+            ROPE_FREQS,
+            POST_NORMS,
+            QK_NORM,
+            FFN_GLU
+        ],
+        Never,
+        Bpe("exaone4"),
+    ),
     arch(
         "chatglm",
         &[BASE_KEYS, RMS_EPS, T],
