@@ -824,16 +824,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
     arch(
         "exaone4",
         &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW_OPT, T],
-        layout![
-            TOK_EMBD,
-            OUT_NORM,
-            OUTPUT_OPT,
-            EXAONE4,
-            ROPE_FREQS,
-            POST_NORMS,
-            QK_NORM,
-            FFN_GLU
-        ],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, EXAONE4, ROPE_FREQS, POST_NORMS, QK_NORM, FFN_GLU],
         Never,
         Bpe("exaone4"),
     ),
