@@ -50,18 +50,20 @@ pub struct Args {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum CheckProfile {
-    /// What ggml's C reader accepts reading metadata only.
+    /// What ggml's C reader accepts reading metadata only (gguf_init_from_file, GGUF_VERSION 3,
+    /// GGML_TYPE_COUNT 43, as recorded in tests/conformance).
     Ggml,
-    /// What ggml's C reader accepts when it also loads the tensor data.
+    /// What ggml's C reader accepts when it also loads the tensor data (the same ggml).
     GgmlData,
     /// What gguf-py 0.19.0's GGUFReader accepts.
     GgufPy,
-    /// The GGUF specification's rules.
+    /// The GGUF specification's rules (ggml's docs/gguf.md, GGUF v3).
     Spec,
     /// All of them.
     Strict,
-    /// llama.cpp 0.3.16's model loader (llama_model_load_from_file, default parameters):
-    /// ggml-data's container rules, the model schema (--schema), and tensors required.
+    /// The model loader of the llama.cpp vendored in llama-cpp-python 0.3.16
+    /// (llama_model_load_from_file, default parameters): ggml-data's container rules, the
+    /// model schema (--schema), and tensors required.
     #[value(name = "llama.cpp")]
     LlamaCpp,
 }
@@ -151,6 +153,11 @@ impl From<CheckProfile> for Profile {
     }
 }
 
+/// What `--profile llama.cpp` follows.
+const LLAMA_CPP_MODELS: &str = "the model loader of the llama.cpp vendored in llama-cpp-python \
+     0.3.16 (llama_model_load_from_file, default parameters, CPU), as recorded in \
+     tests/llama/verdicts.json";
+
 /// Which model rules apply besides the profile's.
 #[derive(Clone, Copy, PartialEq)]
 enum Schema {
@@ -186,6 +193,11 @@ fn check(
     verbose: bool,
 ) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
+    // What the JSON names: `--profile llama.cpp` applies ggml-data's container rules.
+    let label = match schema {
+        Schema::LlamaCpp => ("llama.cpp", LLAMA_CPP_MODELS),
+        _ => (profile.name(), profile.models()),
+    };
     let (mut rejected, mut unreadable) = (false, false);
     let mut written = Ok(());
     let mut documents = Vec::new();
@@ -236,7 +248,7 @@ fn check(
                 }
                 if json {
                     documents.push(serde_json::json!({
-                        "file": shown, "profile": profile.name(), "accepted": false,
+                        "file": shown, "profile": label.0, "models": label.1, "accepted": false,
                         "error": message, "diagnostics": [],
                     }));
                 }
@@ -249,7 +261,7 @@ fn check(
             && set::accepts_set(&diagnostics);
         rejected |= !accepted;
         if json {
-            documents.push(check_json(&shown, profile, accepted, &diagnostics));
+            documents.push(check_json(&shown, profile, label, accepted, &diagnostics));
         } else {
             let shown = crate::shown(path);
             written = written.and_then(|()| {
@@ -313,11 +325,13 @@ fn check_line(
     writeln!(out)
 }
 
-/// `{"file", "profile", "accepted", "diagnostics": [{"level", "code", "severity", "offset",
-/// "span", "path", "message", "rejected_by"}]}`
+/// `{"file", "profile", "models", "accepted", "diagnostics": [{"level", "code", "severity",
+/// "offset", "span", "path", "message", "rejected_by"}]}`; `models` names the implementation
+/// and version the profile follows.
 fn check_json(
     file: &str,
     profile: Profile,
+    label: (&str, &str),
     accepted: bool,
     diagnostics: &[Diagnostic],
 ) -> serde_json::Value {
@@ -339,7 +353,8 @@ fn check_json(
         .collect();
     serde_json::json!({
         "file": file,
-        "profile": profile.name(),
+        "profile": label.0,
+        "models": label.1,
         "accepted": accepted,
         "diagnostics": diagnostics,
     })
