@@ -166,6 +166,7 @@ fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Ve
     let mut found = validate::check(gguf, file_len, profile);
     if schema != Schema::Off {
         found.extend(validate::schema::check_model(gguf));
+        found.extend(gguf_tokenizer::check::check(gguf));
     }
     if schema == Schema::LlamaCpp {
         for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {

@@ -183,6 +183,8 @@ pub struct Tokenizer {
 }
 
 mod bpe;
+#[cfg(feature = "check")]
+pub mod check;
 mod rwkv;
 mod spm;
 mod ugm;
