@@ -30,7 +30,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Also check the model against the LLaMA-family schema of its architecture (keys,
-    /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
+    /// tokenizer, hyperparameters, tensor names and shapes) and its vocabulary against
+    /// llama.cpp's tokenizer (the tokenizer-* codes); a schema error rejects.
     #[arg(long)]
     schema: bool,
     /// For a shard (NAME-00001-of-0000N.gguf), check this file alone. Without it every
