@@ -30,7 +30,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Also check the model against the LLaMA-family schema of its architecture (keys,
-    /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
+    /// tokenizer, hyperparameters, tensor names and shapes) and its vocabulary against
+    /// llama.cpp's tokenizer (the tokenizer-* codes); a schema error rejects.
     #[arg(long)]
     schema: bool,
     /// For a shard (NAME-00001-of-0000N.gguf), check this file alone. Without it every
@@ -173,6 +174,7 @@ fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Ve
     let mut found = validate::check(gguf, file_len, profile);
     if schema != Schema::Off {
         found.extend(validate::schema::check_model(gguf));
+        found.extend(gguf_tokenizer::check::check(gguf));
     }
     if schema == Schema::LlamaCpp {
         for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {
