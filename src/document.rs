@@ -13,7 +13,7 @@ use crate::grammar::value::Array;
 use crate::grammar::value::Value;
 use crate::grammar::{align_up, finish};
 use crate::grammar::{Endian, Version};
-use crate::stream::ReadBuf;
+use crate::read_buf::ReadBuf;
 use crate::summary::Summary;
 
 /// The key whose u32 value sets the alignment of the tensor data.
@@ -56,6 +56,7 @@ pub fn alignment(first_alignment_u32: Option<u32>) -> u64 {
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Gguf<'a> {
     /// Version, byte order and counts.
     pub header: Header,
@@ -76,6 +77,7 @@ pub struct Gguf<'a> {
 
 /// A tensor descriptor with its place in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Tensor<'a> {
     /// The descriptor as stored.
     pub info: TensorInfo<'a>,
