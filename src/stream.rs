@@ -45,6 +45,28 @@ pub fn read_file_header<R: Read>(mut reader: R, file_len: u64) -> Result<OwnedGg
     read_growing(&mut reader, None, Some(file_len))
 }
 
+// `OwnedGguf::open` is here, beside the reader it uses without the `mmap` feature, so that
+// the document does not depend on the reader.
+impl OwnedGguf {
+    /// Opens the file at `path` and parses its header. With the `mmap` feature (a default)
+    /// the file is memory-mapped and [`OwnedGguf::bytes`] is the whole file, tensor data
+    /// included; without it only the header is read into memory (as
+    /// [`crate::stream::read_file_header`]), and tensor data is read with
+    /// [`crate::file_range`].
+    pub fn open(path: impl AsRef<std::path::Path>) -> Result<Self, ReadError> {
+        #[cfg(feature = "mmap")]
+        {
+            Ok(OwnedGguf::from_map(crate::GgufFile::open(path)?)?)
+        }
+        #[cfg(not(feature = "mmap"))]
+        {
+            let file = std::fs::File::open(path)?;
+            let len = file.metadata()?.len();
+            read_file_header(file, len)
+        }
+    }
+}
+
 /// Reads from `reader` until its bytes hold a whole header, parsing once per read and
 /// keeping the parse that succeeds. Of a stream (`file_len` `None`) it reads what each
 /// failed parse says is missing, rounded up to [`CHUNK`]; of a regular file `file_len`

@@ -50,6 +50,7 @@
 pub mod file;
 pub mod header;
 pub mod kv;
+pub mod span;
 pub mod string;
 pub mod tensor_info;
 pub mod value;
