@@ -42,7 +42,7 @@ use std::marker::PhantomData;
 
 use crate::grammar::string::GgufStr;
 use crate::grammar::value::{Array, ValueType};
-use crate::grammar::{ascii_length, Endian, LengthPrefix};
+use crate::grammar::{ascii_length, Big, ByteOrder, Endian, LengthPrefix, Little};
 
 /// Bytes [`Strs`] checks as UTF-8 at a time: large enough to amortise the call, small enough
 /// that the bytes are still in cache when the strings are read.
@@ -434,39 +434,7 @@ impl<'a> StringIndex<'a> {
     }
 }
 
-/// A fixed-size numeric element type: `u8` … `u64`, `i8` … `i64`, `f32`, `f64`.
-pub trait Number: bytemuck::Pod + private::Sealed {
-    /// The GGUF value type this Rust type reads.
-    const TYPE: ValueType;
-    /// Decodes one element from its bytes in little-endian order (`bytes` has the type's size).
-    fn from_le(bytes: &[u8]) -> Self;
-    /// Decodes one element from its bytes in big-endian order (`bytes` has the type's size).
-    fn from_be(bytes: &[u8]) -> Self;
-}
-
-mod private {
-    pub trait Sealed {}
-}
-
-macro_rules! numbers {
-    ($($t:ty => $ty:ident),*) => {$(
-        impl private::Sealed for $t {}
-        impl Number for $t {
-            const TYPE: ValueType = ValueType::$ty;
-            #[inline(always)]
-            fn from_le(bytes: &[u8]) -> Self {
-                bytes.try_into().map_or(Self::default(), <$t>::from_le_bytes)
-            }
-            #[inline(always)]
-            fn from_be(bytes: &[u8]) -> Self {
-                bytes.try_into().map_or(Self::default(), <$t>::from_be_bytes)
-            }
-        }
-    )*};
-}
-
-numbers!(u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32,
-         u64 => U64, i64 => I64, f32 => F32, f64 => F64);
+pub use crate::grammar::endian::Number;
 
 /// The elements of a numeric array decoded one by one, from [`Array::numbers`].
 #[derive(Clone, Debug)]
@@ -481,11 +449,7 @@ impl<T: Number> Iterator for Numbers<'_, T> {
 
     #[inline]
     fn next(&mut self) -> Option<T> {
-        let bytes = self.chunks.next()?;
-        Some(match self.endian {
-            Endian::Little => T::from_le(bytes),
-            Endian::Big => T::from_be(bytes),
-        })
+        Some(self.endian.read(self.chunks.next()?))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -496,8 +460,8 @@ impl<T: Number> Iterator for Numbers<'_, T> {
     /// order is not tested per element.
     fn fold<B, F: FnMut(B, T) -> B>(self, init: B, f: F) -> B {
         match self.endian {
-            Endian::Little => self.chunks.map(T::from_le).fold(init, f),
-            Endian::Big => self.chunks.map(T::from_be).fold(init, f),
+            Endian::Little => self.chunks.map(|b| Little.read(b)).fold(init, f),
+            Endian::Big => self.chunks.map(|b| Big.read(b)).fold(init, f),
         }
     }
 }
@@ -643,8 +607,8 @@ impl<'a> Array<'a> {
         out.reserve_exact(chunks.len());
         // One loop per byte order, so that each compiles to a plain copy or byte swap.
         match self.ctx().endian {
-            Endian::Little => out.extend(chunks.map(T::from_le)),
-            Endian::Big => out.extend(chunks.map(T::from_be)),
+            Endian::Little => out.extend(chunks.map(|b| Little.read::<T>(b))),
+            Endian::Big => out.extend(chunks.map(|b| Big.read::<T>(b))),
         }
         true
     }

@@ -7,7 +7,7 @@ impl Encoder {
     /// `header = magic version tensor_count kv_count`
     pub(super) fn header(&mut self, tensor_count: u64, kv_count: u64) -> Result<(), WriteError> {
         self.out.extend_from_slice(&MAGIC);
-        self.u32(self.ctx.version.number());
+        self.put(self.ctx.version.number());
         self.count(tensor_count, "tensor count")?;
         self.count(kv_count, "kv count")
     }

@@ -15,7 +15,7 @@ impl Encoder {
     /// `kv = key:string value_type value(value_type)`
     pub(super) fn kv(&mut self, key: &[u8], value: &OwnedValue) -> Result<(), WriteError> {
         self.string(key)?;
-        self.u32(value.value_type().tag());
+        self.put(value.value_type().tag());
         self.value(value, 0)
     }
 }

@@ -72,7 +72,8 @@ pub use value::{OwnedArray, OwnedValue, RawArray};
 pub use verify::VerifyError;
 
 use crate::document::Gguf;
-use crate::grammar::{Ctx, Endian, Version};
+use crate::elements::Number;
+use crate::grammar::{ByteOrder, Ctx, Version};
 
 /// The largest alignment the writer pads to: 16 MiB (2^24).
 ///
@@ -188,19 +189,11 @@ struct Encoder {
     out: Vec<u8>,
 }
 
-macro_rules! fixed_width_writer {
-    ($($name:ident: $ty:ty),*) => {$(
-        fn $name(&mut self, v: $ty) {
-            match self.ctx.endian {
-                Endian::Little => self.out.extend_from_slice(&v.to_le_bytes()),
-                Endian::Big => self.out.extend_from_slice(&v.to_be_bytes()),
-            }
-        }
-    )*};
-}
-
 impl Encoder {
-    fixed_width_writer!(u16: u16, u32: u32, u64: u64, f32: f32, f64: f64);
+    /// A number in the context's byte order.
+    fn put<T: Number>(&mut self, v: T) {
+        self.ctx.endian.write(v, &mut self.out)
+    }
 
     /// A count, length or dim: u32 in v1, u64 in v2 and v3.
     pub(super) fn count(&mut self, n: u64, what: &'static str) -> Result<(), WriteError> {
@@ -212,9 +205,9 @@ impl Encoder {
                     width: 4,
                     version: 1,
                 })?;
-                self.u32(n);
+                self.put(n);
             }
-            Version::V2 | Version::V3 => self.u64(n),
+            Version::V2 | Version::V3 => self.put(n),
         }
         Ok(())
     }
@@ -223,6 +216,7 @@ impl Encoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grammar::Endian;
 
     #[test]
     fn v1_refuses_counts_past_u32() {

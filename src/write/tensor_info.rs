@@ -37,12 +37,12 @@ impl Encoder {
             width: 4,
             version: self.ctx.version.number(),
         })?;
-        self.u32(n_dims);
+        self.put(n_dims);
         for &dim in dims {
             self.count(dim, "dim")?;
         }
-        self.u32(ggml_type.0);
-        self.u64(offset);
+        self.put(ggml_type.0);
+        self.put(offset);
         Ok(())
     }
 }

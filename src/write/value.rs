@@ -174,21 +174,21 @@ impl Encoder {
     pub(super) fn value(&mut self, value: &OwnedValue, depth: u32) -> Result<(), WriteError> {
         match value {
             OwnedValue::U8(v) | OwnedValue::Bool(v) => self.out.push(*v),
-            OwnedValue::I8(v) => self.out.extend_from_slice(&v.to_le_bytes()),
-            OwnedValue::U16(v) => self.u16(*v),
-            OwnedValue::I16(v) => self.u16(*v as u16),
-            OwnedValue::U32(v) => self.u32(*v),
-            OwnedValue::I32(v) => self.u32(*v as u32),
-            OwnedValue::F32(v) => self.f32(*v),
-            OwnedValue::U64(v) => self.u64(*v),
-            OwnedValue::I64(v) => self.u64(*v as u64),
-            OwnedValue::F64(v) => self.f64(*v),
+            OwnedValue::I8(v) => self.put(*v),
+            OwnedValue::U16(v) => self.put(*v),
+            OwnedValue::I16(v) => self.put(*v),
+            OwnedValue::U32(v) => self.put(*v),
+            OwnedValue::I32(v) => self.put(*v),
+            OwnedValue::F32(v) => self.put(*v),
+            OwnedValue::U64(v) => self.put(*v),
+            OwnedValue::I64(v) => self.put(*v),
+            OwnedValue::F64(v) => self.put(*v),
             OwnedValue::String(s) => self.string(s)?,
             OwnedValue::Array(array) => {
                 if depth >= MAX_NESTING {
                     return Err(WriteError::NestingTooDeep { limit: MAX_NESTING });
                 }
-                self.u32(array.element_type.tag());
+                self.put(array.element_type.tag());
                 self.count(array.elements.len() as u64, "array length")?;
                 for element in &array.elements {
                     self.value(element, depth + 1)?;
@@ -198,7 +198,7 @@ impl Encoder {
                 if depth >= MAX_NESTING {
                     return Err(WriteError::NestingTooDeep { limit: MAX_NESTING });
                 }
-                self.u32(raw.element_type.tag());
+                self.put(raw.element_type.tag());
                 self.count(raw.len as u64, "array length")?;
                 if raw.ctx == self.ctx {
                     self.out.extend_from_slice(&raw.elements);

@@ -197,7 +197,8 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
         }
         for (index, pair) in gguf.kvs.iter().enumerate() {
             self.path.clear();
-            let _ = write!(self.path, "kv[{index}] {}", quoted(pair.key));
+            let path = [Segment::Kv(index as u64), Segment::Name(pair.key.lossy())];
+            let _ = write!(self.path, "{}", Path(path.into()));
             let base = self.path.len();
             let start = self.offset(pair.raw);
             self.note.clear();
@@ -218,7 +219,11 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
         for (index, tensor) in gguf.tensors.iter().enumerate() {
             let info = &tensor.info;
             self.path.clear();
-            let _ = write!(self.path, "tensor[{index}] {}", quoted(info.name));
+            let path = [
+                Segment::Tensor(index as u64),
+                Segment::Name(info.name.lossy()),
+            ];
+            let _ = write!(self.path, "{}", Path(path.into()));
             let base = self.path.len();
             let start = self.offset(info.raw);
             self.note.clear();
@@ -423,11 +428,6 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
         }
         Ok(())
     }
-}
-
-/// A name shown in a path as errors show it: quoted, invalid UTF-8 as `\xNN`.
-fn quoted(name: GgufStr<'_>) -> Path {
-    Path(vec![Segment::Name(name.lossy())])
 }
 
 /// A value's type: `uint32`, `string`, `array[string; 128256]`.
