@@ -34,7 +34,6 @@ const str = (t) => Buffer.concat([u64(Buffer.byteLength(t)), Buffer.from(t)]);
 function ggufWith(name, kvs) {
   const parts = [Buffer.from("GGUF"), u32(3), u64(0), u64(kvs.length)];
   for (const [k, v] of kvs) parts.push(str(k), typeof v === "number" ? Buffer.concat([u32(4), u32(v)]) : Buffer.concat([u32(8), str(v)]));
-  parts.push(Buffer.alloc(32));
   const file = path.join(outDir, name);
   fs.writeFileSync(file, Buffer.concat(parts));
   return file;

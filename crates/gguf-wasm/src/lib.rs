@@ -21,7 +21,9 @@ static INPUT: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 static OUTPUT: Mutex<Vec<u8>> = Mutex::new(Vec::new());
 
 fn lock(buffer: &'static Mutex<Vec<u8>>) -> MutexGuard<'static, Vec<u8>> {
-    buffer.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    buffer
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The diagnostics of llama.cpp 0.3.16's model loader that a header shows: the container
