@@ -1,13 +1,13 @@
 //! The inspector page's analysis of a dropped file's header, from the workspace's own crates:
 //! its chat templates with their lint and screen ([`gguf_template::report`]), llama.cpp's
 //! model-level verdict (the container rules of `ggml-data` and the model schema, as
-//! `gguf check --profile llama.cpp`) and the memory llama.cpp allocates ([`gguf_fit`], as
+//! `gguf check --profile llama.cpp`) and the memory llama.cpp allocates ([`gguf_fit`](mod@gguf_fit), as
 //! `gguf fit --json`). `scripts/build-inspector.sh` compiles it for `wasm32-wasip1` and inlines
 //! it in `web/inspector.html`; the browser tests compare what the page shows with the CLI.
 //!
 //! The WebAssembly interface needs no bindings generator: the page asks [`gguf_input`] for a
 //! buffer of the header's length, writes the header's bytes at the pointer it returns, calls
-//! [`gguf_analyze`] or [`gguf_fit`], which return the length of a JSON text that
+//! [`gguf_analyze`] or [`gguf_fit`](fn@gguf_fit), which return the length of a JSON text that
 //! [`gguf_output`] points at. Both buffers are owned here; the page only copies bytes in and
 //! out of the module's memory, and the analysis reads and writes them as ordinary vectors.
 
