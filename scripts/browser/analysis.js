@@ -98,6 +98,8 @@ async function compare(page, file, name, fits) {
   check(canonical(a.llama_cpp) === canonical(checked), `${name}: verdict differs from gguf check --profile llama.cpp --json:\n  page ${canonical(a.llama_cpp).slice(0, 300)}\n  cli  ${canonical(checked).slice(0, 300)}`);
   const accepted = await page.locator("#loader .verdict").getAttribute("data-accepted");
   check(accepted === String(checked.accepted), `${name}: the loader panel says accepted=${accepted}`);
+  const said = await page.locator('#advice li[data-item="loader"]').textContent();
+  check(said.includes(checked.accepted ? "loader accepts it" : "loader rejects it"), `${name}: the advisory says "${said}"`);
   const rows = await page.locator("#loader li").count();
   check(rows === checked.diagnostics.length, `${name}: the loader panel lists ${rows} diagnostics, gguf check ${checked.diagnostics.length}`);
   // Every template, its findings and its source as text.

@@ -145,6 +145,7 @@ function advise(file, m, r) {
   items.push(templates
     ? ["warn", `Code: ${templates} chat template${templates > 1 ? "s" : ""} (Jinja programs that runtimes execute on every request, not inert data): render only in a sandboxed engine, never with an unsandboxed jinja2 (CVE-2024-34359), and screen ${templates > 1 ? "them" : "it"} (below).`, "template"]
     : [true, "No chat template: nothing in this header is code; the rest is data, safe to parse under the limits above.", "template"]);
+  items.push([true, "llama.cpp 0.3.16's model loader: analysing the header…", "loader"]);
   const ul = document.createElement("ul");
   for (const [ok, text, name] of items) {
     const li = document.createElement("li");
@@ -262,6 +263,12 @@ function showLoader(v) {
   verdict.dataset.accepted = v.accepted;
   const rows = v.diagnostics.map((d) => [`${d.level} [${d.code}] ${d.path ? d.path + ": " : ""}${d.message}`, d.level === "error" ? "bad" : d.level === "warning" ? "warn" : ""]);
   panel("loader", verdict, ...(rows.length ? [list(rows)] : []));
+  const item = document.querySelector('#advice li[data-item="loader"]');
+  const errors = v.diagnostics.filter((d) => d.level === "error").length;
+  item.textContent = v.accepted
+    ? "llama.cpp 0.3.16's model loader accepts it, as far as the header shows (the rules below)."
+    : `llama.cpp 0.3.16's model loader rejects it (${errors} error${errors === 1 ? "" : "s"} below): reject it too, or tell the uploader why.`;
+  item.className = v.accepted ? "" : "bad";
 }
 
 function askFit() {
