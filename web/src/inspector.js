@@ -112,11 +112,12 @@ function show(file, m, state) {
   $("summaryTable").querySelectorAll("tr").forEach((tr, i) => (tr.dataset.field = ["file", "version", "endian", "tensors", "kvs", "tokens", "alignment", "data", "size", "read"][i]));
   table($("tensors"), r.tensors.map((t) => [t.name, t.type, "[" + t.dims.join(", ") + "]", t.offset, t.bytes === null ? "?" : t.bytes]), ["name", "type", "dims", "offset", "bytes"]);
   advise(file, m, r);
-  analyse(m.header.slice(0), file.size, state);
   for (const id of ["panels", "analysis", "mapHeader", "mapMain"]) $(id).classList.remove("hidden");
   // A fresh copy of the viewer's elements for each file: the previous file's listeners go.
   for (const id of ["mapHeader", "mapMain"]) $(id).replaceWith($(id).cloneNode(true));
   showMap({ title: file.name, file_size: file.size, count_width: r.cw, rows: r.rows }, new Uint8Array(m.header));
+  // After the map, so that compiling and running the module never delays it.
+  analyse(m.header.slice(0), file.size, state);
 }
 
 // What a server accepting uploads of files like this one should check, with this file's figures.
