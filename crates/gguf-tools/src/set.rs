@@ -98,8 +98,15 @@ impl ShardFile {
         }
         let file = File::open(path)?;
         let len = file.metadata()?.len();
-        let header = match gguf_grammar::stream::read_file_header(&file, len) {
+        let limit = crate::source::max_header();
+        let header = match gguf_grammar::stream::read_file_header(
+            io::Read::take(&file, limit),
+            len.min(limit),
+        ) {
             Ok(owned) => Ok(owned),
+            Err(ReadError::Parse(e)) if crate::source::cut_by_limit(&e, limit, Some(len), 0) => {
+                return Err(crate::source::too_large(limit))
+            }
             Err(ReadError::Parse(e)) => Err(e),
             Err(ReadError::Io(e)) => return Err(e),
         };
