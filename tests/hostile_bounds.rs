@@ -193,3 +193,126 @@ fn scan_of_a_deep_chain_is_linear() {
     let (code, out) = run_limited(&["scan", "deep"], &dir, 1024, 30, false);
     assert_eq!(code, 0, "{out}");
 }
+
+/// A header whose first key is `general.name`, a string declaring `declared` bytes, in a
+/// sparse file `len` bytes long (4 KiB of it written).
+fn long_string(dir: &Path, name: &str, declared: u64, len: u64) -> PathBuf {
+    let mut bytes = b"GGUF".to_vec();
+    for n in [3u32.to_le_bytes().to_vec(), 0u64.to_le_bytes().to_vec()] {
+        bytes.extend(n);
+    }
+    bytes.extend(1u64.to_le_bytes());
+    bytes.extend(12u64.to_le_bytes());
+    bytes.extend(b"general.name");
+    bytes.extend(8u32.to_le_bytes());
+    bytes.extend(declared.to_le_bytes());
+    bytes.resize(4096, b'x');
+    let path = dir.join(name);
+    fs::write(&path, &bytes).unwrap();
+    let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(len).unwrap();
+    path
+}
+
+/// Item 10: one cap on the header read into memory, 256 MiB from every source unless
+/// `gguf --max-header BYTES` sets it. A 3 GB string in a 3 GB sparse file is refused with
+/// the construct and the flag named, exit 2, by every command that reads headers (before the
+/// fix: each read the 3 GB, 4.2 GB of memory, or "out of memory" under this limit).
+#[test]
+fn one_header_cap_for_every_source() {
+    let dir = common::scratch("bounds-header-cap");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    fs::create_dir(dir.join("scan")).unwrap();
+    long_string(&dir, "scan/big.gguf", 3_000_000_000, 3_000_100_000);
+    let refused = |limit: u64| {
+        format!(
+            "offset 0x30 (48): kv[0] \"general.name\": the header is larger than {limit} bytes, \
+             the most read into memory (raise it with --max-header BYTES)"
+        )
+    };
+    let (code, out) = run_limited(
+        &["dump", "--summary", "scan/big.gguf"],
+        &dir,
+        768,
+        60,
+        false,
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains(&refused(268435456)), "{out}");
+    // The other readers under a 1 MiB cap, which reads less of the sparse file.
+    for args in [
+        &["check", "scan/big.gguf"][..],
+        &["map", "scan/big.gguf"],
+        &["snapshot", "scan/big.gguf"],
+        &["diff", "scan/big.gguf", "scan/big.gguf"],
+        &["hash", "scan/big.gguf"],
+        &["tensor", "scan/big.gguf", "t"],
+        &["stats", "scan/big.gguf"],
+        &["edit", "scan/big.gguf", "-o", "out.gguf"],
+        &["scan", "scan"],
+    ] {
+        let args = [&["--max-header", "1048576"], args].concat();
+        let (code, out) = run_limited(&args, &dir, 768, 60, false);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(out.contains(&refused(1 << 20)), "{args:?}: {out}");
+        assert!(out.contains("big.gguf"), "{args:?}: {out}");
+    }
+
+    // The flag sets the cap both ways, for a file and for a stream (the Llama SPM header is
+    // 723,872 bytes).
+    let spm = common::root().join("tests/corpus/ggml-vocab-llama-spm.gguf");
+    let spm = spm.to_str().unwrap();
+    let (code, out) = run_limited(
+        &["--max-header", "500000", "dump", spm],
+        &dir,
+        768,
+        60,
+        true,
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("the header is larger than 500000 bytes"),
+        "{out}"
+    );
+    let (code, out) = run_limited(
+        &["dump", spm, "--max-header", "1000000"],
+        &dir,
+        768,
+        60,
+        true,
+    );
+    assert_eq!(code, 0, "{out}");
+    let piped = |limit: &str| {
+        let script = format!("cat {spm} | \"$0\" --max-header {limit} dump -");
+        let out = Command::new("sh")
+            .args(["-c", &script])
+            .arg(common::bin())
+            .output()
+            .unwrap();
+        (out.status.code().unwrap(), common::text(&out.stderr))
+    };
+    let (code, err) = piped("500000");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("-: offset 0x"), "{err}");
+    assert!(
+        err.contains("the header is larger than 500000 bytes"),
+        "{err}"
+    );
+    assert_eq!(piped("1000000").0, 0);
+
+    // A length past the end of the file itself is the file's error (exit 1), its figures
+    // counted to the end of the file, not to the cap: 4 MiB - 56 bytes left, not 1 MiB - 56.
+    long_string(&dir, "past.gguf", 1 << 40, 4 << 20);
+    let (code, out) = run_limited(
+        &["--max-header", "1048576", "dump", "past.gguf"],
+        &dir,
+        768,
+        60,
+        false,
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("string length 1099511627776 exceeds the 4194248 bytes left"),
+        "{out}"
+    );
+}

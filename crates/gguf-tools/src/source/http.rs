@@ -108,7 +108,7 @@ pub struct Remote {
     pub requests: u64,
     /// Body bytes received.
     pub bytes: u64,
-    /// The largest header fetched (default 256 MiB).
+    /// The largest header fetched (default [`super::max_header`], 256 MiB unless set).
     pub max_header: u64,
 }
 
@@ -137,7 +137,7 @@ impl Remote {
             size: None,
             requests: 0,
             bytes: 0,
-            max_header: 256 << 20,
+            max_header: super::max_header(),
         })
     }
 
