@@ -316,3 +316,67 @@ fn one_header_cap_for_every_source() {
         "{out}"
     );
 }
+
+/// Item 11: inputs a command holds whole (a manifest, a `--set-file` value, text to tokenize,
+/// the file `mutate` breaks, a streamed `edit`) are read up to the `--max-header` cap, so
+/// `/dev/zero` and a FIFO fed from it end with an error (before the fix: each grew until
+/// memory ran out, 7–18 GB, or "out of memory" under this limit).
+#[test]
+fn inputs_held_whole_are_bounded() {
+    let dir = common::scratch("bounds-whole");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let model = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let m = model.to_str().unwrap();
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let too_long = |limit: u64| format!("larger than {limit} bytes, the most read into memory");
+    // One at the default cap, the rest at 1 MiB (cheaper to reach).
+    let (code, out) = run_limited(&["mutate", "--list", "/dev/zero"], &dir, 768, 60, false);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains(&too_long(268435456)), "{out}");
+    let key = "general.name=/dev/zero";
+    for (args, expected, stdin_zero) in [
+        (&["hash", "--check", "/dev/zero", m][..], 5, false),
+        (&["mutate", "--list", "/dev/zero"], 2, false),
+        (
+            &["mutate", "/dev/zero", "--rule", "duplicate-key", "-o", "x"],
+            2,
+            false,
+        ),
+        (&["edit", "/dev/zero", "-o", "x"], 2, false),
+        (&["edit", "-", "-o", "x"], 2, true),
+        (&["edit", m, "--set-file", key, "-o", "x"], 2, false),
+        (&["tokenize", m, "-f", "/dev/zero"], 2, false),
+        (&["tokenize", m, "--stdin"], 2, true),
+        (&["mutate", "--list", "fifo"], 2, false),
+        (&["edit", "fifo", "-o", "x"], 2, false),
+    ] {
+        let args = [&["--max-header", "1048576"], args].concat();
+        // A writer for the FIFO, ended with the run.
+        let mut writer = args.contains(&"fifo").then(|| {
+            Command::new("sh")
+                .arg("-c")
+                .arg("exec cat /dev/zero > fifo")
+                .current_dir(&dir)
+                .spawn()
+                .unwrap()
+        });
+        let mut command = common::limited(&args, &dir, 768, 60);
+        if stdin_zero {
+            command.stdin(fs::File::open("/dev/zero").unwrap());
+        }
+        let out = command.output().unwrap();
+        if let Some(writer) = writer.as_mut() {
+            let _ = writer.kill();
+            let _ = writer.wait();
+        }
+        let text = format!("{}{}", common::text(&out.stdout), common::text(&out.stderr));
+        assert_eq!(out.status.code(), Some(expected), "{args:?}: {text}");
+        assert!(text.contains(&too_long(1 << 20)), "{args:?}: {text}");
+    }
+    assert!(!dir.join("x").exists());
+}

@@ -69,7 +69,7 @@ struct Manifest(Vec<[Vec<u8>; 3]>, Vec<Vec<u8>>);
 
 impl Manifest {
     fn read(path: &PathBuf) -> io::Result<Manifest> {
-        let text = std::fs::read(path)?;
+        let text = crate::input::read_whole(path)?;
         let (mut entries, mut types) = (Vec::new(), Vec::new());
         for line in text.split(|&b| b == b'\n') {
             let mut words = line

@@ -55,3 +55,38 @@ pub fn refuse_special(path: &Path) -> Result<(), Failure> {
         _ => Ok(()),
     }
 }
+
+/// The whole of an input that a command holds in memory (a manifest, a `--set-file` value,
+/// text to tokenize, the file `mutate` breaks, a streamed `edit`): `-` is standard input. At
+/// most [`gguf_tools::source::max_header`] bytes (256 MiB unless `--max-header` sets it), so
+/// `/dev/zero` or an endless FIFO fails instead of exhausting memory; a longer regular file
+/// fails before it is read.
+pub fn read_whole(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let limit = gguf_tools::source::max_header();
+    let too_long = || {
+        std::io::Error::other(format!(
+            "larger than {limit} bytes, the most read into memory (raise it with --max-header BYTES)"
+        ))
+    };
+    let mut reader: Box<dyn Read> = match path == Path::new("-") {
+        true => Box::new(std::io::stdin().lock()),
+        false => {
+            let file = File::open(path)?;
+            let meta = file.metadata()?;
+            if meta.is_dir() {
+                return Err(std::io::Error::other("is a directory"));
+            }
+            if meta.is_file() && meta.len() > limit {
+                return Err(too_long());
+            }
+            Box::new(file)
+        }
+    };
+    let mut bytes = Vec::new();
+    reader.by_ref().take(limit).read_to_end(&mut bytes)?;
+    match reader.read(&mut [0])? {
+        0 => Ok(bytes),
+        _ => Err(too_long()),
+    }
+}

@@ -37,8 +37,10 @@ mod tokenize;
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// The most bytes a header may take, from a file, a stream or a URL (default 268435456,
-    /// 256 MiB): a longer one is refused, exit 2, rather than read into memory.
+    /// The most bytes a header may take, from a file, a stream or a URL, and the most read
+    /// of an input held whole (a manifest, a --set-file value, text to tokenize, mutate's
+    /// file, a streamed edit); default 268435456 (256 MiB). More is refused, exit 2, rather
+    /// than read into memory.
     #[arg(long, global = true, value_name = "BYTES")]
     max_header: Option<u64>,
 }

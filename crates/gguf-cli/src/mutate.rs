@@ -56,7 +56,7 @@ pub fn run(args: Args) -> ExitCode {
         }
     }
     let bytes = match &args.file {
-        Some(path) => match fs::read(path) {
+        Some(path) => match crate::input::read_whole(path) {
             Ok(bytes) => Some(bytes),
             Err(e) => {
                 eprintln!("gguf: {}: {e}", shown(path));
