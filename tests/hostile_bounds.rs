@@ -405,3 +405,52 @@ fn hash_check_is_linear_in_the_manifest() {
         &out[out.len() - 100..]
     );
 }
+
+/// Item 14: `map --html` writes at most `--max-page` bytes (128 MiB by default): an array
+/// of alternating bytes, one row per element, gives a page 50 times the header, refused
+/// before it is built past the limit, nothing written (before the fix: a 4 MB header gave a
+/// 211 MB page, a million tensor infos one no browser opens, exit 0). The limit counts the
+/// page exactly: the Llama SPM page is 3,507,131 bytes.
+#[test]
+fn map_html_pages_are_bounded() {
+    let dir = common::scratch("bounds-page");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let n = 100_000u64;
+    let mut bytes = b"GGUF".to_vec();
+    bytes.extend(3u32.to_le_bytes());
+    bytes.extend(0u64.to_le_bytes());
+    bytes.extend(1u64.to_le_bytes());
+    bytes.extend(1u64.to_le_bytes());
+    bytes.push(b'a');
+    bytes.extend(9u32.to_le_bytes()); // an array
+    bytes.extend(0u32.to_le_bytes()); // of u8
+    bytes.extend(n.to_le_bytes());
+    bytes.extend((0..n).map(|i| (i % 2) as u8));
+    fs::write(dir.join("alt.gguf"), &bytes).unwrap();
+    let args = [
+        "map",
+        "alt.gguf",
+        "--html",
+        "alt.html",
+        "--max-page",
+        "1000000",
+    ];
+    let (code, out) = run_limited(&args, &dir, 768, 60, false);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains(
+            "the page would be larger than 1000000 bytes (raise the limit with --max-page BYTES"
+        ),
+        "{out}"
+    );
+    assert!(!dir.join("alt.html").exists());
+
+    let spm = common::root().join("tests/corpus/ggml-vocab-llama-spm.gguf");
+    let spm = spm.to_str().unwrap();
+    for (limit, expected) in [("3507131", 0), ("3507130", 2)] {
+        let args = ["map", spm, "--html", "spm.html", "--max-page", limit];
+        let (code, out) = run_limited(&args, &dir, 768, 60, false);
+        assert_eq!(code, expected, "{limit}: {out}");
+    }
+    assert_eq!(fs::metadata(dir.join("spm.html")).unwrap().len(), 3507131);
+}
