@@ -297,3 +297,104 @@ fn dash_output_is_standard_output() {
     assert!(err.contains("-o -"), "{err}");
     assert!(!dir.join("-").exists(), "a file named - was written");
 }
+
+/// Runs gguf with `args` in `dir`, standard input `stdin`.
+fn gguf_with_stdin(args: &[&str], dir: &Path, stdin: std::process::Stdio) -> (i32, String, String) {
+    let out = common::command(args)
+        .current_dir(dir)
+        .stdin(stdin)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        common::text(&out.stdout),
+        common::text(&out.stderr),
+    )
+}
+
+/// Item 19: `-` is standard input for the commands that read tensor data at offsets too
+/// (`hash`, `stats`, `tensor`, `diff`, `split`, `convert-endian`) when it is redirected from a
+/// file, giving what the file's path gives; from a pipe they say why not, exit 2; and `-`
+/// still counts as the input for the refusal to write onto it (before the fix: "-: No such
+/// file or directory" from each).
+#[test]
+fn dash_input_reads_tensor_data_from_a_redirected_file() {
+    use std::process::Stdio;
+    let dir = common::scratch("hostile-dash-input");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let bytes = fs::read(write_model(&dir, "a.gguf")).unwrap();
+    let from_file = || Stdio::from(fs::File::open(dir.join("a.gguf")).unwrap());
+    for args in [
+        &["stats", "A"][..],
+        &["tensor", "A", "b"],
+        &["diff", "--data", "A", "a.gguf"],
+        &["hash", "--sha256", "A"],
+    ] {
+        let by_path: Vec<&str> = args
+            .iter()
+            .map(|&a| if a == "A" { "a.gguf" } else { a })
+            .collect();
+        let by_dash: Vec<&str> = args
+            .iter()
+            .map(|&a| if a == "A" { "-" } else { a })
+            .collect();
+        let (code, expected, err) = gguf_with_stdin(&by_path, &dir, Stdio::null());
+        assert_eq!(code, 0, "{by_path:?}: {err}");
+        let (code, out, err) = gguf_with_stdin(&by_dash, &dir, from_file());
+        assert_eq!(code, 0, "{by_dash:?}: {err}");
+        assert_eq!(
+            out.replace("  -:", "  a.gguf:")
+                .replace("  -\n", "  a.gguf\n"),
+            expected,
+            "{by_dash:?}"
+        );
+    }
+    let (code, _, err) = gguf_with_stdin(
+        &["convert-endian", "-", "big", "-o", "be.gguf"],
+        &dir,
+        from_file(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = gguf_with_stdin(
+        &["convert-endian", "be.gguf", "little", "-o", "le.gguf"],
+        &dir,
+        Stdio::null(),
+    );
+    assert_eq!(code, 0, "{err}");
+    same_bytes(&dir.join("le.gguf"), &bytes, "converted from - and back");
+    let (code, out, err) = gguf_with_stdin(
+        &["split", "--split-max-tensors", "1", "-", "q"],
+        &dir,
+        from_file(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "q-00001-of-00002.gguf\nq-00002-of-00002.gguf\n");
+
+    // The output onto the input, named by `-`: refused, the file kept.
+    for args in [
+        &["tensor", "-", "b", "-o", "a.gguf"][..],
+        &["mutate", "-", "--rule", "duplicate-key", "-o", "a.gguf"],
+    ] {
+        let (code, _, err) = gguf_with_stdin(args, &dir, from_file());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains("a.gguf: is the input file"), "{args:?}: {err}");
+    }
+    same_bytes(&dir.join("a.gguf"), &bytes, "the input");
+
+    // From a pipe: why not, exit 2.
+    let mut cat = std::process::Command::new("cat")
+        .arg(dir.join("a.gguf"))
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pipe = Stdio::from(cat.stdout.take().unwrap());
+    let (code, _, err) = gguf_with_stdin(&["stats", "-"], &dir, pipe);
+    let _ = cat.wait();
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains(
+            "-: standard input is not a regular file; this command reads tensor data at offsets"
+        ),
+        "{err}"
+    );
+}

@@ -39,7 +39,7 @@ pub fn header_or_parse_error(
 /// [`gguf_grammar::file_range::read_exact_at`]: no memory map, so no SIGBUS when another process
 /// truncates it), with its header and its length.
 pub fn with_data(path: &Path) -> Result<(File, OwnedGguf, u64), Failure> {
-    let file = File::open(path)
+    let file = File::open(data_path(path)?)
         .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?;
     let (header, len) = header(path)?;
     Ok((file, header, len))
@@ -88,5 +88,37 @@ pub fn read_whole(path: &Path) -> std::io::Result<Vec<u8>> {
     match reader.read(&mut [0])? {
         0 => Ok(bytes),
         _ => Err(too_long()),
+    }
+}
+
+/// The path to open for a command that reads tensor data at offsets: `path` itself, or for
+/// `-` standard input's file when it is redirected from a regular file at its start
+/// (`/dev/stdin`, which opens that file). A pipe or terminal on standard input cannot be read
+/// at offsets: exit 2, saying so.
+pub fn data_path(path: &Path) -> Result<std::path::PathBuf, Failure> {
+    use std::io::Seek;
+    use std::os::fd::AsFd;
+    if path != Path::new("-") {
+        return Ok(path.to_path_buf());
+    }
+    let stdin = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(File::from);
+    let at = stdin.and_then(|mut file| match file.metadata()?.is_file() {
+        true => file.stream_position().map(Some),
+        false => Ok(None),
+    });
+    match at {
+        Ok(Some(0)) => Ok("/dev/stdin".into()),
+        Ok(Some(at)) => Err(Failure::Unreadable(format!(
+            "-: standard input stands at byte {at} of its file; this command reads tensor data \
+             at offsets from the file's start: give the file's path"
+        ))),
+        _ => Err(Failure::Unreadable(
+            "-: standard input is not a regular file; this command reads tensor data at \
+             offsets: redirect a file (`< FILE`) or give its path"
+                .into(),
+        )),
     }
 }

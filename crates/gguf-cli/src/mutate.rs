@@ -50,7 +50,8 @@ fn shown(path: &Path) -> String {
 
 pub fn run(args: Args) -> ExitCode {
     if let (Some(file), Some(output)) = (&args.file, &args.output) {
-        if output.as_os_str() != "-" && gguf_tools::same_file::same_file(file, output) {
+        let input = crate::input::data_path(file).unwrap_or_default();
+        if output.as_os_str() != "-" && gguf_tools::same_file::same_file(&input, output) {
             eprintln!("gguf: {}", crate::onto_input(output).message());
             return ExitCode::from(2);
         }
