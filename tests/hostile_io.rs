@@ -398,3 +398,64 @@ fn dash_input_reads_tensor_data_from_a_redirected_file() {
         "{err}"
     );
 }
+
+/// Item 19: `-o /dev/stdout` (or `/dev/fd/1`) into a pipe is standard output, as `-o -` is,
+/// in every command that writes its data there (before the fix: "/dev/stdout: dangling
+/// symbolic link", exit 2, as the link names `pipe:[N]`); convert-endian refuses it as it
+/// refuses `-o -`.
+#[test]
+fn dev_stdout_into_a_pipe_is_standard_output() {
+    let dir = common::scratch("hostile-dev-stdout");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    write_model(&dir, "a.gguf");
+    for args in [
+        &[
+            "edit",
+            "a.gguf",
+            "--set",
+            "general.name=string:x",
+            "-o",
+            "OUT",
+        ][..],
+        &["tensor", "a.gguf", "a", "-o", "OUT"],
+        &[
+            "mutate",
+            "a.gguf",
+            "--rule",
+            "truncate-first-kv",
+            "-o",
+            "OUT",
+        ],
+        &["map", "a.gguf", "--html", "OUT"],
+    ] {
+        let with = |out: &str| -> Vec<String> {
+            args.iter()
+                .map(|&a| if a == "OUT" { out } else { a }.to_string())
+                .collect()
+        };
+        let expected = common::gguf(&with("-"), &dir);
+        assert_eq!(expected.status.code(), Some(0), "{args:?}");
+        for out in ["/dev/stdout", "/dev/fd/1"] {
+            let got = common::gguf(&with(out), &dir);
+            assert_eq!(
+                got.status.code(),
+                Some(0),
+                "{out} {args:?}: {}",
+                common::text(&got.stderr)
+            );
+            assert!(
+                got.stdout == expected.stdout,
+                "{out} {args:?}: output differs"
+            );
+        }
+    }
+    let (code, _, err) = common::outcome(common::gguf(
+        &["convert-endian", "a.gguf", "big", "-o", "/dev/stdout"],
+        &dir,
+    ));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("-o /dev/stdout: convert-endian reads back the file it writes"),
+        "{err}"
+    );
+}

@@ -239,3 +239,55 @@ fn scan_csv_neutralises_formulas_and_keeps_names_apart() {
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// Item 19: a type named in a message takes its article: "an int32", "an array of string"
+/// (before the fix: "split.count is a int32", "setting a int32").
+#[test]
+fn types_in_messages_take_their_article() {
+    let dir = common::scratch("articles");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let model = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let m = model.to_str().unwrap();
+    for (args, expected) in [
+        (
+            &[
+                "edit",
+                m,
+                "--set",
+                "general.architecture=i32:5",
+                "-o",
+                "o.gguf",
+            ][..],
+            "general.architecture: holds a string; setting an int32 changes its type",
+        ),
+        (
+            &[
+                "edit",
+                m,
+                "--set",
+                "llama.block_count=[string]:[\"x\"]",
+                "-o",
+                "o.gguf",
+            ],
+            "llama.block_count: holds a uint32; setting an array of string changes its type",
+        ),
+    ] {
+        let (code, _, err) = common::outcome(common::gguf(args, &dir));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(expected), "{err}");
+    }
+    let shard = "s-00001-of-00002.gguf";
+    let made = common::gguf(
+        &["edit", m, "--set", "split.count=i32:2", "-o", shard],
+        &dir,
+    );
+    assert_eq!(
+        made.status.code(),
+        Some(0),
+        "{}",
+        common::text(&made.stderr)
+    );
+    let (code, _, err) = common::outcome(common::gguf(&["merge", shard, "out.gguf"], &dir));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("split.count is an int32, not a u16"), "{err}");
+}

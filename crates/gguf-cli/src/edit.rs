@@ -198,7 +198,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         WriteError::Io(e) => Failure::Unreadable(format!("output: {e}")),
         e => Failure::Invalid(format!("{shown}: {}; nothing written", escaped(&e))),
     };
-    if args.output.as_deref() == Some(Path::new("-")) {
+    if args.output.as_deref().is_some_and(crate::input::is_stdout) {
         let mut out = io::stdout().lock();
         builder.write_to(&mut out).map_err(|e| match e {
             WriteError::Source(e) => {

@@ -122,3 +122,22 @@ pub fn data_path(path: &Path) -> Result<std::path::PathBuf, Failure> {
         )),
     }
 }
+
+/// Whether the output `path` is standard output: `-`, or a path to the very file, pipe or
+/// terminal on descriptor 1 (`/dev/stdout`, `/dev/fd/1`), which is written there rather than
+/// replaced (a pipe's `/proc/self/fd/1` links to no file to replace).
+pub fn is_stdout(path: &Path) -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    if path == Path::new("-") {
+        return true;
+    }
+    let stdout = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .map(File::from);
+    match (stdout.and_then(|f| f.metadata()), std::fs::metadata(path)) {
+        (Ok(out), Ok(meta)) => (out.dev(), out.ino()) == (meta.dev(), meta.ino()),
+        _ => false,
+    }
+}

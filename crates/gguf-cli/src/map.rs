@@ -167,7 +167,7 @@ fn finish(written: io::Result<()>) -> Result<(), Failure> {
 /// into place, following a link to its target), or to standard output for `-`; refuses to
 /// overwrite the input.
 fn write_page(input: &Path, out: &Path, page: &[u8]) -> Result<(), Failure> {
-    if out.as_os_str() == "-" {
+    if crate::input::is_stdout(out) {
         let mut stdout = io::stdout().lock();
         return finish(stdout.write_all(page).and_then(|()| stdout.flush()));
     }

@@ -263,7 +263,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Ok(())
     };
     // `-o -` is standard output.
-    let output = args.output.as_ref().filter(|dest| dest.as_os_str() != "-");
+    let output = args
+        .output
+        .as_ref()
+        .filter(|dest| !crate::input::is_stdout(dest));
     let written = match output {
         Some(dest) => {
             if gguf_tools::same_file::same_file(&input, dest) {

@@ -370,7 +370,7 @@ pub fn accepts_set(diagnostics: &[Diagnostic]) -> bool {
 fn shown(value: Value<'_>) -> String {
     match summary::count(value) {
         Some(n) => n.to_string(),
-        None => format!("a {}", value.value_type()),
+        None => crate::edit::a(&value.value_type()),
     }
 }
 
