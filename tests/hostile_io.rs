@@ -459,3 +459,102 @@ fn dev_stdout_into_a_pipe_is_standard_output() {
         "{err}"
     );
 }
+
+/// A web server on loopback that answers every request with `respond(first, last)` of its
+/// `Range: bytes=FIRST-LAST` (a whole raw response); its base URL. It serves until the test
+/// process ends.
+fn serve(respond: impl Fn(u64, u64) -> Vec<u8> + Send + 'static) -> String {
+    use std::io::{BufRead, BufReader, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/model.gguf", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut range = (0, 0);
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+                let lower = line.to_ascii_lowercase();
+                if let Some(spec) = lower.strip_prefix("range: bytes=") {
+                    let (a, b) = spec.trim().split_once('-').unwrap();
+                    range = (a.parse().unwrap(), b.parse().unwrap());
+                }
+            }
+            let _ = stream.write_all(&respond(range.0, range.1));
+        }
+    });
+    url
+}
+
+/// A 206 answer with `body` and the given `Content-Range` value.
+fn partial(content_range: &str, body: &[u8]) -> Vec<u8> {
+    let mut answer = format!(
+        "HTTP/1.1 206 Partial Content\r\nContent-Range: {content_range}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    )
+    .into_bytes();
+    answer.extend_from_slice(body);
+    answer
+}
+
+/// Item 19: a server's `Content-Range` is checked against what it sends. A total smaller than
+/// the bytes sent, a short 206 of a file said to be 100 GB, and a size that changes between
+/// requests are transfer errors, exit 2 (before the fix: the first was accepted, exit 0, the
+/// second reported the file as invalid, exit 1).
+#[test]
+fn a_servers_content_range_is_checked() {
+    let spm = fs::read(common::root().join("tests/corpus/ggml-vocab-llama-spm.gguf")).unwrap();
+    let small = model();
+    let slice = |bytes: &[u8], a: u64, b: u64| {
+        let b = b.min(bytes.len() as u64 - 1);
+        bytes[a as usize..=b as usize].to_vec()
+    };
+
+    let lying = serve(move |a, b| {
+        let body = slice(&small, a, b);
+        partial(
+            &format!("bytes {a}-{}/100", a + body.len() as u64 - 1),
+            &body,
+        )
+    });
+    let short = serve(move |a, _| {
+        let body = slice(&spm, a, a + 999);
+        partial(&format!("bytes {a}-{}/100000000000", a + 999), &body)
+    });
+    // The Llama 3 header (7.8 MB) takes more than one request.
+    let bpe = fs::read(common::root().join("tests/corpus/ggml-vocab-llama-bpe.gguf")).unwrap();
+    let calls = std::sync::atomic::AtomicU64::new(0);
+    let changing = serve(move |a, b| {
+        let n = calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let body = slice(&bpe, a, b);
+        let total = bpe.len() as u64 + n;
+        partial(
+            &format!("bytes {a}-{}/{total}", a + body.len() as u64 - 1),
+            &body,
+        )
+    });
+    for (url, expected) in [
+        (
+            &lying,
+            "Content-Range bytes 0-287/100: a total smaller than the bytes sent",
+        ),
+        (
+            &short,
+            "asked for bytes 0-1048575 of a 100000000000-byte file, the server sent 0-999 only",
+        ),
+        (
+            &changing,
+            "the file's size changed from 7818140 to 7818141 bytes between requests",
+        ),
+    ] {
+        let out = common::limited(&["dump", url], Path::new("/"), 1024, 60)
+            .output()
+            .unwrap();
+        let err = common::text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{url}: {err}");
+        assert!(err.contains(expected), "{url}: {err}");
+    }
+}
