@@ -558,3 +558,47 @@ fn a_servers_content_range_is_checked() {
         assert!(err.contains(expected), "{url}: {err}");
     }
 }
+
+/// Item 19: a refusal to replace a hard-linked or read-only destination suggests
+/// `--break-links` or `--force` only to `edit`, the command that has them; the others
+/// (`atomic::message`) name the path once and no flag (before the fix, in a build of this
+/// session's start: "/x: /x: has 2 hard links; ... (allow with --break-links)" from `tensor`
+/// and `map`, which reject that flag).
+#[test]
+fn refusals_suggest_only_flags_the_command_has() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::scratch("hostile-flag-hints");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    write_model(&dir, "a.gguf");
+    fs::write(dir.join("linked.out"), "x").unwrap();
+    fs::hard_link(dir.join("linked.out"), dir.join("other.out")).unwrap();
+    fs::write(dir.join("ro.out"), "y").unwrap();
+    fs::set_permissions(dir.join("ro.out"), fs::Permissions::from_mode(0o444)).unwrap();
+    let shown = |name: &str| {
+        fs::canonicalize(dir.join(name))
+            .unwrap()
+            .display()
+            .to_string()
+    };
+    for (out, refusal, flag) in [
+        ("linked.out", "has 2 hard links", "--break-links"),
+        ("ro.out", "is read-only", "--force"),
+    ] {
+        for args in [
+            &["tensor", "a.gguf", "a", "-o", out][..],
+            &["mutate", "a.gguf", "--rule", "duplicate-key", "-o", out],
+            &["map", "a.gguf", "--html", out],
+            &["convert-endian", "a.gguf", "big", "-o", out],
+        ] {
+            let (code, _, err) = common::outcome(common::gguf(args, &dir));
+            assert_eq!(code, 2, "{args:?}: {err}");
+            let expected = format!("gguf: {}: {refusal}; refusing to replace it\n", shown(out));
+            assert_eq!(err, expected, "{args:?}");
+        }
+        let (code, _, err) = common::outcome(common::gguf(&["edit", "a.gguf", "-o", out], &dir));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(&format!("(allow with {flag})")), "{err}");
+    }
+    assert_eq!(fs::read(dir.join("linked.out")).unwrap(), b"x");
+    assert_eq!(fs::read(dir.join("ro.out")).unwrap(), b"y");
+}
