@@ -71,7 +71,7 @@ pub struct Args {
 struct Manifest(HashMap<(Vec<u8>, Vec<u8>), Vec<u8>>, HashSet<Vec<u8>>);
 
 impl Manifest {
-    fn read(path: &PathBuf) -> io::Result<Manifest> {
+    fn read(path: &std::path::Path) -> io::Result<Manifest> {
         let text = crate::input::read_whole(path)?;
         let (mut entries, mut types) = (HashMap::new(), HashSet::new());
         for line in text.split(|&b| b == b'\n') {
