@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The hostile sweep (issue 25): every command of `gguf` over hostile inputs, each run under an
-# address-space limit (prlimit, 1 GiB) and a time limit (timeout, 20 s). It fails when a run
+# address-space limit (RLIMIT_AS, as prlimit sets it: 1 GiB) and a time limit (timeout, 20 s). It fails when a run
 #   - exits with anything but 0, 1 or 2 (for `hash`, also its documented 3-5), or is killed,
 #     times out, panics or runs out of memory;
 #   - prints a raw control character (C0 but tab/newline, DEL, C1) on stderr or on a text
@@ -96,7 +96,8 @@ run_one() {
     done
     local line="${args[*]}"
     local code=0
-    (cd "$dir/out" && exec timeout 20 prlimit --as=$((1024 << 20)) -- "$gguf" $max_header_flag "${args[@]}" \
+    # `ulimit -v` is prlimit's RLIMIT_AS without one more process per run.
+    (cd "$dir/out" && ulimit -v $((1024 << 10)) && exec timeout 20 "$gguf" $max_header_flag "${args[@]}" \
         </dev/null >"$dir/stdout" 2>"$dir/stderr") || code=$?
     local why=""
     case "$code" in
