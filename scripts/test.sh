@@ -32,6 +32,8 @@ export GGUF_LLAMA_TOOLS
 step "cargo test (dev profile: overflow checks and debug assertions on; includes the fuzz-corpus replay)"
 cargo test --workspace --all-targets
 cargo test --workspace --doc
+step "hostile sweep: every command x hostile inputs under prlimit and timeout (exit 0/1/2, no panic, escaped output)"
+bash scripts/hostile-sweep.sh
 step "cargo package: the published crate's doctests pass from the .crate alone"
 bash scripts/package-check.sh
 step "native JSON vs gguf-py"

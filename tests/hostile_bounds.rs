@@ -193,3 +193,264 @@ fn scan_of_a_deep_chain_is_linear() {
     let (code, out) = run_limited(&["scan", "deep"], &dir, 1024, 30, false);
     assert_eq!(code, 0, "{out}");
 }
+
+/// A header whose first key is `general.name`, a string declaring `declared` bytes, in a
+/// sparse file `len` bytes long (4 KiB of it written).
+fn long_string(dir: &Path, name: &str, declared: u64, len: u64) -> PathBuf {
+    let mut bytes = b"GGUF".to_vec();
+    for n in [3u32.to_le_bytes().to_vec(), 0u64.to_le_bytes().to_vec()] {
+        bytes.extend(n);
+    }
+    bytes.extend(1u64.to_le_bytes());
+    bytes.extend(12u64.to_le_bytes());
+    bytes.extend(b"general.name");
+    bytes.extend(8u32.to_le_bytes());
+    bytes.extend(declared.to_le_bytes());
+    bytes.resize(4096, b'x');
+    let path = dir.join(name);
+    fs::write(&path, &bytes).unwrap();
+    let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+    file.set_len(len).unwrap();
+    path
+}
+
+/// Item 10: one cap on the header read into memory, 256 MiB from every source unless
+/// `gguf --max-header BYTES` sets it. A 3 GB string in a 3 GB sparse file is refused with
+/// the construct and the flag named, exit 2, by every command that reads headers (before the
+/// fix: each read the 3 GB, 4.2 GB of memory, or "out of memory" under this limit).
+#[test]
+fn one_header_cap_for_every_source() {
+    let dir = common::scratch("bounds-header-cap");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    fs::create_dir(dir.join("scan")).unwrap();
+    long_string(&dir, "scan/big.gguf", 3_000_000_000, 3_000_100_000);
+    let refused = |limit: u64| {
+        format!(
+            "offset 0x30 (48): kv[0] \"general.name\": the header is larger than {limit} bytes, \
+             the most read into memory (raise it with --max-header BYTES)"
+        )
+    };
+    let (code, out) = run_limited(
+        &["dump", "--summary", "scan/big.gguf"],
+        &dir,
+        768,
+        60,
+        false,
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains(&refused(268435456)), "{out}");
+    // The other readers under a 1 MiB cap, which reads less of the sparse file.
+    for args in [
+        &["check", "scan/big.gguf"][..],
+        &["map", "scan/big.gguf"],
+        &["snapshot", "scan/big.gguf"],
+        &["diff", "scan/big.gguf", "scan/big.gguf"],
+        &["hash", "scan/big.gguf"],
+        &["tensor", "scan/big.gguf", "t"],
+        &["stats", "scan/big.gguf"],
+        &["edit", "scan/big.gguf", "-o", "out.gguf"],
+        &["scan", "scan"],
+    ] {
+        let args = [&["--max-header", "1048576"], args].concat();
+        let (code, out) = run_limited(&args, &dir, 768, 60, false);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(out.contains(&refused(1 << 20)), "{args:?}: {out}");
+        assert!(out.contains("big.gguf"), "{args:?}: {out}");
+    }
+
+    // The flag sets the cap both ways, for a file and for a stream (the Llama SPM header is
+    // 723,872 bytes).
+    let spm = common::root().join("tests/corpus/ggml-vocab-llama-spm.gguf");
+    let spm = spm.to_str().unwrap();
+    let (code, out) = run_limited(
+        &["--max-header", "500000", "dump", spm],
+        &dir,
+        768,
+        60,
+        true,
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains("the header is larger than 500000 bytes"),
+        "{out}"
+    );
+    let (code, out) = run_limited(
+        &["dump", spm, "--max-header", "1000000"],
+        &dir,
+        768,
+        60,
+        true,
+    );
+    assert_eq!(code, 0, "{out}");
+    let piped = |limit: &str| {
+        let script = format!("cat {spm} | \"$0\" --max-header {limit} dump -");
+        let out = Command::new("sh")
+            .args(["-c", &script])
+            .arg(common::bin())
+            .output()
+            .unwrap();
+        (out.status.code().unwrap(), common::text(&out.stderr))
+    };
+    let (code, err) = piped("500000");
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("-: offset 0x"), "{err}");
+    assert!(
+        err.contains("the header is larger than 500000 bytes"),
+        "{err}"
+    );
+    assert_eq!(piped("1000000").0, 0);
+
+    // A length past the end of the file itself is the file's error (exit 1), its figures
+    // counted to the end of the file, not to the cap: 4 MiB - 56 bytes left, not 1 MiB - 56.
+    long_string(&dir, "past.gguf", 1 << 40, 4 << 20);
+    let (code, out) = run_limited(
+        &["--max-header", "1048576", "dump", "past.gguf"],
+        &dir,
+        768,
+        60,
+        false,
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("string length 1099511627776 exceeds the 4194248 bytes left"),
+        "{out}"
+    );
+}
+
+/// Item 11: inputs a command holds whole (a manifest, a `--set-file` value, text to tokenize,
+/// the file `mutate` breaks, a streamed `edit`) are read up to the `--max-header` cap, so
+/// `/dev/zero` and a FIFO fed from it end with an error (before the fix: each grew until
+/// memory ran out, 7–18 GB, or "out of memory" under this limit).
+#[test]
+fn inputs_held_whole_are_bounded() {
+    let dir = common::scratch("bounds-whole");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let model = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let m = model.to_str().unwrap();
+    let fifo = dir.join("fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let too_long = |limit: u64| format!("larger than {limit} bytes, the most read into memory");
+    // One at the default cap, the rest at 1 MiB (cheaper to reach).
+    let (code, out) = run_limited(&["mutate", "--list", "/dev/zero"], &dir, 768, 60, false);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains(&too_long(268435456)), "{out}");
+    let key = "general.name=/dev/zero";
+    for (args, expected, stdin_zero) in [
+        (&["hash", "--check", "/dev/zero", m][..], 5, false),
+        (&["mutate", "--list", "/dev/zero"], 2, false),
+        (
+            &["mutate", "/dev/zero", "--rule", "duplicate-key", "-o", "x"],
+            2,
+            false,
+        ),
+        (&["edit", "/dev/zero", "-o", "x"], 2, false),
+        (&["edit", "-", "-o", "x"], 2, true),
+        (&["edit", m, "--set-file", key, "-o", "x"], 2, false),
+        (&["tokenize", m, "-f", "/dev/zero"], 2, false),
+        (&["tokenize", m, "--stdin"], 2, true),
+        (&["mutate", "--list", "fifo"], 2, false),
+        (&["edit", "fifo", "-o", "x"], 2, false),
+    ] {
+        let args = [&["--max-header", "1048576"], args].concat();
+        // A writer for the FIFO, ended with the run.
+        let mut writer = args.contains(&"fifo").then(|| {
+            Command::new("sh")
+                .arg("-c")
+                .arg("exec cat /dev/zero > fifo")
+                .current_dir(&dir)
+                .spawn()
+                .unwrap()
+        });
+        let mut command = common::limited(&args, &dir, 768, 60);
+        if stdin_zero {
+            command.stdin(fs::File::open("/dev/zero").unwrap());
+        }
+        let out = command.output().unwrap();
+        if let Some(writer) = writer.as_mut() {
+            let _ = writer.kill();
+            let _ = writer.wait();
+        }
+        let text = format!("{}{}", common::text(&out.stdout), common::text(&out.stderr));
+        assert_eq!(out.status.code(), Some(expected), "{args:?}: {text}");
+        assert!(text.contains(&too_long(1 << 20)), "{args:?}: {text}");
+    }
+    assert!(!dir.join("x").exists());
+}
+
+/// Item 11: `hash --check` looks each tensor up in the manifest by type and name: 30,000
+/// tensors against their 30,001-line manifest finish inside an 8 s guard (before the fix: a
+/// linear search per tensor; 40,000 took 27.6 s, a million would take hours).
+#[test]
+fn hash_check_is_linear_in_the_manifest() {
+    let dir = common::scratch("bounds-manifest");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    for i in 0..30_000 {
+        b.tensor(format!("t{i}"), &[1], GgmlType::F32, &[1, 2, 3, 4]);
+    }
+    fs::write(dir.join("many.gguf"), b.build().unwrap()).unwrap();
+    let out = common::gguf(&["hash", "--sha256", "many.gguf"], &dir);
+    assert!(out.status.success());
+    fs::write(dir.join("many.manifest"), &out.stdout).unwrap();
+    let args = ["hash", "--check", "many.manifest", "many.gguf"];
+    let (code, out) = run_limited(&args, &dir, 1024, 8, false);
+    assert_eq!(code, 0, "{}", &out[out.len().saturating_sub(300)..]);
+    assert!(
+        out.ends_with("Verification results for many.manifest - Success\n"),
+        "{}",
+        &out[out.len() - 100..]
+    );
+}
+
+/// Item 14: `map --html` writes at most `--max-page` bytes (128 MiB by default): an array
+/// of alternating bytes, one row per element, gives a page 50 times the header, refused
+/// before it is built past the limit, nothing written (before the fix: a 4 MB header gave a
+/// 211 MB page, a million tensor infos one no browser opens, exit 0). The limit counts the
+/// page exactly: the Llama SPM page is 3,507,131 bytes.
+#[test]
+fn map_html_pages_are_bounded() {
+    let dir = common::scratch("bounds-page");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let n = 100_000u64;
+    let mut bytes = b"GGUF".to_vec();
+    bytes.extend(3u32.to_le_bytes());
+    bytes.extend(0u64.to_le_bytes());
+    bytes.extend(1u64.to_le_bytes());
+    bytes.extend(1u64.to_le_bytes());
+    bytes.push(b'a');
+    bytes.extend(9u32.to_le_bytes()); // an array
+    bytes.extend(0u32.to_le_bytes()); // of u8
+    bytes.extend(n.to_le_bytes());
+    bytes.extend((0..n).map(|i| (i % 2) as u8));
+    fs::write(dir.join("alt.gguf"), &bytes).unwrap();
+    let args = [
+        "map",
+        "alt.gguf",
+        "--html",
+        "alt.html",
+        "--max-page",
+        "1000000",
+    ];
+    let (code, out) = run_limited(&args, &dir, 768, 60, false);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains(
+            "the page would be larger than 1000000 bytes (raise the limit with --max-page BYTES"
+        ),
+        "{out}"
+    );
+    assert!(!dir.join("alt.html").exists());
+
+    let spm = common::root().join("tests/corpus/ggml-vocab-llama-spm.gguf");
+    let spm = spm.to_str().unwrap();
+    for (limit, expected) in [("3507131", 0), ("3507130", 2)] {
+        let args = ["map", spm, "--html", "spm.html", "--max-page", limit];
+        let (code, out) = run_limited(&args, &dir, 768, 60, false);
+        assert_eq!(code, expected, "{limit}: {out}");
+    }
+    assert_eq!(fs::metadata(dir.join("spm.html")).unwrap().len(), 3507131);
+}

@@ -153,3 +153,141 @@ fn usage_errors_escape_the_arguments_they_echo() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Item 6: `scan --csv` cells are one line each, never a live spreadsheet formula, and
+/// `--csv`, `--jsonl` and the text rows keep a name that is not UTF-8 apart from its lossy
+/// form (before the fix: raw control characters, formulas as written, and `caf\xe9` and
+/// `caf\u{fffd}` printed alike).
+#[test]
+fn scan_csv_neutralises_formulas_and_keeps_names_apart() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = common::scratch("scan-csv");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let named = |file: &[u8], name: &[u8]| {
+        let mut b = GgufBuilder::new(Ctx::V3_LE);
+        b.kv("general.architecture", "llama");
+        b.kv(
+            "general.name",
+            gguf_grammar::write::OwnedValue::String(name.to_vec()),
+        );
+        fs::write(dir.join(OsStr::from_bytes(file)), b.build().unwrap()).unwrap();
+    };
+    named(b"a.gguf", b"=HYPERLINK(\"http://evil/\",\"x\")");
+    named(b"b.gguf", b"@SUM(1+1)");
+    named(b"c.gguf", b"caf\xe9");
+    named(b"d.gguf", "caf\u{fffd}".as_bytes());
+    named(format!("e{HOSTILE}.gguf").as_bytes(), b"-2+3");
+    named(b"f\xff.gguf", b"'quoted");
+    named("f\u{fffd}.gguf".as_bytes(), b"+1");
+    let out = common::gguf(&["scan", "--csv", "--profile", "ggml", "."], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", common::text(&out.stderr));
+    assert_safe("csv", &out.stdout);
+    let csv = std::str::from_utf8(&out.stdout).expect("the CSV is UTF-8");
+    let rows: Vec<&str> = csv.lines().collect();
+    assert_eq!(rows.len(), 8, "{csv}");
+    let name = |file: &str| {
+        let row = rows.iter().find(|r| r.starts_with(file)).unwrap();
+        row.split(',').nth(6).unwrap().to_string()
+    };
+    // No cell starts with a formula character; quotes doubled inside a quoted cell.
+    assert_eq!(name("./a.gguf"), "\"'=HYPERLINK(\"\"http://evil/\"\"");
+    assert!(
+        csv.contains(",\"'=HYPERLINK(\"\"http://evil/\"\",\"\"x\"\")\","),
+        "{csv}"
+    );
+    assert_eq!(name("./b.gguf"), "'@SUM(1+1)");
+    assert_eq!(name("./c.gguf"), "caf\\xe9");
+    assert_eq!(name("./d.gguf"), "caf\u{fffd}");
+    assert_eq!(name("./e"), "'-2+3");
+    assert_eq!(name("./f\\xff.gguf"), "''quoted");
+    assert_eq!(name("./f\u{fffd}.gguf"), "'+1");
+    for row in &rows[1..] {
+        for cell in row.split(',') {
+            assert!(!cell.starts_with(['=', '+', '-', '@']), "{cell:?} in {row}");
+        }
+    }
+
+    // JSON Lines: a name or path that is not UTF-8 is its bytes in hex, as `dump --json` shows it.
+    let out = common::gguf(&["scan", "--jsonl", "--profile", "ggml", "."], &dir);
+    let lines: Vec<serde_json::Value> = out
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    let row = |path: serde_json::Value| lines.iter().find(|l| l["path"] == path).unwrap();
+    let path = |p: &str| serde_json::Value::from(p);
+    assert_eq!(
+        row(path("./c.gguf"))["name"],
+        serde_json::json!({"bytes_hex": "636166e9"})
+    );
+    assert_eq!(row(path("./d.gguf"))["name"], "caf\u{fffd}");
+    assert_eq!(row(path("./f\u{fffd}.gguf"))["name"], "+1");
+    let raw = serde_json::json!({"bytes_hex": hex(b"./f\xff.gguf")});
+    assert_eq!(row(raw)["name"], "'quoted");
+
+    // The text rows: escaped, and apart.
+    let out = common::gguf(&["scan", "--profile", "ggml", "."], &dir);
+    let text = common::text(&out.stdout);
+    assert_safe("text", &out.stdout);
+    assert!(text.contains("\"caf\\xe9\""), "{text}");
+    assert!(text.contains("\"caf\u{fffd}\""), "{text}");
+    assert!(text.contains("./f\\xff.gguf "), "{text}");
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Item 19: a type named in a message takes its article: "an int32", "an array of string"
+/// (before the fix: "split.count is a int32", "setting a int32").
+#[test]
+fn types_in_messages_take_their_article() {
+    let dir = common::scratch("articles");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let model = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let m = model.to_str().unwrap();
+    for (args, expected) in [
+        (
+            &[
+                "edit",
+                m,
+                "--set",
+                "general.architecture=i32:5",
+                "-o",
+                "o.gguf",
+            ][..],
+            "general.architecture: holds a string; setting an int32 changes its type",
+        ),
+        (
+            &[
+                "edit",
+                m,
+                "--set",
+                "llama.block_count=[string]:[\"x\"]",
+                "-o",
+                "o.gguf",
+            ],
+            "llama.block_count: holds a uint32; setting an array of string changes its type",
+        ),
+    ] {
+        let (code, _, err) = common::outcome(common::gguf(args, &dir));
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(expected), "{err}");
+    }
+    let shard = "s-00001-of-00002.gguf";
+    let made = common::gguf(
+        &["edit", m, "--set", "split.count=i32:2", "-o", shard],
+        &dir,
+    );
+    assert_eq!(
+        made.status.code(),
+        Some(0),
+        "{}",
+        common::text(&made.stderr)
+    );
+    let (code, _, err) = common::outcome(common::gguf(&["merge", shard, "out.gguf"], &dir));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("split.count is an int32, not a u16"), "{err}");
+}

@@ -52,10 +52,15 @@ enum Order {
 const CHUNK: usize = 1 << 20;
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    if args.output.as_deref() == Some(Path::new("-")) {
-        return Err(Failure::Unreadable(
-            "-o -: convert-endian reads back the file it writes, which standard output cannot be; give a file name".into(),
-        ));
+    if let Some(out) = args
+        .output
+        .as_deref()
+        .filter(|o| crate::input::is_stdout(o))
+    {
+        return Err(Failure::Unreadable(format!(
+            "-o {}: convert-endian reads back the file it writes, which standard output cannot be; give a file name",
+            crate::shown(out)
+        )));
     }
     let target = match args.order {
         Order::Little => Endian::Little,

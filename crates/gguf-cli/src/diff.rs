@@ -66,9 +66,11 @@ pub fn run(args: Args) -> ExitCode {
 }
 
 fn diff_models(args: &Args) -> Result<Diff, Failure> {
+    let data_path = crate::input::data_path;
+    let (a_path, b_path) = (data_path(&args.a)?, data_path(&args.b)?);
     let (a_model, b_model) = (
-        load(&args.a, args.shard_only, args.data).map_err(Failure::Unreadable)?,
-        load(&args.b, args.shard_only, args.data).map_err(Failure::Unreadable)?,
+        load(&a_path, args.shard_only, args.data).map_err(Failure::Unreadable)?,
+        load(&b_path, args.shard_only, args.data).map_err(Failure::Unreadable)?,
     );
     let (a, b) = (parse(&a_model)?, parse(&b_model)?);
     let offsets = a.shards.len() == 1 && b.shards.len() == 1;

@@ -1,7 +1,7 @@
 //! `gguf edit`: set, remove or rename metadata keys, keeping every tensor's bytes.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -92,6 +92,10 @@ impl clap::Args for Edits {
 
 impl FromArgMatches for Edits {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        // `--set-file` reads its file here, before `main` sees the global `--max-header`.
+        if let Ok(Some(&bytes)) = matches.try_get_one::<u64>("max_header") {
+            gguf_tools::source::set_max_header(bytes);
+        }
         let mut edits = Vec::new();
         for name in [SET, SET_FILE, REMOVE, RENAME] {
             let (Some(indices), Some(values)) =
@@ -133,7 +137,7 @@ fn read_value_file(edit: Edit) -> Result<Edit, EditError> {
         path: path.clone(),
         source,
     };
-    let bytes = std::fs::read(&path).map_err(io_err)?;
+    let bytes = crate::input::read_whole(&path).map_err(io_err)?;
     let text = String::from_utf8(bytes)
         .map_err(|_| io_err(io::Error::new(io::ErrorKind::InvalidData, "not UTF-8")))?;
     Ok(Edit::Set { key, ty, text })
@@ -169,13 +173,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     let data_file: File;
     let header: OwnedGguf;
-    let mut bytes = Vec::new();
+    let bytes: Vec<u8>;
     let mut builder = if is_stream {
-        let reading = match source == Path::new("-") {
-            true => io::stdin().lock().read_to_end(&mut bytes),
-            false => File::open(source).and_then(|mut file| file.read_to_end(&mut bytes)),
-        };
-        reading.map_err(|e| unreadable(&e))?;
+        bytes = crate::input::read_whole(source).map_err(|e| unreadable(&e))?;
         let gguf = Gguf::parse(&bytes).map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
         GgufBuilder::from_gguf(&gguf)
     } else {
@@ -198,7 +198,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         WriteError::Io(e) => Failure::Unreadable(format!("output: {e}")),
         e => Failure::Invalid(format!("{shown}: {}; nothing written", escaped(&e))),
     };
-    if args.output.as_deref() == Some(Path::new("-")) {
+    if args.output.as_deref().is_some_and(crate::input::is_stdout) {
         let mut out = io::stdout().lock();
         builder.write_to(&mut out).map_err(|e| match e {
             WriteError::Source(e) => {

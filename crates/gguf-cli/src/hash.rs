@@ -1,6 +1,7 @@
 //! `gguf hash`: per-tensor and whole-model hashes of the tensor data, output byte for byte as
 //! llama.cpp's `llama-gguf-hash` prints it, and `--check` against a manifest of such lines.
 
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::ops::Range;
@@ -64,22 +65,24 @@ pub struct Args {
     file: PathBuf,
 }
 
-/// `TYPE HASH NAME` lines of a manifest, split on whitespace as C++ streams do.
-struct Manifest(Vec<[Vec<u8>; 3]>, Vec<Vec<u8>>);
+/// `TYPE HASH NAME` lines of a manifest, split on whitespace as C++ streams do: the hash of
+/// the first line of each type and name (looked up by both, so checking N tensors against a
+/// manifest of N lines is linear, not N^2), and the types named.
+struct Manifest(HashMap<(Vec<u8>, Vec<u8>), Vec<u8>>, HashSet<Vec<u8>>);
 
 impl Manifest {
-    fn read(path: &PathBuf) -> io::Result<Manifest> {
-        let text = std::fs::read(path)?;
-        let (mut entries, mut types) = (Vec::new(), Vec::new());
+    fn read(path: &std::path::Path) -> io::Result<Manifest> {
+        let text = crate::input::read_whole(path)?;
+        let (mut entries, mut types) = (HashMap::new(), HashSet::new());
         for line in text.split(|&b| b == b'\n') {
             let mut words = line
                 .split(|b| b" \t\r\x0b\x0c".contains(b))
                 .filter(|w| !w.is_empty())
                 .map(<[u8]>::to_vec);
             if let Some(ty) = words.next() {
-                types.push(ty.clone());
+                types.insert(ty.clone());
                 if let (Some(hash), Some(name)) = (words.next(), words.next()) {
-                    entries.push([ty, hash, name]);
+                    entries.entry((ty, name)).or_insert(hash);
                 }
             }
         }
@@ -87,18 +90,15 @@ impl Manifest {
     }
 
     fn has(&self, algorithm: Algorithm) -> bool {
-        self.1.iter().any(|t| t == algorithm.name().as_bytes())
+        self.1.contains(algorithm.name().as_bytes())
     }
 
     /// The first entry of this type and name decides.
     fn verify(&self, ty: &str, hash: &str, name: &str) -> Verdict {
-        match self
-            .0
-            .iter()
-            .find(|e| e[0] == ty.as_bytes() && e[2] == name.as_bytes())
-        {
+        let key = (ty.as_bytes().to_vec(), name.as_bytes().to_vec());
+        match self.0.get(&key) {
             None => Verdict::NotFound,
-            Some(e) if e[1] == hash.as_bytes() => Verdict::Ok,
+            Some(h) if h == hash.as_bytes() => Verdict::Ok,
             Some(_) => Verdict::Mismatch,
         }
     }

@@ -37,6 +37,12 @@ mod tokenize;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The most bytes a header may take, from a file, a stream or a URL, and the most read
+    /// of an input held whole (a manifest, a --set-file value, text to tokenize, mutate's
+    /// file, a streamed edit); default 268435456 (256 MiB). More is refused, exit 2, rather
+    /// than read into memory.
+    #[arg(long, global = true, value_name = "BYTES")]
+    max_header: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -201,7 +207,11 @@ fn parse() -> Cli {
 }
 
 fn main() -> ExitCode {
-    match parse().command {
+    let cli = parse();
+    if let Some(bytes) = cli.max_header {
+        gguf_tools::source::set_max_header(bytes);
+    }
+    match cli.command {
         Command::Dump(args) => Failure::report(dump::run(args)),
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),

@@ -28,6 +28,10 @@ pub struct Args {
     /// standard output). For a shard the page maps that file alone.
     #[arg(long, value_name = "OUT.html", conflicts_with_all = ["json", "from", "to", "path"])]
     html: Option<PathBuf>,
+    /// The largest page --html writes (default 134217728, 128 MiB; at most 536870888, the
+    /// longest text a browser parses): a larger one is refused, exit 2, nothing written.
+    #[arg(long, value_name = "BYTES", requires = "html", default_value_t = map::MAX_PAGE)]
+    max_page: u64,
     /// Only constructs ending after this offset (decimal or 0x hex; in a set, within each
     /// shard).
     #[arg(long, value_name = "OFFSET", value_parser = offset)]
@@ -81,7 +85,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             ),
         };
         let mut page = Vec::new();
-        map::write_html(gguf, file_size, &title, &mut page)
+        map::write_html_within(gguf, file_size, &title, args.max_page, &mut page)
             .map_err(|e| Failure::Unreadable(format!("rendering the page: {e}")))?;
         return write_page(&args.file, out_path, &page);
     }
@@ -163,7 +167,7 @@ fn finish(written: io::Result<()>) -> Result<(), Failure> {
 /// into place, following a link to its target), or to standard output for `-`; refuses to
 /// overwrite the input.
 fn write_page(input: &Path, out: &Path, page: &[u8]) -> Result<(), Failure> {
-    if out.as_os_str() == "-" {
+    if crate::input::is_stdout(out) {
         let mut stdout = io::stdout().lock();
         return finish(stdout.write_all(page).and_then(|()| stdout.flush()));
     }

@@ -50,13 +50,14 @@ fn shown(path: &Path) -> String {
 
 pub fn run(args: Args) -> ExitCode {
     if let (Some(file), Some(output)) = (&args.file, &args.output) {
-        if output.as_os_str() != "-" && gguf_tools::same_file::same_file(file, output) {
+        let input = crate::input::data_path(file).unwrap_or_default();
+        if !crate::input::is_stdout(output) && gguf_tools::same_file::same_file(&input, output) {
             eprintln!("gguf: {}", crate::onto_input(output).message());
             return ExitCode::from(2);
         }
     }
     let bytes = match &args.file {
-        Some(path) => match fs::read(path) {
+        Some(path) => match crate::input::read_whole(path) {
             Ok(bytes) => Some(bytes),
             Err(e) => {
                 eprintln!("gguf: {}: {e}", shown(path));
@@ -70,7 +71,10 @@ pub fn run(args: Args) -> ExitCode {
         (Some(bytes), _, _) if args.list => list_applicable(bytes),
         (Some(bytes), Some(rule), _) => {
             // `-o -` is standard output.
-            let output = args.output.as_deref().filter(|o| o.as_os_str() != "-");
+            let output = args
+                .output
+                .as_deref()
+                .filter(|o| !crate::input::is_stdout(o));
             one(bytes, rule, output)
         }
         (Some(bytes), None, Some(dir)) => {

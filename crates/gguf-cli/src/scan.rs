@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io::{self, BufWriter, IsTerminal, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,13 +41,15 @@ pub struct Args {
 /// One model: a file, or a shard set (its first shard's path and all shards' bytes).
 #[derive(Default)]
 struct Row {
-    path: String,
+    /// The path's bytes, and the name and architecture as stored: text that is not UTF-8
+    /// stays distinguishable from its lossy form in every format.
+    path: Vec<u8>,
     bytes: u64,
     shards: usize,
     version: Option<u32>,
     byte_order: Option<&'static str>,
-    architecture: Option<String>,
-    name: Option<String>,
+    architecture: Option<Vec<u8>>,
+    name: Option<Vec<u8>>,
     size_label: Option<String>,
     parameters: Option<u128>,
     file_type: Option<u64>,
@@ -177,7 +180,7 @@ fn group_shards(paths: Vec<PathBuf>) -> Vec<PathBuf> {
 
 fn row(path: &Path, profile: Profile) -> Row {
     let mut row = Row {
-        path: path.display().to_string(),
+        path: path.as_os_str().as_bytes().to_vec(),
         verdict: "unreadable",
         ..Row::default()
     };
@@ -216,7 +219,7 @@ fn row(path: &Path, profile: Profile) -> Row {
             first_error.get_or_insert_with(|| {
                 format!(
                     "{}: {} {}",
-                    set.shards[shard].path.display(),
+                    terminal(set.shards[shard].path.as_os_str().as_bytes()),
                     d.path,
                     d.message
                 )
@@ -245,8 +248,12 @@ fn describe(gguf: &Gguf<'_>, row: &mut Row) {
     let s = Summary::of(gguf);
     row.version = Some(gguf.version().number());
     row.byte_order = Some(gguf.endian().name());
-    row.architecture = s.hparams.architecture.map(str::to_string);
-    row.name = s.name.map(str::to_string);
+    let stored = |key| match gguf.get(key) {
+        Some(gguf_grammar::Value::String(text)) => Some(text.as_bytes().to_vec()),
+        _ => None,
+    };
+    row.architecture = stored("general.architecture");
+    row.name = stored("general.name");
     row.size_label = s
         .size_label
         .map(str::to_string)
@@ -263,32 +270,33 @@ fn describe(gguf: &Gguf<'_>, row: &mut Row) {
     row.context_length = s.hparams.context_length;
 }
 
-/// The row's fields in [`COLUMNS`] order, as text (`None` when unknown).
-fn fields(r: &Row) -> [Option<String>; 15] {
-    let n = |v: Option<u64>| v.map(|v| v.to_string());
+/// The row's fields in [`COLUMNS`] order, as bytes (`None` when unknown).
+fn fields(r: &Row) -> [Option<Vec<u8>>; 15] {
+    let n = |v: Option<u64>| v.map(|v| v.to_string().into_bytes());
+    let text = |v: Option<&str>| v.map(|v| v.as_bytes().to_vec());
     [
         Some(r.path.clone()),
-        Some(r.bytes.to_string()),
-        Some(r.shards.to_string()),
+        n(Some(r.bytes)),
+        n(Some(r.shards as u64)),
         n(r.version.map(u64::from)),
-        r.byte_order.map(str::to_string),
+        text(r.byte_order),
         r.architecture.clone(),
         r.name.clone(),
-        r.size_label.clone(),
-        r.parameters.map(|p| p.to_string()),
+        text(r.size_label.as_deref()),
+        r.parameters.map(|p| p.to_string().into_bytes()),
         n(r.file_type),
-        r.quantization.clone(),
+        text(r.quantization.as_deref()),
         n(r.tensors.map(|t| t as u64)),
         n(r.context_length),
-        Some(r.verdict.to_string()),
-        r.error.clone(),
+        text(Some(r.verdict)),
+        text(r.error.as_deref()),
     ]
 }
 
 fn write_text(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
     for r in rows {
         let f = fields(r);
-        let show = |i: usize| terminal(f[i].as_deref().unwrap_or("-").as_bytes()).into_owned();
+        let show = |i: usize| terminal(f[i].as_deref().unwrap_or(b"-")).into_owned();
         writeln!(
             out,
             "{}  {} bytes{}  v{} {}  {} \"{}\" {} {} params  {} tensors ({})  ctx {}  {}{}",
@@ -322,18 +330,29 @@ fn write_csv(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
     for r in rows {
         let cells: Vec<String> = fields(r)
             .iter()
-            .map(|f| {
-                let f = f.as_deref().unwrap_or("");
-                if f.contains([',', '"', '\n', '\r']) {
-                    format!("\"{}\"", f.replace('"', "\"\""))
-                } else {
-                    f.to_string()
-                }
-            })
+            .map(|f| csv_cell(f.as_deref().unwrap_or(b"")))
             .collect();
         writeln!(out, "{}", cells.join(","))?;
     }
     Ok(())
+}
+
+/// A CSV cell of `bytes`: escaped as for the terminal (control and bidi characters, a
+/// backslash, bytes that are not UTF-8), so that a cell is one line and two different names
+/// never print alike; a cell that a spreadsheet would run as a formula (starting with `=`,
+/// `+`, `-`, `@`, as OWASP's "CSV Injection" lists them) or that starts with `'` gets a `'`
+/// in front, which the spreadsheet hides and a reader strips (one, so nothing is ambiguous);
+/// quoted when it holds `,` or `"`.
+fn csv_cell(bytes: &[u8]) -> String {
+    let text = terminal(bytes);
+    let text = match text.starts_with(['=', '+', '-', '@', '\'']) {
+        true => format!("'{text}"),
+        false => text.into_owned(),
+    };
+    match text.contains([',', '"']) {
+        true => format!("\"{}\"", text.replace('"', "\"\"")),
+        false => text,
+    }
 }
 
 fn write_json(r: &Row, out: &mut impl Write) -> io::Result<()> {
@@ -343,8 +362,8 @@ fn write_json(r: &Row, out: &mut impl Write) -> io::Result<()> {
         write!(out, "{}\"{column}\": ", if i == 0 { "" } else { ", " })?;
         match value {
             None => out.write_all(b"null")?,
-            Some(v) if numeric.contains(&i) => out.write_all(v.as_bytes())?,
-            Some(v) => json::string(GgufStr(v.as_bytes()), out)?,
+            Some(v) if numeric.contains(&i) => out.write_all(&v)?,
+            Some(v) => json::string(GgufStr(&v), out)?,
         }
     }
     out.write_all(b"}\n")

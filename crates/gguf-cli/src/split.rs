@@ -58,7 +58,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
         limit,
         no_tensor_first_split: args.no_tensor_first_split,
     };
-    let shards = split(&args.input, &args.out_prefix, &options).map_err(failure)?;
+    let input = crate::input::data_path(&args.input)?;
+    let shards = split(&input, &args.out_prefix, &options).map_err(failure)?;
     for shard in shards {
         println!("{}", terminal(shard.as_os_str().as_encoded_bytes()));
     }

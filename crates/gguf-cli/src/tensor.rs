@@ -170,6 +170,8 @@ fn parse_rows(text: &str) -> Result<Range<u64>, String> {
 
 pub fn run(args: Args) -> Result<(), Failure> {
     let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
+    // Before the header is read, which moves standard input's offset.
+    let input = crate::input::data_path(&args.file)?;
     let (file, header, file_len) = crate::input::with_data(&args.file)?;
     let gguf = header.gguf();
     let name = terminal(args.name.as_bytes()).into_owned();
@@ -261,10 +263,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Ok(())
     };
     // `-o -` is standard output.
-    let output = args.output.as_ref().filter(|dest| dest.as_os_str() != "-");
+    let output = args
+        .output
+        .as_ref()
+        .filter(|dest| !crate::input::is_stdout(dest));
     let written = match output {
         Some(dest) => {
-            if gguf_tools::same_file::same_file(&args.file, dest) {
+            if gguf_tools::same_file::same_file(&input, dest) {
                 return Err(crate::onto_input(dest));
             }
             let dest = std::fs::canonicalize(dest).unwrap_or_else(|_| dest.clone());

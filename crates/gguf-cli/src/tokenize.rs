@@ -1,7 +1,7 @@
 //! `gguf tokenize` and `gguf detokenize`: text to token ids and back with the file's own
 //! vocabulary, as llama.cpp 0.3.16 does (crate `gguf-tokenizer`).
 
-use std::io::{self, IsTerminal, Read, Write};
+use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use gguf_grammar::escape::terminal;
@@ -125,14 +125,11 @@ fn strtol2(x: &[u8]) -> Option<u8> {
 pub fn run(args: Args) -> Result<(), Failure> {
     let tok = load(&args.model)?;
     let raw = if let Some(path) = &args.file {
-        std::fs::read(path)
+        crate::input::read_whole(path)
             .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?
     } else if args.stdin {
-        let mut buf = Vec::new();
-        io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Failure::Unreadable(format!("standard input: {e}")))?;
-        buf
+        crate::input::read_whole(Path::new("-"))
+            .map_err(|e| Failure::Unreadable(format!("standard input: {e}")))?
     } else {
         match &args.text {
             Some(t) => t.as_bytes().to_vec(),

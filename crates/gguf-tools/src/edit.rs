@@ -75,7 +75,11 @@ pub enum EditError {
     #[error("{0}: the key exists already")]
     KeyExists(String),
     /// A set whose type differs from the existing key's.
-    #[error("{key}: holds a {from}; setting a {to} changes its type (allow with --force-type)")]
+    #[error(
+        "{key}: holds {}; setting {} changes its type (allow with --force-type)",
+        a(from),
+        a(to)
+    )]
     TypeChange {
         /// The key.
         key: String,
@@ -163,6 +167,15 @@ pub enum CheckError {
 
 /// The type names accepted in `KEY=TYPE:VALUE`; `[TYPE]` is an array of them.
 pub const TYPES: &str = "u8 i8 u16 i16 u32 i32 u64 i64 f32 f64 bool string";
+
+/// `thing` after its indefinite article: "a uint32", "an int32", "an array of string".
+pub(crate) fn a(thing: &impl std::fmt::Display) -> String {
+    let thing = thing.to_string();
+    match thing.starts_with(['a', 'e', 'i', 'o']) {
+        true => format!("an {thing}"),
+        false => format!("a {thing}"),
+    }
+}
 
 /// The type a `--set` writes: a scalar, or an array of scalars (given as a JSON array).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -98,9 +98,13 @@ impl ShardFile {
         }
         let file = File::open(path)?;
         let len = file.metadata()?.len();
-        let header = match gguf_grammar::stream::read_file_header(&file, len) {
+        let limit = crate::source::max_header();
+        let header = match gguf_grammar::stream::read_file_header(
+            io::Read::take(&file, limit),
+            len.min(limit),
+        ) {
             Ok(owned) => Ok(owned),
-            Err(ReadError::Parse(e)) => Err(e),
+            Err(ReadError::Parse(e)) => Err(crate::source::limited(e, limit, Some(len), 0)?),
             Err(ReadError::Io(e)) => return Err(e),
         };
         Ok(ShardFile { file, len, header })
@@ -366,7 +370,7 @@ pub fn accepts_set(diagnostics: &[Diagnostic]) -> bool {
 fn shown(value: Value<'_>) -> String {
     match summary::count(value) {
         Some(n) => n.to_string(),
-        None => format!("a {}", value.value_type()),
+        None => crate::edit::a(&value.value_type()),
     }
 }
 

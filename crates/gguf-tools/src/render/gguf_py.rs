@@ -257,7 +257,7 @@ fn not_utf8(s: GgufStr<'_>, valid_up_to: usize) -> io::Error {
         io::ErrorKind::InvalidData,
         format!(
             "\"{}\" is not UTF-8 (at byte {valid_up_to}): gguf-py cannot decode it",
-            s.lossy()
+            gguf_grammar::escape::terminal(s.as_bytes())
         ),
     )
 }

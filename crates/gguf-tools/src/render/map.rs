@@ -669,6 +669,38 @@ pub fn write_html(
     title: &str,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    write_html_within(gguf, file_size, title, MAX_PAGE, out)
+}
+
+/// The most bytes [`write_html`] writes: 128 MiB. Real headers give pages of 1.5 to 5 times
+/// their size (the Llama 3 vocabulary's 7.8 MB header: an 11.7 MB page), but a crafted 4 MB
+/// header gave 211 MB and a million tensor infos 566 MB, more than a browser can open.
+pub const MAX_PAGE: u64 = 128 << 20;
+
+/// The most any page may take, whatever limit is asked for: V8's longest string (2^29 - 24
+/// UTF-16 units), which the page's data must fit in to be parsed (Chromium shows nothing,
+/// "Unexpected end of JSON input", for longer).
+pub const BROWSER_MAX_PAGE: u64 = (1 << 29) - 24;
+
+/// The error of a page that would be larger than `limit` bytes.
+fn page_too_large(limit: u64) -> io::Error {
+    io::Error::other(format!(
+        "the page would be larger than {limit} bytes (raise the limit with --max-page BYTES, at \
+         most {BROWSER_MAX_PAGE}, the longest text a browser parses; `gguf map --json` has no limit)"
+    ))
+}
+
+/// [`write_html`] with a size limit of `limit` bytes (at most [`BROWSER_MAX_PAGE`]): a page
+/// that would be larger is an error before anything is written, its data never built past
+/// the limit.
+pub fn write_html_within(
+    gguf: &Gguf<'_>,
+    file_size: u64,
+    title: &str,
+    limit: u64,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    let limit = limit.min(BROWSER_MAX_PAGE);
     let (head, rest) = HTML_TEMPLATE
         .split_once("/*DATA*/")
         .expect("the template has a data marker");
@@ -677,7 +709,19 @@ pub fn write_html(
         .expect("the template has a viewer marker");
     out.write_all(head.as_bytes())?;
     let mut data = Vec::new();
-    html_data(gguf, file_size, title, &mut data)?;
+    html_data(gguf, file_size, title, limit, &mut data)?;
+    let escapes = data.iter().filter(|&&b| b == b'<').count();
+    let page = [
+        head.len(),
+        data.len(),
+        5 * escapes,
+        middle.len(),
+        VIEW_JS.len(),
+        tail.len(),
+    ];
+    if page.iter().sum::<usize>() as u64 > limit {
+        return Err(page_too_large(limit));
+    }
     // Inside <script>, `<` could open `</script>`: JSON allows it escaped.
     let mut from = 0;
     for (i, &b) in data.iter().enumerate() {
@@ -695,7 +739,13 @@ pub fn write_html(
 
 /// The page's data: `{"title", "file_size", "count_width", "little", "bytes": base64,
 /// "rows": [[offset, length, depth, kind, path, value, count, lens?], ...]}`.
-fn html_data(gguf: &Gguf<'_>, file_size: u64, title: &str, out: &mut Vec<u8>) -> io::Result<()> {
+fn html_data(
+    gguf: &Gguf<'_>,
+    file_size: u64,
+    title: &str,
+    limit: u64,
+    out: &mut Vec<u8>,
+) -> io::Result<()> {
     out.extend_from_slice(b"{\"title\": ");
     json::string(GgufStr(title.as_bytes()), out)?;
     write!(
@@ -713,6 +763,9 @@ fn html_data(gguf: &Gguf<'_>, file_size: u64, title: &str, out: &mut Vec<u8>) ->
     // array's row (it comes before them) when the array ends.
     let mut open: Option<OpenArray> = None;
     rows(gguf, file_size, |row| -> io::Result<()> {
+        if out.len() as u64 > limit {
+            return Err(page_too_large(limit));
+        }
         if let Some(array) = &mut open {
             if row.depth == array.depth + 1 && row.kind == "string" && row.path.ends_with(']') {
                 array.lens.push(row.len);

@@ -223,7 +223,10 @@ pub fn merge(first: &Path, output: &Path) -> Result<u64, SplitError> {
         Some(other) => {
             return Err(refused(
                 first,
-                format!("split.count is a {}, not a u16", other.value_type()),
+                format!(
+                    "split.count is {}, not a u16",
+                    crate::edit::a(&other.value_type())
+                ),
             ))
         }
         None => return Err(refused(first, "no split.count: not a shard".into())),

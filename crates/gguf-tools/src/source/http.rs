@@ -108,7 +108,7 @@ pub struct Remote {
     pub requests: u64,
     /// Body bytes received.
     pub bytes: u64,
-    /// The largest header fetched (default 256 MiB).
+    /// The largest header fetched (default [`super::max_header`], 256 MiB unless set).
     pub max_header: u64,
 }
 
@@ -137,7 +137,7 @@ impl Remote {
             size: None,
             requests: 0,
             bytes: 0,
-            max_header: 256 << 20,
+            max_header: super::max_header(),
         })
     }
 
@@ -241,6 +241,29 @@ impl Remote {
                 "asked for bytes {start}-{end}, got {}-{}",
                 range.0, range.1
             )));
+        }
+        match (range.2, self.size) {
+            (Some(total), _) if total <= range.1 => {
+                return Err(http(format!(
+                    "Content-Range bytes {}-{}/{total}: a total smaller than the bytes sent",
+                    range.0, range.1
+                )))
+            }
+            (Some(total), Some(size)) if total != size => {
+                return Err(http(format!(
+                    "the file's size changed from {size} to {total} bytes between requests"
+                )))
+            }
+            // Fewer bytes than asked of a file said to hold more: a transfer cut short, not
+            // the end of the file.
+            (Some(total), _) if range.1 < end && range.1 + 1 < total => {
+                return Err(http(format!(
+                    "asked for bytes {start}-{end} of a {total}-byte file, the server sent \
+                     {}-{} only",
+                    range.0, range.1
+                )))
+            }
+            _ => {}
         }
         self.size = range.2.or(self.size);
         let expected = range.1 - range.0 + 1;

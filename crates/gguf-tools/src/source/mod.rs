@@ -35,6 +35,7 @@ use std::fs::File;
 use std::io::{self, Read, Seek};
 use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use gguf_grammar::error::ReadError;
 use gguf_grammar::stream::{read_file_header, read_header};
@@ -43,10 +44,69 @@ use gguf_grammar::OwnedGguf;
 #[cfg(feature = "remote")]
 pub mod http;
 
-/// The most a header read from a stream may take (1 GiB): real headers are at most tens of
-/// megabytes (a 256k-token vocabulary), and a stream has no length to bound a hostile count
-/// by. A regular file's header is bounded by the file.
-pub const MAX_STREAMED_HEADER: u64 = 1 << 30;
+/// The most a header may take by default, from any source (a regular file, a stream, a URL):
+/// 256 MiB. Real headers are at most tens of megabytes (a 256k-token vocabulary), and a
+/// hostile length cannot be told from a large header before it is read, so without a limit a
+/// 4 KiB sparse file claiming a 3 GB string would cost 3 GB of memory. Raise it per process
+/// with [`set_max_header`] (`gguf --max-header BYTES`).
+pub const MAX_HEADER: u64 = 256 << 20;
+
+static LIMIT: AtomicU64 = AtomicU64::new(MAX_HEADER);
+
+/// Sets the most a header may take in this process, from every source ([`Source`],
+/// [`crate::set::ShardFile`], remote reads); [`MAX_HEADER`] unless set.
+pub fn set_max_header(bytes: u64) {
+    LIMIT.store(bytes, Ordering::Relaxed);
+}
+
+/// The most a header may take in this process (see [`set_max_header`]).
+pub fn max_header() -> u64 {
+    LIMIT.load(Ordering::Relaxed)
+}
+
+/// What a parse `e` of at most the first `limit` bytes of an input means: of a stream (`len`
+/// `None`, `read` bytes read), a header larger than the limit when `read` reached it; of a
+/// regular file `len` bytes long, a header larger than the limit when the file is longer and
+/// could hold the rest of it, else the file's own error, its figures (bytes left, bytes
+/// needed) counted to the end of the file rather than to the limit.
+pub fn limited(
+    mut e: gguf_grammar::Error,
+    limit: u64,
+    len: Option<u64>,
+    read: u64,
+) -> Result<gguf_grammar::Error, io::Error> {
+    let Some(needed) = e.kind.bytes_needed() else {
+        return Ok(e);
+    };
+    let beyond = match len {
+        None if read >= limit => 0,
+        Some(len) if len > limit => len - limit,
+        _ => return Ok(e),
+    };
+    if needed > beyond {
+        use gguf_grammar::ErrorKind;
+        if let ErrorKind::Truncated { needed, .. } | ErrorKind::LengthPastEnd { needed, .. } =
+            &mut e.kind
+        {
+            *needed -= beyond;
+        }
+        if let ErrorKind::LengthPastEnd { available, .. } = &mut e.kind {
+            *available += beyond;
+        }
+        if len.is_some() {
+            return Ok(e);
+        }
+    }
+    let at = match e.path.to_string() {
+        path if path.is_empty() => String::new(),
+        path => format!("{path}: "),
+    };
+    Err(io::Error::other(format!(
+        "offset {:#x} ({}): {at}the header is larger than {limit} bytes, the most read into \
+         memory (raise it with --max-header BYTES)",
+        e.offset, e.offset
+    )))
+}
 
 /// Why a source could not give a header.
 #[derive(Debug, thiserror::Error)]
@@ -130,9 +190,9 @@ impl Source {
     }
 
     /// Reads the header and parses it, once; returns it (owning the header's bytes, see
-    /// [`OwnedGguf::bytes`]) with the length of the whole input. For a stream, the header may
-    /// take at most [`MAX_STREAMED_HEADER`] bytes, and the rest of the input is read (and
-    /// dropped) to learn its length, so a stream that never ends never returns, as with
+    /// [`OwnedGguf::bytes`]) with the length of the whole input. The header may take at most
+    /// [`max_header`] bytes. Of a stream, the rest of the input is read (and dropped) to
+    /// learn its length, so a stream that never ends never returns, as with
     /// `wc -c`.
     pub fn read_header(&mut self) -> Result<(OwnedGguf, u64), SourceError> {
         let io_err = |path: &Path| {
@@ -143,18 +203,27 @@ impl Source {
             ReadError::Io(e) => io_err(&self.path)(e),
             ReadError::Parse(e) => e.into(),
         };
+        let limit = max_header();
+        let cut = |e: ReadError, read: u64| match e {
+            ReadError::Parse(e) => match limited(e, limit, self.len, read) {
+                Ok(e) => e.into(),
+                Err(too_large) => io_err(&self.path)(too_large),
+            },
+            e => read_error(e),
+        };
         if let Some(len) = self.len {
             // Straight from the file: a wrapper would hide its `read_buf`, and `read_to_end`
             // would zero the buffer before each read.
-            let header = read_file_header(&mut self.reader, len).map_err(read_error)?;
+            let header = read_file_header((&mut self.reader).take(limit), len.min(limit))
+                .map_err(|e| cut(e, 0))?;
             return Ok((header, len));
         }
         let mut counted = Counting {
             inner: &mut self.reader,
             read: 0,
         };
-        let header =
-            read_header((&mut counted).take(MAX_STREAMED_HEADER), None).map_err(read_error)?;
+        let header = read_header((&mut counted).take(limit), None);
+        let header = header.map_err(|e| cut(e, counted.read))?;
         let rest = io::copy(&mut counted.inner, &mut io::sink()).map_err(io_err(&self.path))?;
         Ok((header, counted.read + rest))
     }

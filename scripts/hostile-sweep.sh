@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The hostile sweep (issue 25): every command of `gguf` over hostile inputs, each run under an
+# address-space limit (RLIMIT_AS, as prlimit sets it: 1 GiB) and a time limit (timeout, 20 s). It fails when a run
+#   - exits with anything but 0, 1 or 2 (for `hash`, also its documented 3-5), or is killed,
+#     times out, panics or runs out of memory;
+#   - prints a raw control character (C0 but tab/newline, DEL, C1) on stderr or on a text
+#     stdout, or a raw bidi control or line separator on either outside JSON;
+#   - touches a file outside its own output folder.
+# The inputs: crafted files (empty, /dev/zero and a link to it, a directory, a link loop, a 3 GB
+# sparse string, counts of 2^62, nesting 300 deep, shard names claiming 2^64-1 and 99999
+# shards, hostile names and texts, big-endian, v1, a page-amplifying array, a tensor past the
+# end) and 6 `gguf mutate` variants of the minimal llama; with --all-mutations, all 39 (CI
+# runs the default). Uses target/debug/gguf (or $GGUF_BIN) as built by `cargo test`; runs in
+# parallel on every core. Usage: bash scripts/hostile-sweep.sh [--all-mutations]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+gguf="$(realpath "${GGUF_BIN:-target/debug/gguf}")"
+[[ -x "$gguf" ]] || { echo "hostile-sweep: $gguf is not built (cargo build -p gguf-cli)" >&2; exit 1; }
+root="$PWD"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+inputs="$work/inputs"
+mkdir -p "$inputs" "$work/runs"
+
+# The crafted files.
+cp tests/conformance/cases/minimal-llama.gguf "$inputs/minimal.gguf"
+mkdir "$work/mutations"
+"$gguf" mutate "$inputs/minimal.gguf" --all "$work/mutations" >/dev/null 2>&1
+if [[ "${1:-}" == --all-mutations ]]; then
+    mv "$work/mutations"/*.gguf "$inputs/"
+else
+    for rule in truncate-first-kv duplicate-key string-length-past-end tensor-past-eof \
+        unknown-ggml-type alignment-0; do
+        mv "$work/mutations/minimal.$rule.gguf" "$inputs/"
+    done
+fi
+"$gguf" convert-endian "$inputs/minimal.gguf" big -o "$inputs/big-endian.gguf"
+python3 - "$inputs" <<'PY'
+import os, struct, sys
+d = sys.argv[1]
+def s(b): return struct.pack('<Q', len(b)) + b
+def header(kvs=b'', n_kv=0, tensors=b'', n_t=0): return b'GGUF' + struct.pack('<IQQ', 3, n_t, n_kv) + tensors + kvs
+def kv_str(k, v): return s(k) + struct.pack('<I', 8) + s(v)
+def write(name, data, size=None):
+    with open(os.path.join(d, name), 'wb') as f:
+        f.write(data)
+        if size: f.truncate(size)
+write('empty.gguf', b'')
+write('sparse-string.gguf', header(s(b'general.name') + struct.pack('<I', 8) + struct.pack('<Q', 3_000_000_000), 1), 3_000_100_000)
+write('kv-count-huge.gguf', header(b'', 1 << 62))
+write('tensor-count-huge.gguf', header(b'', 0, b'', 1 << 62))
+write('array-huge.gguf', header(s(b'a') + struct.pack('<IIQ', 9, 0, 1 << 62), 1))
+deep = s(b'deep') + struct.pack('<I', 9) + struct.pack('<IQ', 9, 1) * 300 + struct.pack('<IQ', 0, 0)
+write('nested-300.gguf', header(deep, 1))
+hostile = '\x1b]0;pwned\x07\x1b[2J\r\u009b31m\u202e\u2066\u2028'.encode()
+write('hostile-text.gguf', header(kv_str(b'general.architecture', b'llama' + hostile) + kv_str(b'general.name', b'=HYPERLINK("http://evil/")' + hostile) + kv_str(b'evil.' + hostile, b'\xff\xfe' + hostile), 3))
+write(b'name-\x1b[31m\xff.gguf'.decode('utf-8', 'surrogateescape'), header(kv_str(b'general.name', b'x'), 1))
+write('m-00001-of-18446744073709551615.gguf', header(kv_str(b'general.name', b'x'), 1))
+write('q-00001-of-99999.gguf', header(kv_str(b'general.name', b'x') + s(b'split.count') + struct.pack('<IH', 2, 65535), 2))
+n = 50_000
+write('alternating.gguf', header(s(b'a') + struct.pack('<IIQ', 9, 0, n) + bytes(i & 1 for i in range(n)), 1))
+# A tensor claiming 2^40 f32 values, its data past the end of the file.
+t = s(b'big') + struct.pack('<I', 1) + struct.pack('<Q', 1 << 40) + struct.pack('<IQ', 0, 0)
+write('tensor-past-eof.gguf', header(kv_str(b'general.architecture', b'llama'), 1, t, 1))
+v1 = b'GGUF' + struct.pack('<III', 1, 0, 1) + struct.pack('<I', 1) + b'k' + struct.pack('<I', 4) + struct.pack('<I', 7)
+write('v1.gguf', v1)
+PY
+ln -s /dev/zero "$inputs/zero-link.gguf"
+ln -s loop-b.gguf "$inputs/loop-a.gguf"
+ln -s loop-a.gguf "$inputs/loop-b.gguf"
+mkdir "$inputs/folder.gguf"
+
+# The commands; IN is the input, OUT a path in the run's own folder.
+commands=(
+    "dump IN" "dump --json IN" "dump --summary IN" "dump --format gguf-py IN"
+    "check IN" "check --json IN" "check --schema --profile llama.cpp IN"
+    "map IN" "map --json IN" "map IN --html OUT/page.html"
+    "snapshot IN" "mutate --list IN" "mutate IN --rule duplicate-key -o OUT/m.gguf"
+    "hash --all IN" "stats IN" "tensor IN output_norm.weight" "fit IN"
+    "tokenize IN hello" "detokenize IN 1 2 3" "diff IN $inputs/minimal.gguf" "scan IN"
+    "edit IN --set general.name=string:x -o OUT/e.gguf" "convert-endian IN big -o OUT/c.gguf"
+    "split --split-max-tensors 1 IN OUT/s" "merge IN OUT/merged.gguf"
+)
+files=("$inputs"/* /dev/zero)
+
+# One run: job number, command, input. Writes a line to its folder's `failure` on a failure.
+run_one() {
+    local n="$1" command="$2" input="$3" dir="$work/runs/$1"
+    mkdir -p "$dir/out"
+    local -a words args
+    read -r -a words <<<"$command"
+    local word
+    for word in "${words[@]}"; do
+        if [[ "$word" == IN ]]; then args+=("$input"); else args+=("${word//OUT/$dir/out}"); fi
+    done
+    local line="${args[*]}"
+    local code=0
+    # `ulimit -v` is prlimit's RLIMIT_AS without one more process per run.
+    (cd "$dir/out" && ulimit -v $((1024 << 10)) && exec timeout 20 "$gguf" $max_header_flag "${args[@]}" \
+        </dev/null >"$dir/stdout" 2>"$dir/stderr") || code=$?
+    local why=""
+    case "$code" in
+        0 | 1 | 2) ;;
+        3 | 4 | 5) [[ "$command" == hash* ]] || why="exit $code" ;;
+        124) why="timed out" ;;
+        *) why="exit $code" ;;
+    esac
+    grep -q "panicked" "$dir/stderr" && why="$why panicked"
+    # Memory the limit refused, even when the command reports it and exits 2.
+    grep -qiE "out of memory|memory allocation of" "$dir/stderr" && why="$why out-of-memory"
+    # C0 but tab and newline, DEL, C1 (as UTF-8); then bidi controls and separators.
+    local controls=$'[\x01-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]' bidi=$'\xe2\x80[\xa8-\xae]|\xe2\x81[\xa6-\xa9]|\xd8\x9c|\xe2\x80[\x8e\x8f]'
+    LC_ALL=C grep -qaE "$controls|$bidi" "$dir/stderr" && why="$why raw-control-on-stderr"
+    case "$command" in
+        *--json* | *"-o OUT"* | *--html* | "dump --format"*) ;;
+        "tensor"*) ;;
+        *) LC_ALL=C grep -qaE "$controls|$bidi" "$dir/stdout" && why="$why raw-control-on-stdout" ;;
+    esac
+    # JSON escapes C0 and DEL; C1 and bidi characters are valid JSON as they are.
+    if [[ "$command" == *--json* ]]; then
+        LC_ALL=C grep -qaE $'[\x01-\x08\x0b-\x1f\x7f]' "$dir/stdout" && why="$why raw-control-in-json"
+    fi
+    if [[ -n "$why" ]]; then
+        printf '%s: gguf %s\n  %s\n' "$why" "$line" "$(head -c 300 "$dir/stderr" | LC_ALL=C tr -c '[:print:]\n' '?')" >"$dir/failure"
+    fi
+    rm -f "$dir/stdout"
+}
+export -f run_one
+export gguf work
+
+# A 16 MiB header cap keeps the runs cheap (the 256 MiB default is tested in
+# tests/hostile_bounds.rs); a binary from before the flag runs without it.
+max_header=()
+"$gguf" --help | grep -q -- --max-header && max_header=(--max-header 16777216)
+export max_header_flag="${max_header[*]}"
+
+touch "$work/stamp"
+# Inputs identified by size and modification time (the sparse file is not read through).
+sums_before="$(find "$inputs" -printf '%p %s %T@\n' | sort)"
+start=$(date +%s%N)
+n=$((${#commands[@]} * ${#files[@]}))
+for command in "${commands[@]}"; do
+    for f in "${files[@]}"; do
+        printf '%s\0%s\0%s\0' "$((i = ${i:-0} + 1))" "$command" "$f"
+    done
+done | xargs -0 -n 3 -P "$(nproc)" bash -c 'run_one "$@"' _
+elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+
+failures=0
+for f in "$work"/runs/*/failure; do
+    [[ -e "$f" ]] || continue
+    cat "$f" >&2
+    failures=$((failures + 1))
+done
+# Nothing written outside the runs' own folders; the inputs unchanged.
+touched="$(find "$work" "$root/tests" -newer "$work/stamp" -not -path "$work/runs/*" -not -path "$work/runs" -type f 2>/dev/null || true)"
+if [[ -n "$touched" ]]; then
+    echo "hostile-sweep: written outside the output folders:" >&2
+    echo "$touched" >&2
+    failures=$((failures + 1))
+fi
+sums_after="$(find "$inputs" -printf '%p %s %T@\n' | sort)"
+if [[ "$sums_before" != "$sums_after" ]]; then
+    echo "hostile-sweep: an input changed" >&2
+    failures=$((failures + 1))
+fi
+printf 'hostile-sweep: %d runs (%d commands x %d inputs) in %d.%03d s, %d failed\n' \
+    "$n" "${#commands[@]}" "${#files[@]}" $((elapsed_ms / 1000)) $((elapsed_ms % 1000)) "$failures" >&2
+[[ "$failures" == 0 ]]
