@@ -52,6 +52,7 @@ fn json_arg(what: &str, text: Option<&str>) -> PyResult<Option<serde_json::Value
 /// further variables, special tokens among them), as transformers' `apply_chat_template(
 /// tokenize=False)` renders it; `now` (`YYYY-MM-DDTHH:MM:SS`) is what `strftime_now` sees.
 #[pyfunction]
+#[allow(clippy::too_many_arguments)]
 #[pyo3(signature = (source, messages, add_generation_prompt, tools = None, documents = None, variables = None, now = None))]
 pub fn render_template(
     py: Python<'_>,
