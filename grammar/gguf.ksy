@@ -161,6 +161,15 @@ types:
               cases:
                 1: u4
                 _: u8
+            valid:
+              max: _io.size - _io.pos
+            doc: |
+              At most the bytes left in the stream, checked before `data` is read. Without this
+              check a runtime that narrows sizes fails silently: kaitai-struct 0.11's JavaScript
+              `mapUint8Array` does `length |= 0`, so a length of 2^32+5 read 5 bytes (and the
+              file parsed as valid) and 3*10^9 threw "Invalid typed array length". With it, no
+              length of a stream under 2 GiB reaches the narrowing; a reader of larger streams in
+              JavaScript needs a runtime without it (web/inspector.html's build removes it).
           - id: data
             size: len
         instances:

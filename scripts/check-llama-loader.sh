@@ -51,6 +51,19 @@ for f in "$work"/fixtures/minimal-llama.gguf "$work"/fixtures/llama3-tiny.gguf; 
     done
 done
 
+# Each tiny model broken one model-level rule at a time (the container rules are covered by
+# the two fixtures above).
+model_rules='block-count-0|tensor-missing|tensor-shape|key-missing|key-type|heads-not-dividing|kv-heads-not-dividing|architecture-unknown|byte-tokens-missing|special-token-past-vocab|tokenizer-pre-unknown'
+for f in "$work"/archs/*.gguf; do
+    name="$(basename "$f" .gguf)"
+    "$GGUF_BIN" mutate "$f" --all "$work/mutations/$name" >/dev/null 2>&1
+    for m in "$work/mutations/$name"/*.gguf; do
+        if [[ "$(basename "$m")" =~ \.($model_rules)\.gguf$ ]]; then
+            cases+=("mutations/$(basename "$m")=$m")
+        fi
+    done
+done
+
 paths=()
 for c in "${cases[@]}"; do
     paths+=("${c#*=}")

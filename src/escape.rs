@@ -7,8 +7,9 @@ use std::borrow::Cow;
 use std::fmt::{self, Write as _};
 
 /// `bytes` made safe to print on a terminal: valid UTF-8 passes through except control
-/// characters (C0 but for none, DEL, C1), and the bidirectional formatting characters
-/// (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069), which become `\u{..}` escapes
+/// characters (C0 but for none, DEL, C1), the line and paragraph separators (U+2028, U+2029)
+/// and the bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A–U+202E,
+/// U+2066–U+2069), which become `\u{..}` escapes
 /// (`\n`, `\r`, `\t`, `\e` for the common ones); a backslash becomes `\\` so that an escape
 /// cannot be forged; bytes that are not UTF-8 become `\xNN`. Borrows when nothing needs
 /// escaping.
@@ -26,6 +27,33 @@ pub fn terminal(bytes: &[u8]) -> Cow<'_, str> {
         Ok(text) if !text.chars().any(needs_escape) => Cow::Borrowed(text),
         _ => Cow::Owned(Terminal(bytes).to_string()),
     }
+}
+
+/// `text` with its control, separator and bidi characters escaped as [`terminal`] escapes
+/// them, but its backslashes kept: for a message that already holds escaped parts (a key
+/// name shown by [`terminal`]), which escaping again would double (`\\x00`). Text escaped
+/// by [`terminal`] passes unchanged.
+///
+/// ```
+/// use gguf_grammar::escape::{controls, terminal};
+///
+/// let name = terminal(b"a\x00b\x1b");
+/// assert_eq!(controls(&format!("key {name}: bad")), "key a\\u{0}b\\e: bad");
+/// assert_eq!(controls("raw\u{202e}"), "raw\\u{202e}");
+/// ```
+pub fn controls(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c != '\\' && needs_escape(c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push('\\'),
+            c if needs_escape(c) => out.push_str(&Terminal(c.to_string().as_bytes()).to_string()),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
 }
 
 /// Displays bytes as [`terminal`] returns them, without an intermediate `String`.
@@ -60,7 +88,7 @@ impl fmt::Display for Terminal<'_> {
 fn needs_escape(c: char) -> bool {
     c.is_control()
         || c == '\\'
-        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+        || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{2028}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 #[cfg(test)]
@@ -80,7 +108,7 @@ mod tests {
                 "{c:?} -> {shown:?}"
             );
         }
-        for c in (0x202a..=0x202e).chain(0x2066..=0x2069) {
+        for c in (0x2028..=0x202e).chain(0x2066..=0x2069) {
             let c = char::from_u32(c).unwrap();
             assert_eq!(
                 terminal(c.to_string().as_bytes()),

@@ -182,26 +182,22 @@ fn fixtures_command_writes_files_sums_and_manifest() {
 
 #[cfg(unix)]
 #[test]
-fn fixtures_command_follows_a_link_and_keeps_the_mode() {
-    use std::os::unix::fs::PermissionsExt;
+fn fixtures_command_refuses_a_planted_link_and_writes_nothing() {
     let dir = scratch("fixtures-link");
     let target = dir.join("elsewhere.gguf");
     fs::write(&target, b"old").unwrap();
-    fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
     let out_dir = dir.join("out");
     fs::create_dir(&out_dir).unwrap();
     std::os::unix::fs::symlink("../elsewhere.gguf", out_dir.join("minimal-llama.gguf")).unwrap();
     let out = gguf(&["fixtures", out_dir.to_str().unwrap()]);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(fs::symlink_metadata(out_dir.join("minimal-llama.gguf"))
-        .unwrap()
-        .file_type()
-        .is_symlink());
-    assert_eq!(fs::read(&target).unwrap(), fixtures::minimal_llama());
-    assert_eq!(
-        fs::metadata(&target).unwrap().permissions().mode() & 0o777,
-        0o640
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("is a symbolic link"),
+        "{}",
+        text(&out.stderr)
     );
+    assert_eq!(fs::read(&target).unwrap(), b"old");
+    assert!(!out_dir.join("manifest.json").exists());
 }
 
 #[test]
@@ -514,4 +510,61 @@ fn mutate_usage_errors() {
         text(&out.stdout).lines().count(),
         gguf_tools::mutate::RULES.len()
     );
+}
+
+/// Issue 25 item 4: a set that cannot be written whole is not written at all.
+#[test]
+fn fixtures_that_cannot_be_written_whole_write_nothing() {
+    let dir = scratch("fixtures-partial");
+    fs::create_dir(dir.join("manifest.json")).unwrap();
+    let out = gguf(&["fixtures", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let mut left: Vec<_> = fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["manifest.json"], "{}", text(&out.stderr));
+}
+
+/// Issue 25 item 2: names `mutate --all` and `snapshot --update` choose in their folder
+/// never write through a planted link.
+#[cfg(unix)]
+#[test]
+fn generated_names_refuse_planted_links() {
+    let dir = scratch("generated-links");
+    let target = dir.join("bashrc");
+    fs::write(&target, b"old").unwrap();
+    let base = dir.join("minimal-llama.gguf");
+    fs::write(&base, fixtures::minimal_llama()).unwrap();
+
+    let all = dir.join("all");
+    fs::create_dir(&all).unwrap();
+    std::os::unix::fs::symlink("../bashrc", all.join("manifest.json")).unwrap();
+    let out = gguf(&[
+        "mutate",
+        base.to_str().unwrap(),
+        "--all",
+        all.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("symbolic link"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(fs::read(&target).unwrap(), b"old");
+
+    let snaps = dir.join("snaps");
+    fs::create_dir(&snaps).unwrap();
+    std::os::unix::fs::symlink("../bashrc", snaps.join("minimal-llama.snap")).unwrap();
+    let out = gguf(&[
+        "snapshot",
+        "--check",
+        snaps.to_str().unwrap(),
+        "--update",
+        base.to_str().unwrap(),
+    ]);
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(fs::read(&target).unwrap(), b"old");
 }

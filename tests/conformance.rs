@@ -163,7 +163,7 @@ impl Ours<'_> {
         self.diagnostics
             .iter()
             .filter(|d| profile.rejects(d.rejected_by))
-            .map(|d| d.code)
+            .map(|d| d.code.name())
             .collect()
     }
 }

@@ -2,10 +2,8 @@
 //! is refused, links and special files are respected, owner and mode are kept, concurrent
 //! and interrupted edits leave a whole file, memory is bounded by the output.
 
-#[path = "support/alloc.rs"]
-#[allow(dead_code)]
-mod alloc;
 mod common;
+use common::alloc;
 
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};

@@ -2,10 +2,8 @@
 //! near the top of their types and a 2^31 alignment must give an answer or a located error,
 //! never a panic, an abort or a wrap (the tests run with overflow checks on).
 
-#[path = "support/alloc.rs"]
-#[allow(dead_code)]
-mod alloc;
 mod common;
+use common::alloc;
 
 use std::path::{Path, PathBuf};
 

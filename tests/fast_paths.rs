@@ -4,7 +4,6 @@
 //! printed for this file.
 
 mod common;
-mod support;
 
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
@@ -110,7 +109,7 @@ fn bulk_readers_agree_with_iter_on_every_real_and_conformance_file() {
         for kv in &gguf.kvs {
             if let Value::Array(array) = kv.value {
                 string_arrays += usize::from(array.element_type() == ValueType::String);
-                support::checks::fast_paths_agree(array);
+                common::checks::fast_paths_agree(array);
             }
         }
     }

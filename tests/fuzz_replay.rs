@@ -2,11 +2,11 @@
 //! (fuzz/regressions/TARGET/) through the checks the fuzz targets run, as ordinary tests on
 //! stable. The raw target's allocation bound is checked too: this binary counts allocations.
 
-mod support;
+mod common;
 
 use std::path::Path;
 
-use support::{alloc, checks};
+use common::{alloc, checks};
 
 #[global_allocator]
 static ALLOC: alloc::Counting = alloc::Counting;

@@ -27,17 +27,9 @@ fn write_model(dir: &Path, name: &str) -> PathBuf {
     path
 }
 
-/// Runs gguf with `args` in `dir` under a 2 GiB address-space limit, so that a command
-/// allocating by an untrusted count fails here instead of exhausting the machine.
+/// Runs gguf with `args` in `dir` under a 2 GiB address-space limit (and a 10-minute guard).
 fn gguf_limited(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let mut command = std::process::Command::new("prlimit");
-    command
-        .arg("--as=2147483648")
-        .arg("--")
-        .arg(common::bin())
-        .args(args)
-        .current_dir(dir);
-    let out = command.output().unwrap();
+    let out = common::limited(args, dir, 2048, 600).output().unwrap();
     let code = out.status.code().unwrap_or(-1);
     (code, common::text(&out.stdout), common::text(&out.stderr))
 }

@@ -139,3 +139,17 @@ fn dump_string_values_are_escaped_by_the_one_function() {
     assert!(text.contains(r#"test.s = "a\e[31m\"b\\""#), "{text}");
     assert_safe("dump", text.as_bytes());
 }
+
+/// Issue 25 item 7: a usage error echoes the argument it refuses, escaped.
+#[test]
+fn usage_errors_escape_the_arguments_they_echo() {
+    let flag = format!("--bogus{HOSTILE}");
+    let out = common::gguf(&["dump", flag.as_str()], &common::root());
+    assert_eq!(out.status.code(), Some(2));
+    assert_safe("usage error", &out.stderr);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("\\u{202e}"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

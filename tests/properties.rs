@@ -1,11 +1,11 @@
-//! Property tests on stable: `arbitrary`-generated documents (tests/support/generate.rs) from
+//! Property tests on stable: `arbitrary`-generated documents (tests/common/generate.rs) from
 //! pseudo-random bytes, checked by the same functions the fuzz targets run
-//! (tests/support/checks.rs). Set `GGUF_PROPERTY_CASES` to run more cases.
+//! (tests/common/checks.rs). Set `GGUF_PROPERTY_CASES` to run more cases.
 
-mod support;
+mod common;
 
 use arbitrary::Unstructured;
-use support::{checks, generate};
+use common::{checks, generate};
 
 /// Pseudo-random bytes (xorshift64*), the same on every run.
 struct Rng(u64);

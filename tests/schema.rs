@@ -12,7 +12,7 @@ use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
 use gguf_tools::render::summary;
 
 fn codes(found: &[Diagnostic]) -> Vec<&'static str> {
-    found.iter().map(|d| d.code).collect()
+    found.iter().map(|d| d.code.name()).collect()
 }
 
 fn render(found: &[Diagnostic]) -> String {
@@ -74,9 +74,16 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
         llama,
         [
             "ggml-vocab-aquila.gguf",
+            "ggml-vocab-baichuan.gguf",
             "ggml-vocab-deepseek-coder.gguf",
+            "ggml-vocab-gpt-2.gguf",
+            "ggml-vocab-gpt-neox.gguf",
             "ggml-vocab-llama-bpe.gguf",
             "ggml-vocab-llama-spm.gguf",
+            "ggml-vocab-mpt.gguf",
+            "ggml-vocab-phi-3.gguf",
+            "ggml-vocab-refact.gguf",
+            "ggml-vocab-starcoder.gguf",
         ]
     );
     snapshot("schema-corpus", &text);
@@ -360,7 +367,7 @@ const CASES: &[(&str, Mutation, &[&str])] = &[
     (
         "an architecture llama.cpp knows, not in the table",
         |b| {
-            b.set("general.architecture", "gemma3");
+            b.set("general.architecture", "mamba");
         },
         &["schema-architecture-unknown"],
     ),
@@ -648,7 +655,10 @@ fn mutations_give_exactly_their_diagnostics() {
         // Every schema finding is an error, except the two notes and the special-token
         // warning (llama.cpp warns "bad special token" and loads).
         for d in &found {
-            let note = matches!(d.code, "schema-vocab-only" | "schema-architecture-unknown");
+            let note = matches!(
+                d.code.name(),
+                "schema-vocab-only" | "schema-architecture-unknown"
+            );
             assert_eq!(d.severity == Severity::Note, note, "{name}: {}", d.code);
             let warning = d.code == "schema-special-token";
             assert_eq!(

@@ -17,7 +17,7 @@ use gguf_tools::set::{shard_name, GgufSet};
 fn codes(set: &GgufSet) -> Vec<(usize, &'static str)> {
     set.diagnose()
         .into_iter()
-        .map(|(shard, d)| (shard, d.code))
+        .map(|(shard, d)| (shard, d.code.name()))
         .collect()
 }
 

@@ -318,17 +318,12 @@ fn refusals_name_the_file_and_the_reason() {
 }
 
 #[test]
-fn split_follows_a_link_to_an_existing_shard_and_keeps_its_mode() {
-    use std::os::unix::fs::{symlink, PermissionsExt};
+fn split_refuses_a_planted_link_at_a_shard_name() {
+    use std::os::unix::fs::symlink;
     let dir = scratch("link");
     let model = generated_model(&dir);
     fs::create_dir(dir.join("real")).unwrap();
     fs::write(dir.join("real/target.gguf"), b"old").unwrap();
-    fs::set_permissions(
-        dir.join("real/target.gguf"),
-        fs::Permissions::from_mode(0o640),
-    )
-    .unwrap();
     symlink("real/target.gguf", dir.join("s-00001-of-00001.gguf")).unwrap();
     let out = gguf(
         &[
@@ -340,22 +335,10 @@ fn split_follows_a_link_to_an_existing_shard_and_keeps_its_mode() {
         ],
         &dir,
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(fs::symlink_metadata(dir.join("s-00001-of-00001.gguf"))
-        .unwrap()
-        .file_type()
-        .is_symlink());
-    let written = fs::read(dir.join("real/target.gguf")).unwrap();
-    assert_eq!(Gguf::parse(&written).unwrap().tensors.len(), 9);
-    let mode = fs::metadata(dir.join("real/target.gguf"))
-        .unwrap()
-        .permissions()
-        .mode();
-    assert_eq!(mode & 0o777, 0o640);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is a symbolic link"), "{stderr}");
+    assert_eq!(fs::read(dir.join("real/target.gguf")).unwrap(), b"old");
     fs::remove_dir_all(&dir).unwrap();
 }
 

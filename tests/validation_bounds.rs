@@ -2,9 +2,8 @@
 //! counts with a zero dim in any position, no arithmetic overflow on any file value (the
 //! tests run with overflow checks on: `cargo test` builds the dev profile).
 
-#[path = "support/alloc.rs"]
-#[allow(dead_code)]
-mod alloc;
+mod common;
+use common::alloc;
 
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::write::GgufBuilder;
@@ -17,7 +16,7 @@ fn codes(bytes: &[u8]) -> Vec<(&'static str, String)> {
     let gguf = Gguf::parse(bytes).unwrap();
     validate::diagnose(&gguf, bytes.len() as u64)
         .into_iter()
-        .map(|d| (d.code, d.path.to_string()))
+        .map(|d| (d.code.name(), d.path.to_string()))
         .collect()
 }
 
@@ -161,7 +160,10 @@ fn an_empty_array_of_an_unknown_element_type_parses_and_only_ggml_rejects_it() {
     assert!(accepted(Profile::GgufPy));
     for profile in [Profile::Ggml, Profile::Spec] {
         let found = validate::check(&gguf, bytes.len() as u64, profile);
-        let codes: Vec<_> = found.iter().map(|d| (d.code, d.path.to_string())).collect();
+        let codes: Vec<_> = found
+            .iter()
+            .map(|d| (d.code.name(), d.path.to_string()))
+            .collect();
         assert_eq!(
             codes,
             [("array-type-unknown", r#"kv[0] "test.k".value"#.to_string())],

@@ -2,7 +2,11 @@
 //! byte orders, and truncate with located errors at every prefix.
 #![no_main]
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
+#[path = "../../tests/common/checks.rs"]
+#[allow(dead_code)]
+mod checks;
+#[path = "../../tests/common/generate.rs"]
+#[allow(dead_code)]
+mod generate;
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| support::checks::built(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| checks::built(data));

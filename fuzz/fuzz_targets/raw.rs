@@ -2,13 +2,20 @@
 //! input, and every accepted file is written back byte for byte.
 #![no_main]
 
-#[path = "../../tests/support/mod.rs"]
-mod support;
+#[path = "../../tests/common/alloc.rs"]
+#[allow(dead_code)]
+mod alloc;
+#[path = "../../tests/common/checks.rs"]
+#[allow(dead_code)]
+mod checks;
+#[path = "../../tests/common/generate.rs"]
+#[allow(dead_code)]
+mod generate;
 
 #[global_allocator]
-static ALLOC: support::alloc::Counting = support::alloc::Counting;
+static ALLOC: alloc::Counting = alloc::Counting;
 
 libfuzzer_sys::fuzz_target!(|data: &[u8]| {
-    support::alloc::check_parse_bound(data);
-    support::checks::raw(data);
+    alloc::check_parse_bound(data);
+    checks::raw(data);
 });

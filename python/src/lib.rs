@@ -67,7 +67,7 @@ fn parse_error(py: Python<'_>, err: &Error) -> PyErr {
     let d = validate::parse_failure(err);
     located::<GGUFParseError>(
         py,
-        d.code,
+        d.code.name(),
         Some(err.offset),
         err.path.to_string(),
         err.to_string(),
@@ -958,7 +958,7 @@ type DiagnosticRow = (
 
 fn diagnostic(d: validate::Diagnostic) -> DiagnosticRow {
     (
-        d.code,
+        d.code.name(),
         d.severity.name(),
         d.span.as_ref().map(|s| s.start),
         d.span.as_ref().map(|s| s.end),

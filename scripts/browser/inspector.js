@@ -189,6 +189,81 @@ async function main() {
       await page.close();
     }
     fs.rmSync(hostile);
+    // Lengths past 32 bits (the stock Kaitai runtime read 2^32+1 as 1 and showed a valid file)
+    // and past 2^31 ("Invalid typed array length"): the error gguf dump gives, offset and path.
+    const u64 = (n) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; };
+    const u32 = (n) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
+    const str = (t) => Buffer.concat([u64(Buffer.byteLength(t)), Buffer.from(t)]);
+    const header = (tensors, kvs) => Buffer.concat([Buffer.from("GGUF"), u32(3), u64(tensors), u64(kvs)]);
+    const write = (name, parts) => { const f = path.join(outDir, name); fs.writeFileSync(f, Buffer.concat(parts)); return f; };
+    const hostileLengths = [
+      write("key-len-2p32.gguf", [header(0, 1), u64(2 ** 32 + 1), Buffer.from("k"), u32(0), Buffer.from([1])]),
+      write("value-len-2p32.gguf", [header(0, 1), str("v"), u32(8), u64(2 ** 32 + 1), Buffer.from("x".repeat(8))]),
+      write("key-len-3e9.gguf", [header(0, 1), u64(3e9), Buffer.from("k"), u32(0), Buffer.from([1])]),
+    ];
+    let reuse = null;
+    for (const file of hostileLengths) {
+      const { page, state } = await open(browser, file, reuse);
+      reuse = page;
+      const e = state.error || {};
+      const d = /offset 0x[0-9a-f]+ \((\d+)\): (.*?): (.*)/.exec(spawnSync(gguf, ["dump", file]).stderr.toString().trim());
+      console.log(`inspector, ${path.basename(file)}: ${JSON.stringify(e)}`);
+      check(d && e.offset === Number(d[1]) && e.path === d[2] && e.message === d[3], `${path.basename(file)}: page says ${JSON.stringify(e)}, gguf dump ${d && d[0]}`);
+      check(state.errors.length === 0, `${path.basename(file)}: page errors ${state.errors}`);
+    }
+
+    // tokenizer.ggml.tokens that is not an array: shown as what it is, no exception.
+    for (const [name, value] of [["string", Buffer.concat([u32(8), str("a b c")])], ["u32", Buffer.concat([u32(4), u32(3)])]]) {
+      const file = write(`tokens-${name}.gguf`, [header(0, 1), str("tokenizer.ggml.tokens"), value, Buffer.alloc(32)]);
+      const { page, state } = await open(browser, file, reuse);
+      check(!state.error && state.errors.length === 0, `tokens as ${name}: ${JSON.stringify(state.error)} ${state.errors}`);
+      const shown = await page.locator("#summaryTable tr[data-field=tokens] td").nth(1).textContent().catch(() => null);
+      check(shown === `not an array: ${name === "u32" ? "uint32" : "string"}`, `tokens as ${name}: the summary shows ${shown}`);
+      if (!state.error) await sameRows(page, mapJson(gguf, file), `tokens as ${name}`);
+    }
+    await reuse.close();
+
+    // Big headers: parsed once, with progress, within the page's limits.
+    {
+      // 200,000 tensor infos (8.6 MB of header): finishes, progress shown on the way.
+      const n = 200000, parts = [header(n, 0)];
+      for (let i = 0; i < n; i++) parts.push(str(`t${String(i).padStart(6, "0")}`), u32(1), u64(32), u32(0), u64(i * 128));
+      const file = write("tensors-200k.gguf", parts);
+      const { page, state } = await open(browser, file);
+      console.log(`inspector, ${n} tensor infos (${fs.statSync(file).size} bytes): shown in ${state.ms} ms, ${state.progressShown} progress updates, last ${JSON.stringify(state.progress)}`);
+      check(!state.error && state.errors.length === 0, `200k tensors: ${JSON.stringify(state.error)} ${state.errors}`);
+      check(state.summary && state.summary.tensors === String(n), `200k tensors: summary ${JSON.stringify(state.summary)}`);
+      check(state.progressShown > 0 && state.progress.items > 0, `200k tensors: no progress shown`);
+      await page.close();
+      fs.rmSync(file);
+    }
+    {
+      // 2^30 u8 elements in a 1 GiB (and 1 MiB) sparse file: the page's 256 MiB header limit, at once.
+      const file = path.join(outDir, "array-2p30.gguf");
+      fs.rmSync(file, { force: true });
+      execFileSync("truncate", ["-s", "1025M", file]);
+      const h = Buffer.concat([header(0, 1), str("big"), u32(9), u32(0), u64(2 ** 30)]);
+      const fd = fs.openSync(file, "r+");
+      fs.writeSync(fd, h, 0, h.length, 0);
+      fs.closeSync(fd);
+      const { page, state } = await open(browser, file);
+      const e = state.error || {};
+      console.log(`inspector, 2^30-element array in a 1 GiB sparse file: ${JSON.stringify(e)} in ${state.ms} ms, read ${state.sliced} bytes`);
+      check(e.offset === h.length - 8 && e.path === 'kv[0] "big".len' && /256 MiB limit/.test(e.message), `2^30 array: ${JSON.stringify(e)}`);
+      check(state.sliced <= 2 ** 20, `2^30 array: read ${state.sliced} bytes`);
+      await page.close();
+      fs.rmSync(file);
+    }
+    {
+      // 5,000,000 u8 elements (5 MB): past the page's item limit, said so.
+      const file = write("array-5M.gguf", [header(0, 1), str("many"), u32(9), u32(0), u64(5e6), Buffer.alloc(5e6)]);
+      const { page, state } = await open(browser, file);
+      const e = state.error || {};
+      console.log(`inspector, 5M-element array: ${JSON.stringify(e)} in ${state.ms} ms`);
+      check(e.path === 'kv[0] "many".len' && /inspector's limit/.test(e.message), `5M array: ${JSON.stringify(e)}`);
+      await page.close();
+      fs.rmSync(file);
+    }
   } finally {
     await browser.close();
   }

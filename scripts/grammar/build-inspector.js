@@ -26,11 +26,17 @@ async function main() {
   const importer = { importYaml: (name) => Promise.reject(new Error(`unexpected import of ${name}`)) };
   const files = await compiler.compile("javascript", ksy, importer, true);
   const parser = files["GgufFile.js"];
-  const runtime = fs.readFileSync(require.resolve("kaitai-struct/KaitaiStream.js"), "utf8");
+  // The runtime narrows every byte count to 32 bits (`length |= 0`): a length of 2^32+5 would
+  // read 5 bytes. The grammar already rejects a length past the bytes left; this makes the
+  // runtime itself refuse a count it cannot map instead of wrapping it.
+  const narrowing = "length |= 0;";
+  const stock = fs.readFileSync(require.resolve("kaitai-struct/KaitaiStream.js"), "utf8");
+  if (stock.split(narrowing).length !== 2) throw new Error(`the runtime no longer has one "${narrowing}": check mapUint8Array`);
+  const runtime = stock.replace(narrowing, "if (!(length >= 0 && length <= 0x7fffffff)) throw new RangeError(\"byte count \" + length + \" out of range\");");
   const css = read("crates/gguf-tools/src/render/map.html").match(/<style>\n([\s\S]*?)<\/style>/)[1];
   const parts = {
     "/*MAP_CSS*/": css.replace(/\n$/, ""),
-    "/*RUNTIME*/": `// kaitai-struct ${require("kaitai-struct/package.json").version} runtime (MIT)\n` + runtime,
+    "/*RUNTIME*/": `// kaitai-struct ${require("kaitai-struct/package.json").version} runtime (MIT), mapUint8Array's 32-bit narrowing replaced by a range check\n` + runtime,
     "/*PARSER*/": `// grammar/gguf.ksy compiled by kaitai-struct-compiler ${compiler.version}\n` + parser,
     "/*WORKER*/": read("web/src/worker.js"),
     "/*VIEW*/": read("crates/gguf-tools/src/render/map_view.js"),

@@ -91,6 +91,21 @@ def main():
             files[f"every-type-v{version}-{endian}"] = gguf(
                 version, endian, every, tensors, b"\0" * 128)[0]
 
+    # A string length past 32 bits whose low 32 bits fit the file: a runtime that narrows
+    # lengths to 32 bits reads a short, valid-looking string (kaitai-struct 0.11's JavaScript
+    # did: 2^32+1 read as 1); one past 2^31 it could not map at all ("Invalid typed array
+    # length"). gguf, ggml and gguf-py reject all of them: the bytes are not there.
+    def head(n_tensors, n_kvs):
+        return b"GGUF" + struct.pack("<IQQ", 3, n_tensors, n_kvs)
+    kv_u8 = b"k" + struct.pack("<I", U8) + b"\x01"
+    for length, tag in ((2**32 + 1, "2p32"), (3 * 10**9, "3e9")):
+        files[f"key-len-{tag}-reject"] = head(0, 1) + struct.pack("<Q", length) + kv_u8
+        files[f"value-len-{tag}-reject"] = (
+            head(0, 1) + struct.pack("<Q", 1) + b"v" + struct.pack("<IQ", STR, length) + b"x" * 8)
+        files[f"tensor-name-len-{tag}-reject"] = (
+            head(1, 0) + struct.pack("<Q", length) + b"t" + struct.pack("<IQIQ", 1, 32, 0, 0)
+            + b"\0" * 31 + b"\0" * 128)
+
     for name, data in files.items():
         with open(os.path.join(out, name + ".gguf"), "wb") as f:
             f.write(data)

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::{Diagnostic, References, Severity};
+use super::{Code, Diagnostic, References, Severity};
 use crate::error::{ConstructPath, Segment};
 use crate::Gguf;
 
@@ -84,7 +84,7 @@ pub fn span_of(gguf: &Gguf<'_>, part: &[u8]) -> Option<Range<u64>> {
 }
 
 /// A kind of diagnostic, for the per-kind cap.
-type Kind = (&'static str, References, Severity);
+type Kind = (Code, References, Severity);
 
 /// Collects the diagnostics of one check of one file.
 #[derive(Debug, Default)]
@@ -95,22 +95,26 @@ pub struct Diagnostics {
 }
 
 impl Diagnostics {
-    /// Records that the references in `rejected_by` (at least one) reject the file for this:
-    /// an error.
-    pub fn reject(&mut self, code: &'static str, rejected_by: References, at: At, message: String) {
+    /// Records that the references in `rejected_by` (at least one, all among those the
+    /// code's entry in [`Code`] names) reject the file for this: an error.
+    pub fn reject(&mut self, code: Code, rejected_by: References, at: At, message: String) {
+        debug_assert!(
+            !rejected_by.is_empty() && code.rejected_by().contains_all(rejected_by),
+            "{code} is not rejected by {rejected_by:?}"
+        );
         self.push(code, Severity::Error, rejected_by, at, message);
     }
 
-    /// Records a finding no reference rejects a file for.
-    pub fn report(&mut self, code: &'static str, severity: Severity, at: At, message: String) {
-        self.push(code, severity, References::NONE, at, message);
+    /// Records a finding no reference rejects a file for, with the code's severity.
+    pub fn report(&mut self, code: Code, at: At, message: String) {
+        self.push(code, code.severity(), References::NONE, at, message);
     }
 
     /// Records a diagnostic rejected by `rejected_by`; one a reference rejects for is an
     /// error, whatever `severity` says.
     fn push(
         &mut self,
-        code: &'static str,
+        code: Code,
         severity: Severity,
         rejected_by: References,
         at: At,

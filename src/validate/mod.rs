@@ -23,8 +23,8 @@ pub enum Severity {
 /// One finding about a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// Stable identifier, e.g. `"duplicate-key"`; never reused for another meaning.
-    pub code: &'static str,
+    /// What kind of finding it is, e.g. [`Code::DuplicateKey`] (`duplicate-key`).
+    pub code: Code,
     /// How serious it is.
     pub severity: Severity,
     /// Byte range of what the diagnostic is about, when it has one.
@@ -37,11 +37,13 @@ pub struct Diagnostic {
     pub rejected_by: References,
 }
 
+mod code;
 mod container;
 mod diagnostics;
 mod reference;
 pub mod schema;
 
+pub use code::{Code, UnknownCode};
 pub use container::{gguf_py_n_bytes, gguf_py_type_size};
 pub use diagnostics::MAX_PER_KIND;
 pub use diagnostics::{At, Diagnostics};
@@ -113,18 +115,18 @@ pub fn accepts(diagnostics: &[Diagnostic], profile: Profile) -> bool {
 ///
 /// let err = Gguf::parse(b"GGUF\x04\0\0\0").unwrap_err();
 /// let d = validate::parse_failure(&err);
-/// assert_eq!((d.code, d.span.clone(), d.path.to_string()), ("unsupported-version", Some(4..4), "header.version".into()));
+/// assert_eq!((d.code.name(), d.span.clone(), d.path.to_string()), ("unsupported-version", Some(4..4), "header.version".into()));
 /// assert_eq!(d.rejected_by.len(), 4);
 /// ```
 pub fn parse_failure(err: &Error) -> Diagnostic {
     let code = match err.kind {
-        ErrorKind::BadMagic { .. } => "bad-magic",
-        ErrorKind::UnsupportedVersion { .. } => "unsupported-version",
-        ErrorKind::UnknownValueType { .. } => "unknown-value-type",
-        ErrorKind::Truncated { .. } => "truncated",
-        ErrorKind::LengthPastEnd { .. } => "length-past-end",
-        ErrorKind::NestingTooDeep { .. } => "nesting-too-deep",
-        _ => "parse-error",
+        ErrorKind::BadMagic { .. } => Code::BadMagic,
+        ErrorKind::UnsupportedVersion { .. } => Code::UnsupportedVersion,
+        ErrorKind::UnknownValueType { .. } => Code::UnknownValueType,
+        ErrorKind::Truncated { .. } => Code::Truncated,
+        ErrorKind::LengthPastEnd { .. } => Code::LengthPastEnd,
+        ErrorKind::NestingTooDeep { .. } => Code::NestingTooDeep,
+        _ => Code::ParseError,
     };
     Diagnostic {
         code,

@@ -75,6 +75,16 @@ impl References {
         References(bits)
     }
 
+    /// The references in either set (as `|`, usable in constants).
+    pub const fn union(self, other: References) -> References {
+        References(self.0 | other.0)
+    }
+
+    /// Whether every reference of `other` is in the set.
+    pub fn contains_all(self, other: References) -> bool {
+        self.0 & other.0 == other.0
+    }
+
     /// Whether `reference` is in the set.
     pub fn contains(self, reference: Reference) -> bool {
         self.0 & reference.bit() != 0

@@ -54,14 +54,16 @@
 
 mod arch;
 mod llama_cpp;
+mod table;
 
 pub use arch::*;
 pub use llama_cpp::*;
+pub use table::*;
 
 use std::collections::{HashMap, HashSet};
 
 use super::diagnostics::{At, Diagnostics};
-use super::{Diagnostic, Severity};
+use super::{Code, Diagnostic, Severity};
 use crate::error::{ConstructPath, Segment};
 use crate::grammar::value::{Array, Value, ValueType};
 use crate::summary::{arch_key, count, keys, Hparams};
@@ -92,16 +94,15 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     c.tokenizer(&hp);
     c.general();
     if let Some(name) = arch_name.filter(|n| !LLAMA_CPP_ARCHITECTURES.contains(n)) {
-        c.error_kv(
-            "schema-architecture-unsupported",
+        c.push_kv(
+            Code::SchemaArchitectureUnsupported,
             "general.architecture",
             format!("llama.cpp fails to load it: \"unknown model architecture: '{name}'\""),
         );
     } else if let (Some(name), None) = (arch_name, arch) {
         let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();
         c.push_kv(
-            "schema-architecture-unknown",
-            Severity::Note,
+            Code::SchemaArchitectureUnknown,
             "general.architecture",
             format!(
                 "architecture {name:?} is not in the schema table ({}): its hyperparameters and tensors are not checked",
@@ -109,12 +110,11 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
             ),
         );
     }
-    c.block_count(arch_name);
+    c.block_count(arch_name, arch);
     let shapes = arch.map(|arch| c.hparams(arch, &hp));
     if gguf.tensors.is_empty() {
         c.out.report(
-            "schema-vocab-only",
-            Severity::Note,
+            Code::SchemaVocabOnly,
             At::default(),
             "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)".into(),
         );
@@ -139,7 +139,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 pub fn accepts_model(diagnostics: &[Diagnostic]) -> bool {
     !diagnostics
         .iter()
-        .any(|d| d.code.starts_with("schema-") && d.severity == Severity::Error)
+        .any(|d| d.code.name().starts_with("schema-") && d.severity == Severity::Error)
 }
 
 /// Whether `value` has type `ty`; for a count that is an integer, whether it is non-negative.
@@ -192,10 +192,20 @@ struct Shapes {
     v: Option<u64>,
     experts: u64,
     rot_half: Option<u64>,
+    ctx: Option<u64>,
+    head_k: Option<u64>,
+    heads: Option<u64>,
+    heads_kv: Option<u64>,
+    ff_exp: Option<u64>,
+    ff_shexp: Option<u64>,
+    ff_exp_shared: Option<u64>,
+    /// `{arch}.leading_dense_block_count`: blocks before it have no experts.
+    dense_lead: u64,
 }
 
 impl Shapes {
     fn dim(&self, dim: Dim) -> Option<u64> {
+        let add = |a: Option<u64>, b: Option<u64>| a?.checked_add(b?.checked_mul(2)?);
         match dim {
             Dim::Embd => self.embd,
             Dim::Vocab => self.vocab,
@@ -205,14 +215,27 @@ impl Shapes {
             Dim::V => self.v,
             Dim::Experts => Some(self.experts),
             Dim::RotHalf => self.rot_half,
+            Dim::Qkv => add(self.embd, self.v),
+            Dim::Embd3 => self.embd?.checked_mul(3),
+            Dim::Ctx => self.ctx,
+            Dim::HeadK => self.head_k,
+            Dim::Heads => self.heads,
+            Dim::HeadsKv => self.heads_kv,
+            Dim::Ff2 => self.ff?.checked_mul(2),
+            Dim::FfHalf => self.ff.map(|f| f / 2),
+            Dim::FfExp => self.ff_exp,
+            Dim::FfShexp => self.ff_shexp,
+            Dim::FfExpShared => self.ff_exp_shared,
         }
     }
 
-    fn applies(&self, when: When) -> bool {
+    /// Whether a tensor of `when` belongs to block `block` (`None`: a global tensor).
+    fn applies(&self, when: When, block: Option<u64>) -> bool {
+        let dense_block = block.is_some_and(|b| b < self.dense_lead);
         match when {
             When::Always => true,
-            When::Dense => self.experts == 0,
-            When::Experts => self.experts > 0,
+            When::Dense => self.experts == 0 || dense_block,
+            When::Experts => self.experts > 0 && !dense_block,
         }
     }
 }
@@ -259,7 +282,7 @@ impl<'a> Checker<'_, 'a> {
     }
 
     /// A diagnostic about the pair stored under `key` (or about the key, if it is absent).
-    fn push_kv(&mut self, code: &'static str, severity: Severity, key: &str, message: String) {
+    fn push_kv(&mut self, code: Code, key: &str, message: String) {
         let at = match self.find(key) {
             Some((i, _)) => At::kv(self.gguf, i),
             None => At {
@@ -267,11 +290,7 @@ impl<'a> Checker<'_, 'a> {
                 path: ConstructPath(vec![Segment::Name(key.into())]),
             },
         };
-        self.out.report(code, severity, at, message);
-    }
-
-    fn error_kv(&mut self, code: &'static str, key: &str, message: String) {
-        self.push_kv(code, Severity::Error, key, message);
+        self.out.report(code, at, message);
     }
 
     /// Step 1: presence and types of the keys.
@@ -293,13 +312,13 @@ impl<'a> Checker<'_, 'a> {
         }
         for (name, ty, required) in specs {
             match self.value(&name) {
-                None if required => self.error_kv(
-                    "schema-key-missing",
+                None if required => self.push_kv(
+                    Code::SchemaKeyMissing,
                     &name,
                     format!("required key is missing ({})", ty.describe()),
                 ),
-                Some(value) if !type_matches(value, ty) => self.error_kv(
-                    "schema-key-type",
+                Some(value) if !type_matches(value, ty) => self.push_kv(
+                    Code::SchemaKeyType,
                     &name,
                     format!("expected {}, found {}", ty.describe(), describe(value)),
                 ),
@@ -335,8 +354,8 @@ impl<'a> Checker<'_, 'a> {
                     .map(|a| a.len() as u64)
                     .filter(|&l| l != n)
                 {
-                    self.error_kv(
-                        "schema-token-count",
+                    self.push_kv(
+                        Code::SchemaTokenCount,
                         key,
                         format!("{len} {what} for {n} tokens"),
                     );
@@ -344,8 +363,8 @@ impl<'a> Checker<'_, 'a> {
             }
             if let (Some(arch), Some(size)) = (hp.architecture, hp.vocab_size) {
                 if size != n {
-                    self.error_kv(
-                        "schema-token-count",
+                    self.push_kv(
+                        Code::SchemaTokenCount,
                         &arch_key(keys::VOCAB_SIZE, arch),
                         format!("vocab_size {size} differs from the {n} tokens"),
                     );
@@ -357,8 +376,7 @@ impl<'a> Checker<'_, 'a> {
                 let id = self.value(key).and_then(count);
                 if let Some(id) = id.filter(|&id| id >= n_vocab) {
                     self.push_kv(
-                        "schema-special-token",
-                        Severity::Warning,
+                        Code::SchemaSpecialToken,
                         key,
                         format!("token id {id} is outside the vocabulary of {n_vocab} tokens (llama.cpp warns \"bad special token\" and uses its default id)"),
                     );
@@ -368,8 +386,8 @@ impl<'a> Checker<'_, 'a> {
         self.token_types();
         let model = self.value("tokenizer.ggml.model").and_then(|v| v.as_str());
         if let Some(model) = model.filter(|m| !TOKENIZER_MODELS.contains(m)) {
-            self.error_kv(
-                "schema-tokenizer-model",
+            self.push_kv(
+                Code::SchemaTokenizerModel,
                 "tokenizer.ggml.model",
                 format!(
                     "unknown tokenizer model {model:?} (llama.cpp loads {})",
@@ -383,8 +401,8 @@ impl<'a> Checker<'_, 'a> {
         let pre = self.value("tokenizer.ggml.pre").and_then(|v| v.as_str());
         if let (Some("gpt2"), Some(pre)) = (model, pre) {
             if !LLAMA_CPP_PRE_TOKENIZERS.contains(&pre) {
-                self.error_kv(
-                    "schema-tokenizer-pre",
+                self.push_kv(
+                    Code::SchemaTokenizerPre,
                     "tokenizer.ggml.pre",
                     format!("llama.cpp fails to load it: \"unknown pre-tokenizer type: '{pre}'\""),
                 );
@@ -396,8 +414,8 @@ impl<'a> Checker<'_, 'a> {
                 .and_then(|v| v.as_array())
                 .is_some_and(|a| a.is_empty());
             if merges.is_none() || empty {
-                self.error_kv(
-                    "schema-merges-missing",
+                self.push_kv(
+                    Code::SchemaMergesMissing,
                     "tokenizer.ggml.model",
                     "a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges".into(),
                 );
@@ -426,8 +444,8 @@ impl<'a> Checker<'_, 'a> {
             })
             .collect();
         if let Some(first) = missing.first() {
-            self.error_kv(
-                "schema-byte-tokens",
+            self.push_kv(
+                Code::SchemaByteTokens,
                 "tokenizer.ggml.tokens",
                 format!(
                     "{} of the 256 byte tokens <0x00>..<0xFF> are missing (first <0x{first:02X}>): llama.cpp's SentencePiece tokenizer throws std::out_of_range (unordered_map::at) on a byte without one{}",
@@ -439,17 +457,28 @@ impl<'a> Checker<'_, 'a> {
     }
 
     /// `{arch}.block_count` 0: llama.cpp aborts reading the hyperparameters
-    /// (`llama_hparams::n_head` of layer 0, `src/llama-hparams.cpp:32: fatal error`).
-    fn block_count(&mut self, arch_name: Option<&str>) {
+    /// (`llama_hparams::n_head` of layer 0, `src/llama-hparams.cpp:32: fatal error`); fewer
+    /// blocks than the architecture's sliding-window pattern (no full-attention block: a
+    /// SIGSEGV in the first decode), or a count its graph has no model type for.
+    fn block_count(&mut self, arch_name: Option<&str>, table: Option<&Architecture>) {
         let Some(arch) = arch_name else { return };
         let key = arch_key(keys::BLOCK_COUNT, arch);
-        if self.value(&key).and_then(count) == Some(0) {
-            self.error_kv(
-                "schema-block-count",
-                &key,
-                "block_count is 0: llama.cpp aborts loading it (src/llama-hparams.cpp:32: fatal error, in llama_hparams::n_head)".into(),
-            );
-        }
+        let Some(n) = self.value(&key).and_then(count) else {
+            return;
+        };
+        let message = match table {
+            _ if n == 0 => "block_count is 0: llama.cpp aborts loading it (src/llama-hparams.cpp:32: fatal error, in llama_hparams::n_head)".to_string(),
+            Some(t) if n < t.swa_pattern => format!(
+                "block_count {n} is below {arch}'s sliding-window pattern of {}: no block uses full attention and llama.cpp crashes (SIGSEGV) in its first decode",
+                t.swa_pattern
+            ),
+            Some(t) if !t.block_counts.is_empty() && !t.block_counts.contains(&n) => format!(
+                "block_count {n} is not one of {:?}: llama.cpp's {arch} graph aborts (\"fatal error\": no model type for it)",
+                t.block_counts
+            ),
+            _ => return,
+        };
+        self.push_kv(Code::SchemaBlockCount, &key, message);
     }
 
     /// Step 2, token types: one diagnostic for the first invalid value.
@@ -481,8 +510,7 @@ impl<'a> Checker<'_, 'a> {
             n => format!(" ({n} more invalid values follow)"),
         };
         self.out.report(
-            "schema-token-type",
-            Severity::Error,
+            Code::SchemaTokenType,
             at,
             format!(
                 "token type {value} is not one of llama.cpp's (0 undefined, 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte){others}"
@@ -499,16 +527,16 @@ impl<'a> Checker<'_, 'a> {
             } else {
                 "not a known file type"
             };
-            self.error_kv(
-                "schema-file-type",
+            self.push_kv(
+                Code::SchemaFileType,
                 "general.file_type",
                 format!("file type {ft} is {why}"),
             );
         }
         let qv = self.value("general.quantization_version").and_then(count);
         if let Some(qv) = qv.filter(|qv| !QUANTIZATION_VERSIONS.contains(qv)) {
-            self.error_kv(
-                "schema-quantization-version",
+            self.push_kv(
+                Code::SchemaQuantizationVersion,
                 "general.quantization_version",
                 format!("quantization version {qv} is not one ggml writes (2)"),
             );
@@ -523,16 +551,16 @@ impl<'a> Checker<'_, 'a> {
         let mut head_size = None;
         match (hp.head_count, embd) {
             (Some(0), _) => {
-                self.error_kv(
-                    "schema-head-count",
+                self.push_kv(
+                    Code::SchemaHeadCount,
                     &key(keys::HEAD_COUNT),
                     "head_count is 0".into(),
                 );
                 head = None;
             }
             (Some(h), Some(e)) if hp.key_length.is_none() && e % h != 0 => {
-                self.error_kv(
-                    "schema-head-count",
+                self.push_kv(
+                    Code::SchemaHeadCount,
                     &key(keys::HEAD_COUNT),
                     format!("head_count {h} does not divide embedding_length {e}"),
                 );
@@ -545,8 +573,8 @@ impl<'a> Checker<'_, 'a> {
         let mut head_kv = hp.head_count_kv.or(head);
         if let (Some(h), Some(kv)) = (head, hp.head_count_kv) {
             if kv == 0 || h % kv != 0 {
-                self.error_kv(
-                    "schema-head-count-kv",
+                self.push_kv(
+                    Code::SchemaHeadCountKv,
                     &key(keys::HEAD_COUNT_KV),
                     format!("head_count_kv {kv} does not divide head_count {h}"),
                 );
@@ -556,8 +584,8 @@ impl<'a> Checker<'_, 'a> {
         let mut rot = hp.rope_dimension_count.or(head_k);
         if let (Some(r), Some(k)) = (hp.rope_dimension_count, head_k) {
             if r > k {
-                self.error_kv(
-                    "schema-rope-dimension",
+                self.push_kv(
+                    Code::SchemaRopeDimension,
                     &key(keys::ROPE_DIMENSION_COUNT),
                     format!("rope.dimension_count {r} exceeds the head size {k}"),
                 );
@@ -566,15 +594,29 @@ impl<'a> Checker<'_, 'a> {
         }
         let experts = self.experts(arch, hp);
         let mul = |a: Option<u64>, b: Option<u64>| a?.checked_mul(b?);
+        let get = |k: &str| self.value(&key(k)).and_then(count);
+        let ff = hp.feed_forward_length;
+        let ff_exp = get(EXPERT_FF_LENGTH).or_else(|| {
+            let used = hp.expert_used_count.filter(|&u| u > 0)?;
+            Some(ff? / used)
+        });
         Shapes {
             embd,
             vocab: hp.n_vocab(),
-            ff: hp.feed_forward_length,
+            ff,
             q: mul(head_k, head),
             k: mul(head_k, head_kv),
             v: mul(head_v, head_kv),
             experts,
             rot_half: rot.map(|r| r / 2),
+            ctx: hp.context_length,
+            head_k,
+            heads: head,
+            heads_kv: head_kv,
+            ff_exp,
+            ff_shexp: get(EXPERT_SHARED_FF_LENGTH).or(ff),
+            ff_exp_shared: mul(ff_exp, get(EXPERT_SHARED_COUNT)),
+            dense_lead: get(LEADING_DENSE_BLOCK_COUNT).unwrap_or(0),
         }
     }
 
@@ -587,8 +629,8 @@ impl<'a> Checker<'_, 'a> {
         let n = hp.expert_count.unwrap_or(0);
         if n == 0 {
             if arch.experts == ExpertUse::Always && hp.expert_count.is_some() {
-                self.error_kv(
-                    "schema-expert-count",
+                self.push_kv(
+                    Code::SchemaExpertCount,
                     &key(keys::EXPERT_COUNT),
                     format!("expert_count is 0, but {} blocks use experts", arch.name),
                 );
@@ -596,13 +638,13 @@ impl<'a> Checker<'_, 'a> {
             return 0;
         }
         match hp.expert_used_count {
-            Some(used) if used == 0 || used > n => self.error_kv(
-                "schema-expert-count",
+            Some(used) if used == 0 || used > n => self.push_kv(
+                Code::SchemaExpertCount,
                 &key(keys::EXPERT_USED_COUNT),
                 format!("expert_used_count {used} is not between 1 and expert_count {n}"),
             ),
-            None if arch.experts == ExpertUse::Optional => self.error_kv(
-                "schema-expert-count",
+            None if arch.experts == ExpertUse::Optional => self.push_kv(
+                Code::SchemaExpertCount,
                 &key(keys::EXPERT_COUNT),
                 format!("expert_count is {n}, but expert_used_count is missing"),
             ),
@@ -616,12 +658,7 @@ impl<'a> Checker<'_, 'a> {
         let Some(n_layer) = hp.block_count else {
             return;
         };
-        let specs: Vec<&ExpectedTensor> = arch
-            .tensors
-            .iter()
-            .flat_map(|group| group.iter())
-            .filter(|spec| shapes.applies(spec.when))
-            .collect();
+        let specs: Vec<&ExpectedTensor> = arch.tensors.iter().flat_map(|g| g.iter()).collect();
         // (block, name) of every expected tensor present; block u64::MAX for global ones.
         let mut present: HashSet<(u64, &str)> = HashSet::new();
         for (i, tensor) in self.gguf.tensors.iter().enumerate() {
@@ -636,14 +673,16 @@ impl<'a> Checker<'_, 'a> {
             } else {
                 Scope::Global
             };
-            let spec = specs.iter().find(|s| s.scope == scope && s.name == rest);
+            let spec = specs
+                .iter()
+                .find(|s| s.scope == scope && s.name == rest && shapes.applies(s.when, block));
             let message = match (spec, block) {
                 (None, _) => Some((
-                    "schema-tensor-unexpected",
+                    Code::SchemaTensorUnexpected,
                     format!("not a tensor of the {} layout", arch.name),
                 )),
                 (Some(_), Some(b)) if b >= n_layer => Some((
-                    "schema-tensor-block-index",
+                    Code::SchemaTensorBlockIndex,
                     format!("block {b} is past the last block ({n_layer} blocks)"),
                 )),
                 (Some(spec), _) => {
@@ -655,7 +694,7 @@ impl<'a> Checker<'_, 'a> {
                         .map(|want| {
                             let names: Vec<&str> = spec.shape.iter().map(|d| d.name()).collect();
                             (
-                                "schema-tensor-shape",
+                                Code::SchemaTensorShape,
                                 format!(
                                     "shape {:?}, expected {want:?} ({})",
                                     info.dims,
@@ -667,35 +706,49 @@ impl<'a> Checker<'_, 'a> {
             };
             if let Some((code, message)) = message {
                 let at = At::tensor(self.gguf, i);
-                self.out.report(code, Severity::Error, at, message);
+                self.out.report(code, at, message);
             }
         }
-        self.missing(&specs, n_layer, &present);
+        self.missing(&specs, shapes, n_layer, &present);
     }
 
     /// Step 5, required tensors that are absent: the first [`MISSING_SHOWN`] one by one, the
     /// rest counted (a hostile block count cannot make this loop long or the output large).
-    fn missing(&mut self, specs: &[&ExpectedTensor], n_layer: u64, present: &HashSet<(u64, &str)>) {
-        let required = |scope| specs.iter().filter(move |s| s.required && s.scope == scope);
-        let per_block = required(Scope::Block).count() as u128;
-        let expected = required(Scope::Global).count() as u128 + per_block * u128::from(n_layer);
+    fn missing(
+        &mut self,
+        specs: &[&ExpectedTensor],
+        shapes: &Shapes,
+        n_layer: u64,
+        present: &HashSet<(u64, &str)>,
+    ) {
+        let required = move |block: Option<u64>| {
+            let scope = match block {
+                None => Scope::Global,
+                Some(_) => Scope::Block,
+            };
+            specs
+                .iter()
+                .filter(move |s| s.required && s.scope == scope && shapes.applies(s.when, block))
+        };
+        // Blocks before the dense lead and after it have their own required sets.
+        let lead = shapes.dense_lead.min(n_layer);
+        let per_lead = required(Some(0)).count() as u128 * u128::from(lead > 0);
+        let per_rest = required(Some(lead)).count() as u128;
+        let expected = required(None).count() as u128
+            + per_lead * u128::from(lead)
+            + per_rest * u128::from(n_layer - lead);
         let found = present
             .iter()
             .filter(|(block, name)| {
-                let scope = match *block {
-                    u64::MAX => Scope::Global,
-                    _ => Scope::Block,
-                };
-                specs
-                    .iter()
-                    .any(|s| s.required && s.scope == scope && s.name == *name)
+                let block = (*block != u64::MAX).then_some(*block);
+                required(block).any(|s| s.name == *name)
             })
             .count() as u128;
         let total = expected.saturating_sub(found);
         let mut shown = 0u64;
-        let globals = required(Scope::Global).map(|s| (u64::MAX, s.name));
-        let layers = if per_block > 0 { n_layer } else { 0 };
-        let blocks = (0..layers).flat_map(|b| required(Scope::Block).map(move |s| (b, s.name)));
+        let globals = required(None).map(|s| (u64::MAX, s.name));
+        let layers = if per_lead + per_rest > 0 { n_layer } else { 0 };
+        let blocks = (0..layers).flat_map(|b| required(Some(b)).map(move |s| (b, s.name)));
         for (block, name) in globals.chain(blocks) {
             if shown == MISSING_SHOWN || u128::from(shown) == total {
                 break;
@@ -706,8 +759,7 @@ impl<'a> Checker<'_, 'a> {
                     b => format!("blk.{b}.{name}"),
                 };
                 self.out.report(
-                    "schema-tensor-missing",
-                    Severity::Error,
+                    Code::SchemaTensorMissing,
                     At {
                         span: None,
                         path: ConstructPath(vec![Segment::Name(full)]),
@@ -719,8 +771,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if total > u128::from(shown) {
             self.out.report(
-                "schema-tensor-missing",
-                Severity::Error,
+                Code::SchemaTensorMissing,
                 At::default(),
                 format!(
                     "{} more required tensors are missing",

@@ -1,5 +1,11 @@
-//! Shared by the integration tests: where the real files are.
+//! Shared by the integration tests and the fuzz targets (`fuzz/fuzz_targets/*.rs` include
+//! this folder by path): where the real files are, and the allocation bound ([`alloc`]), the
+//! property checks ([`checks`]) and the document generator ([`generate`]).
 #![allow(dead_code)]
+
+pub mod alloc;
+pub mod checks;
+pub mod generate;
 
 use std::path::PathBuf;
 
@@ -97,6 +103,27 @@ pub fn gguf_in_root<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Outp
 /// Runs the binary under test with `args` in `cwd`.
 pub fn gguf<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &std::path::Path) -> std::process::Output {
     command(args).current_dir(cwd).output().unwrap()
+}
+
+/// The binary under test with `args` in `cwd`, under an address-space limit of `mib` MiB
+/// (`prlimit`) and a time limit of `secs` seconds (`timeout`, exit 124), standard input empty
+/// and standard output and error piped: a command that allocates by an untrusted count or
+/// never ends fails its test instead of exhausting the machine.
+pub fn limited(args: &[&str], cwd: &std::path::Path, mib: u64, secs: u64) -> std::process::Command {
+    use std::process::Stdio;
+    let mut command = std::process::Command::new("timeout");
+    command
+        .arg(secs.to_string())
+        .arg("prlimit")
+        .arg(format!("--as={}", mib << 20))
+        .arg("--")
+        .arg(bin())
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
 }
 
 /// Output bytes as text, invalid UTF-8 replaced.

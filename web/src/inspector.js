@@ -34,7 +34,7 @@ function inspect(file) {
   const started = performance.now();
   let end = 0;
   const state = (window.gguf_inspector = { bytesRead: 0, done: false, name: file.name });
-  $("error").textContent = "";
+  $("error").textContent = $("progress").textContent = "";
   for (const id of ["panels", "mapHeader", "mapMain"]) $(id).classList.add("hidden");
   const readTo = async (target) => {
     const next = Math.min(file.size, target);
@@ -46,7 +46,13 @@ function inspect(file) {
   worker.onmessage = (e) => {
     const m = e.data;
     // Read on in 1 MiB steps, or further when the parser names a larger need.
-    if (m.need !== undefined) return readTo(Math.min(LIMIT, Math.max(end + MiB, Math.ceil(m.need / 65536) * 65536)));
+    if (m.need !== undefined) {
+      state.progress = m.progress;
+      state.progressShown = (state.progressShown || 0) + 1;
+      $("progress").textContent = `reading the header: ${fmt(m.progress.at)} bytes, ${fmt(m.progress.items)} keys, tensor infos and array elements so far`;
+      return readTo(Math.min(LIMIT, Math.max(end + MiB, Math.ceil(m.need / 65536) * 65536)));
+    }
+    $("progress").textContent = "";
     worker.terminate();
     state.done = true;
     state.ms = Math.round(performance.now() - started);
@@ -71,7 +77,8 @@ function show(file, m, state) {
     alignment: r.alignment,
     dataOffset: r.dataOffset,
     fileSize: file.size,
-    tokens: tokens ? tokens[5].match(/; (\d+)\]/)[1] : null,
+    // A count only when it is an array; any other type is shown as what it is.
+    tokens: !tokens ? null : /^array\[/.test(tokens[5]) ? tokens[5].match(/; (\d+)\]$/)[1] : `not an array: ${tokens[5]}`,
   };
   table($("summaryTable"), [
     ["file", file.name],
@@ -79,7 +86,7 @@ function show(file, m, state) {
     ["byte order", state.summary.endian + " endian"],
     ["tensors", fmt(m.counts[0])],
     ["key/values", fmt(m.counts[1])],
-    ["tokens", state.summary.tokens === null ? "—" : fmt(state.summary.tokens)],
+    ["tokens", state.summary.tokens === null ? "—" : /^\d+$/.test(state.summary.tokens) ? fmt(state.summary.tokens) : state.summary.tokens],
     ["alignment", r.alignment],
     ["tensor data at", `${fmt(r.dataOffset)} (0x${r.dataOffset.toString(16)})`],
     ["file size", `${fmt(file.size)} bytes`],

@@ -2,7 +2,12 @@
 // grammar/gguf.ksy (KaitaiStream and GgufFile are defined by the code inlined before this), and
 // turns the parse into the map viewer's rows, with spans from the generated parser's debug
 // records. Messages in: {page: ArrayBuffer, size: file size}, pages in file order. Messages out:
-// {need: END} (read on to END), {result}, or {error}.
+// {need: END, progress} (read on to END), {result}, or {error}.
+//
+// The pages are first walked by `scan`, a resumable skim that only follows lengths and counts
+// (a generator: it pauses where the bytes run out and goes on from there with the next page),
+// so the grammar's parser runs once, over the whole header, and only when the header is within
+// the inspector's limits.
 "use strict";
 
 // The runtime reads u64/s64 into a double, exact only below 2^53: read a BigInt instead when a
@@ -31,6 +36,9 @@ const lossy = new TextDecoder("utf-8");
 // The most the inspector reads: a hostile count (a billion one-byte elements) is only known to
 // be one when the bytes run out, so the reading stops here.
 const LIMIT = 256 * 2 ** 20;
+// The most keys, tensor infos and array elements shown: the parser records a span per element
+// and the map a row per item, so a header of millions of them would exhaust the page first.
+const MAX_ITEMS = 4 * 2 ** 20;
 let buf = new Uint8Array(1 << 20);
 let held = 0;
 
@@ -168,6 +176,155 @@ function where(g) {
   return { path: "header", at: 0 };
 }
 
+const SIZES = [1, 1, 2, 2, 4, 4, 4, 1, 0, 0, 8, 8, 8]; // bytes per value type (0: not fixed)
+
+// Walks the header the way the grammar reads it, without building anything. Yields the end
+// offset it needs next whenever the held bytes run out; returns null when it reached the end of
+// the tensor infos or something the parser must judge (bad magic, version, type, nesting, a
+// string past the end), or {error} for what the inspector refuses itself (its limits, an array
+// past the end of the file: the parser would build it element by element first).
+function* scan(size, progress) {
+  let pos = 0, items = 0, big = false, cw = 8;
+  const at = function* (n) {
+    while (pos + n > held) yield pos + n;
+  };
+  const u32 = () => new DataView(buf.buffer, pos, 4).getUint32(0, !big);
+  const count = () => {
+    const d = new DataView(buf.buffer, pos, cw);
+    if (cw === 4) return d.getUint32(0, !big);
+    const hi = d.getUint32(big ? 0 : 4, !big), lo = d.getUint32(big ? 4 : 0, !big);
+    return hi * 2 ** 32 + lo; // rounded past 2^53, where it is past any file anyway
+  };
+  const fail = (offset, path, message) => ({ error: { offset, path, message } });
+  const tooMany = (offset, path) => fail(offset, path, `more than ${MAX_ITEMS.toLocaleString("en")} keys, tensor infos and array elements: the inspector's limit`);
+  const string = function* () {
+    yield* at(cw);
+    const n = count();
+    pos += cw;
+    if (n > size - pos) return false;
+    yield* at(n);
+    pos += n;
+    return true;
+  };
+  const keyText = (start) => text({ data: buf.subarray(start + cw, pos) });
+  const value = function* (ty, path, depth) {
+    if (SIZES[ty]) {
+      yield* at(SIZES[ty]);
+      pos += SIZES[ty];
+      return null;
+    }
+    if (ty === 8) return (yield* string()) ? null : "stop";
+    if (ty !== 9 || depth >= 256) return "stop";
+    yield* at(4 + cw);
+    const et = u32();
+    pos += 4;
+    if (et > 12) return "stop";
+    const lenAt = pos, n = count();
+    pos += cw;
+    if (SIZES[et]) {
+      if (n * SIZES[et] > size - pos) return fail(lenAt, path, `array length ${n} exceeds the ${size - pos} bytes left`);
+      if (pos + n * SIZES[et] > LIMIT) return fail(lenAt, path + ".len", `${n.toLocaleString("en")} ${TYPES[et]} elements take the header past the inspector's ${LIMIT / 2 ** 20} MiB limit`);
+      if ((items += n) > MAX_ITEMS) return tooMany(lenAt, path + ".len");
+      yield* at(n * SIZES[et]);
+      pos += n * SIZES[et];
+      return null;
+    }
+    for (let j = 0; j < n; j++) {
+      if (++items > MAX_ITEMS) return tooMany(lenAt, path + ".len");
+      const r = yield* value(et, `${path}[${j}]`, depth + 1);
+      if (r) return r;
+      if ((j & 4095) === 4095) progress(pos, items);
+    }
+    return null;
+  };
+  yield* at(8);
+  if (text({ data: buf.subarray(0, 4) }) !== "GGUF") return null;
+  big = buf[4] === 0 && buf[5] === 0;
+  pos = 4;
+  const version = u32();
+  pos = 8;
+  if (version < 1 || version > 3) return null;
+  cw = version === 1 ? 4 : 8;
+  yield* at(2 * cw);
+  const nTensors = count();
+  pos += cw;
+  const nKvs = count();
+  pos += cw;
+  for (let i = 0; i < nKvs; i++) {
+    if (++items > MAX_ITEMS) return tooMany(pos, `kv[${i}]`);
+    const start = pos;
+    if (!(yield* string())) return null;
+    const base = `kv[${i}] ${quoted(keyText(start))}`;
+    yield* at(4);
+    const ty = u32();
+    pos += 4;
+    if (ty > 12) return null;
+    const r = yield* value(ty, base, 0);
+    if (r) return r === "stop" ? null : r;
+    if ((i & 1023) === 1023) progress(pos, items);
+  }
+  for (let i = 0; i < nTensors; i++) {
+    if (++items > MAX_ITEMS) return tooMany(pos, `tensor[${i}]`);
+    if (!(yield* string())) return null;
+    yield* at(4);
+    const nDims = u32();
+    pos += 4;
+    yield* at(nDims * cw + 12);
+    pos += nDims * cw + 12;
+    if ((i & 1023) === 1023) progress(pos, items);
+  }
+  return null;
+}
+
+let scanner = null;
+let last = [0, 0]; // where the scan was and how many items it had seen, for the progress
+const progress = (at, items) => (last = [at, items]);
+
+// The parse, once the scan says the header is all here (or that the parser must say why not).
+function parse(size) {
+  const g = new GgufFile.GgufFile(new KaitaiStream(new DataView(buf.buffer, 0, held)));
+  try {
+    g._read();
+    const result = rowsOf(g, size);
+    const header = buf.slice(0, Math.min(held, result.dataOffset));
+    self.postMessage({ result, header, version: g.body.version, bigEndian: g._root.isBigEndian, counts: [String(g.body.tensorCount), String(g.body.metadataKvCount)] }, [header.buffer]);
+  } catch (err) {
+    const eof = err instanceof KaitaiStream.EOFError;
+    // A string longer than the bytes held (the grammar checks it before reading the bytes).
+    const long = err instanceof KaitaiStream.ValidationGreaterThanError;
+    const { path, at } = where(g);
+    let what = String(err.message || err);
+    if (long) {
+      const left = size - g._io.pos;
+      what = err.actual > left ? `string length ${err.actual} exceeds the ${left} bytes left` : `the header is larger than the inspector's ${LIMIT / 2 ** 20} MiB limit`;
+    } else if (eof && g._io.pos + err.bytesReq > size) what = `needs ${err.bytesReq} bytes, but the file has ${size - g._io.pos} left`;
+    // Only a u64 past 2^53 is a BigInt, and no file has that many bytes.
+    else if (err instanceof TypeError && /BigInt/.test(err.message)) what = "a length or count larger than any file (past 2^53)";
+    else if (eof && held >= LIMIT) what = `the header is larger than the inspector's ${LIMIT / 2 ** 20} MiB limit`;
+    else if (eof) what = `the file ends inside it (${err.bytesReq} bytes needed, ${err.bytesAvail} left)`;
+    self.postMessage({ error: { offset: at, path, message: what } });
+  }
+}
+
+// Runs the scan on until it needs bytes not held yet (then asks for them) or ends.
+function advance(size) {
+  if (!scanner) scanner = scan(size, progress);
+  for (;;) {
+    const r = scanner.next();
+    if (r.done) {
+      scanner = null;
+      if (r.value && r.value.error) return self.postMessage(r.value);
+      return parse(size);
+    }
+    const need = r.value;
+    if (need > size || need > LIMIT) {
+      scanner = null;
+      return parse(size);
+    }
+    return self.postMessage({ need, progress: { at: Math.max(last[0], held), items: last[1] } });
+  }
+}
+
 self.onmessage = (e) => {
   const { page, size } = e.data;
   const bytes = new Uint8Array(page);
@@ -178,27 +335,5 @@ self.onmessage = (e) => {
   }
   buf.set(bytes, held);
   held += bytes.length;
-  const g = new GgufFile.GgufFile(new KaitaiStream(new DataView(buf.buffer, 0, held)));
-  try {
-    g._read();
-    const result = rowsOf(g, size);
-    const header = buf.slice(0, Math.min(held, result.dataOffset));
-    self.postMessage({ result, header, version: g.body.version, bigEndian: g._root.isBigEndian, counts: [String(g.body.tensorCount), String(g.body.metadataKvCount)] }, [header.buffer]);
-  } catch (err) {
-    const eof = err instanceof KaitaiStream.EOFError;
-    // A length past the end of the file is an error now, without reading on.
-    const need = eof ? g._io.pos + err.bytesReq : 0;
-    if (eof && held < size && need <= size && held < LIMIT) {
-      self.postMessage({ need });
-      return;
-    }
-    const { path, at } = where(g);
-    let what = String(err.message || err);
-    if (eof && need > size) what = `needs ${err.bytesReq} bytes, but the file has ${size - g._io.pos} left`;
-    // Only a u64 past 2^53 is a BigInt, and no file has that many bytes.
-    else if (err instanceof TypeError && /BigInt/.test(err.message)) what = "a length or count larger than any file (past 2^53)";
-    else if (eof && held >= LIMIT) what = `the header is larger than the inspector's ${LIMIT / 2 ** 20} MiB limit`;
-    else if (eof) what = `the file ends inside it (${err.bytesReq} bytes needed, ${err.bytesAvail} left)`;
-    self.postMessage({ error: { offset: at, path, message: what } });
-  }
+  advance(size);
 };

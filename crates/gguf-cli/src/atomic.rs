@@ -1,18 +1,35 @@
 //! Writing a whole file from bytes in memory, through the crate's one safe replacement
 //! ([`gguf_tools::edit::replace_atomically`]: a new file beside the target, synced, read
-//! back, renamed over it; links followed, owner and mode kept, special files refused).
+//! back, renamed over it; links followed, owner and mode kept, special files refused), and
+//! the messages of its refusals.
 
-use std::io;
 use std::path::Path;
 
 use gguf_tools::edit::{replace_atomically, EditError, Replace};
 
+use crate::shown;
+
+/// Whose name the destination is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Name {
+    /// A path the user named: links are followed to their target.
+    Given,
+    /// A name the command chose inside an output folder: a link or special file there is
+    /// refused ([`Replace::generated`]).
+    Generated,
+}
+
 /// Writes `bytes` to `path` atomically: readers see the old file or the new one, never a
-/// part. On failure the temporary file is removed and `path` is untouched.
-pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// part. On failure the temporary file is removed, `path` is untouched, and the message
+/// names the path (escaped once).
+pub fn write(path: &Path, bytes: &[u8], name: Name) -> Result<(), String> {
+    let replace = Replace {
+        generated: name == Name::Generated,
+        ..Replace::default()
+    };
     replace_atomically(
         path,
-        &Replace::default(),
+        &replace,
         None,
         |out| {
             out.write_all(bytes).map_err(|source| EditError::Io {
@@ -31,8 +48,38 @@ pub fn write(path: &Path, bytes: &[u8]) -> io::Result<()> {
         },
     )
     .map(|_| ())
-    .map_err(|e| match e {
-        EditError::Io { source, .. } => source,
-        e => io::Error::other(e.to_string()),
-    })
+    .map_err(|e| message(path, &e))
+}
+
+/// The message of a failed replacement of `dest` for a command without `edit`'s
+/// `--break-links` and `--force`: every path escaped once, no flag suggested.
+pub fn message(dest: &Path, e: &EditError) -> String {
+    match e {
+        EditError::NotRegular(p) => {
+            format!("{}: not a regular file; refusing to replace it", shown(p))
+        }
+        EditError::Linked(p) => format!(
+            "{}: is a symbolic link; refusing to write a generated file through it",
+            shown(p)
+        ),
+        EditError::HardLinked { path, links } => format!(
+            "{}: has {links} hard links; refusing to replace it",
+            shown(path)
+        ),
+        EditError::ReadOnly(p) => format!("{}: is read-only; refusing to replace it", shown(p)),
+        EditError::Changed(p) => format!(
+            "{}: changed while being written (another writer?); nothing replaced",
+            shown(p)
+        ),
+        EditError::Io { path, source } => format!(
+            "{}: {}",
+            shown(path),
+            gguf_grammar::escape::terminal(source.to_string().as_bytes())
+        ),
+        e => format!(
+            "{}: {}",
+            shown(dest),
+            gguf_grammar::escape::terminal(e.to_string().as_bytes())
+        ),
+    }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::ValueEnum;
-use gguf_grammar::escape::{terminal, Terminal};
+use gguf_grammar::escape::terminal;
 use gguf_grammar::validate::{self, Diagnostic, Profile};
 use gguf_grammar::Gguf;
 use gguf_tools::set::{self, shard_name, GgufSet, ShardFile};
@@ -210,14 +210,18 @@ fn check(
                     Ok(gguf) => judge(&gguf, shard.len(), profile, schema),
                     Err(e) => vec![validate::parse_failure(&e)],
                 })),
-                None => match crate::input::header_or_parse_error(path) {
-                    Ok(Ok((header, file_len))) => {
-                        Ok(Some(judge(header.gguf(), file_len, profile, schema)))
-                    }
-                    Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
-                    // A missing shard is a finding about the set, not an unreadable argument.
-                    Err(_) if missing_shard => Ok(None),
+                // Refused outright: a FIFO at a sibling's name is not a missing shard.
+                None => match sibling_check(path, set_findings.is_some()) {
                     Err(failure) => Err(failure),
+                    Ok(()) => match crate::input::header_or_parse_error(path) {
+                        Ok(Ok((header, file_len))) => {
+                            Ok(Some(judge(header.gguf(), file_len, profile, schema)))
+                        }
+                        Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
+                        // A missing shard is a finding about the set, not an unreadable argument.
+                        Err(_) if missing_shard => Ok(None),
+                        Err(failure) => Err(failure),
+                    },
                 },
             },
         };
@@ -301,7 +305,8 @@ fn check_line(
     if !d.path.0.is_empty() {
         write!(out, "{}: ", d.path)?;
     }
-    write!(out, "{}", Terminal(d.message.as_bytes()))?;
+    // Names in a message are escaped already (a `GgufStr` displays escaped).
+    write!(out, "{}", gguf_grammar::escape::controls(&d.message))?;
     if !d.rejected_by.is_empty() {
         write!(out, " (rejected by: {})", rejecters(d))?;
     }
@@ -322,7 +327,7 @@ fn check_json(
             let refs: Vec<_> = d.rejected_by.iter().map(|r| r.name()).collect();
             serde_json::json!({
                 "level": level(profile, d),
-                "code": d.code,
+                "code": d.code.name(),
                 "severity": d.severity.name(),
                 "offset": d.span.as_ref().map_or(0, |s| s.start),
                 "span": d.span.as_ref().map(|s| [s.start, s.end]),
@@ -338,4 +343,13 @@ fn check_json(
         "accepted": accepted,
         "diagnostics": diagnostics,
     })
+}
+
+/// A shard found by name beside the one named must be a regular file (a FIFO there would
+/// block the check).
+fn sibling_check(path: &std::path::Path, sibling: bool) -> Result<(), Failure> {
+    match sibling {
+        true => crate::input::refuse_special(path),
+        false => Ok(()),
+    }
 }

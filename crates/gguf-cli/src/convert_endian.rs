@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Order::Little => Endian::Little,
         Order::Big => Endian::Big,
     };
-    let shown = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
+    let shown = crate::shown(&args.file);
     // The header is read into memory and the tensor data with positioned reads: a file
     // truncated by another process meanwhile is an error, not a SIGBUS.
     let (file, header, file_len) = crate::input::with_data(&args.file)?;
@@ -107,7 +107,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         (Some(out), _) => resolve(out),
         (None, _) => resolve(&args.file),
     };
-    let dest_shown = terminal(dest.to_string_lossy().as_bytes()).into_owned();
+    let dest_shown = crate::shown(&dest);
     let convert = |out: &mut dyn Write, check: Option<&File>| -> Result<u64, String> {
         let put = |out: &mut dyn Write, chunk: &[u8], at: u64| -> Result<(), String> {
             match check.map(|written| range_is(written, at, chunk)) {
@@ -172,7 +172,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         // The conversion's own errors name their file: a source that shrank or is unreadable,
         // output that does not read back.
         EditError::Check(why) => Failure::Invalid(format!("{why}; nothing written")),
-        e => Failure::Unreadable(format!("{dest_shown}: {e}")),
+        e => Failure::Unreadable(crate::atomic::message(&dest, &e)),
     })?;
     Ok(())
 }

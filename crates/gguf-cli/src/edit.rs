@@ -221,6 +221,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
         break_links: args.break_links,
         read_only: args.force,
         cancel: Some(cancel),
+        ..Replace::default()
     };
     let expect = locked.as_ref().map(|l| l.identity);
     match write_atomically(&builder, dest, &replace, expect) {

@@ -44,3 +44,14 @@ pub fn with_data(path: &Path) -> Result<(File, OwnedGguf, u64), Failure> {
     let (header, len) = header(path)?;
     Ok((file, header, len))
 }
+
+/// Fails (exit 2) when `path` exists and is neither a regular file nor a directory.
+pub fn refuse_special(path: &Path) -> Result<(), Failure> {
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() && !meta.is_dir() => Err(Failure::Unreadable(format!(
+            "{}: is not a regular file",
+            crate::shown(path)
+        ))),
+        _ => Ok(()),
+    }
+}

@@ -179,8 +179,29 @@ fn shown(path: &std::path::Path) -> String {
     gguf_grammar::escape::terminal(path.as_os_str().as_bytes()).into_owned()
 }
 
+/// The command line, or the end of the process with clap's message: a usage error echoes
+/// arguments, so its text goes through the terminal escape line by line (help and version
+/// are ours and print as clap prints them).
+fn parse() -> Cli {
+    let e = match Cli::try_parse() {
+        Ok(cli) => return cli,
+        Err(e) => e,
+    };
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let lines: Vec<_> = text
+        .split('\n')
+        .map(|line| gguf_grammar::escape::terminal(line.as_bytes()))
+        .collect();
+    eprint!("{}", lines.join("\n"));
+    std::process::exit(e.exit_code())
+}
+
 fn main() -> ExitCode {
-    match Cli::parse().command {
+    match parse().command {
         Command::Dump(args) => Failure::report(dump::run(args)),
         Command::Check(args) => check::run(args),
         Command::Edit(args) => Failure::report(edit::run(args)),

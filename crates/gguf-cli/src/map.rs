@@ -113,6 +113,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
     // One shard's header in memory at a time; paths made as they are read.
     for no in 0..count {
         let shard = &shard_path(&prefix, no, count);
+        if url.is_none() {
+            crate::input::refuse_special(shard)?;
+        }
         let (head, file_size) = header(shard, url.is_some(), args.verbose)?;
         let gguf = head.gguf();
         let written = if args.json {
@@ -164,9 +167,8 @@ fn write_page(input: &Path, out: &Path, page: &[u8]) -> Result<(), Failure> {
         let mut stdout = io::stdout().lock();
         return finish(stdout.write_all(page).and_then(|()| stdout.flush()));
     }
-    let shown = crate::shown(out);
     if gguf_tools::same_file::same_file(input, out) {
         return Err(crate::onto_input(out));
     }
-    crate::atomic::write(out, page).map_err(|e| Failure::Unreadable(format!("{shown}: {e}")))
+    crate::atomic::write(out, page, crate::atomic::Name::Given).map_err(Failure::Unreadable)
 }

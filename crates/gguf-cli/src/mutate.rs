@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::builder::PossibleValuesParser;
 use gguf_grammar::escape::terminal;
+use gguf_grammar::validate::Code;
 use gguf_tools::mutate::{self, Mutation, RULES};
 
 use crate::atomic;
@@ -107,7 +108,7 @@ fn describe(m: &Mutation) -> String {
         m.rule.name,
         m.verdict.expect(),
         profiles.join(" "),
-        m.verdict.codes.join(", ")
+        names(&m.verdict.codes).join(", ")
     )
 }
 
@@ -134,10 +135,10 @@ fn confirmed(m: &Mutation) -> bool {
             if m.rule.expects.is_empty() {
                 "no diagnostic".to_string()
             } else {
-                m.rule.expects.join(" or ")
+                names(m.rule.expects).join(" or ")
             },
             m.verdict.expect(),
-            m.verdict.codes.join(", ")
+            names(&m.verdict.codes).join(", ")
         );
     }
     ok
@@ -147,7 +148,7 @@ fn one(bytes: &[u8], rule: &str, output: Option<&Path>) -> Result<bool, String> 
     let m = mutate::apply(rule, bytes)
         .ok_or_else(|| format!("rule {rule} does not apply to this file"))?;
     match output {
-        Some(path) => atomic::write(path, &m.bytes).map_err(|e| format!("{}: {e}", shown(path)))?,
+        Some(path) => atomic::write(path, &m.bytes, atomic::Name::Given)?,
         None if io::stdout().is_terminal() => {
             return Err(
                 "refusing to write a GGUF file to a terminal: give -o OUT or redirect".into(),
@@ -174,18 +175,22 @@ fn all(bytes: &[u8], file: &Path, dir: &Path) -> Result<bool, String> {
     for m in each_mutation(bytes) {
         let name = name_of(&m);
         let path = dir.join(&name);
-        atomic::write(&path, &m.bytes).map_err(|e| format!("{}: {e}", shown(&path)))?;
+        atomic::write(&path, &m.bytes, atomic::Name::Generated)?;
         entries.push(m.manifest_entry(&name));
         // Report every mutation that disagrees, not only the first.
         disagreeing += usize::from(!confirmed(&m));
     }
     let path = dir.join("manifest.json");
     let manifest = format!("[\n{}\n]\n", entries.join(",\n"));
-    atomic::write(&path, manifest.as_bytes()).map_err(|e| format!("{}: {e}", shown(&path)))?;
+    atomic::write(&path, manifest.as_bytes(), atomic::Name::Generated)?;
     eprintln!(
         "gguf: wrote {} mutations and manifest.json to {}",
         entries.len(),
         shown(dir)
     );
     Ok(disagreeing == 0)
+}
+
+fn names(codes: &[Code]) -> Vec<&'static str> {
+    codes.iter().map(|c| c.name()).collect()
 }

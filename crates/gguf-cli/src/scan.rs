@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::fs;
 use std::io::{self, BufWriter, IsTerminal, Write};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -131,7 +132,7 @@ pub fn run(args: Args) -> ExitCode {
 /// Adds `path` (a file given by name, or a `*.gguf` found in a folder) or, for a folder,
 /// what is under it. A folder reached twice (a link loop, or given twice) is searched once;
 /// an unreadable path becomes a row with its error.
-fn find(path: &Path, given: bool, visited: &mut HashSet<PathBuf>, found: &mut Vec<PathBuf>) {
+fn find(path: &Path, given: bool, visited: &mut HashSet<(u64, u64)>, found: &mut Vec<PathBuf>) {
     let Ok(meta) = fs::metadata(path) else {
         found.push(path.to_path_buf()); // reported as unreadable
         return;
@@ -142,10 +143,9 @@ fn find(path: &Path, given: bool, visited: &mut HashSet<PathBuf>, found: &mut Ve
         }
         return;
     }
-    let Ok(real) = fs::canonicalize(path) else {
-        return;
-    };
-    if !visited.insert(real) {
+    // The folder's identity, from the metadata already read: canonicalising each folder
+    // would cost one `readlink` per level above it (quadratic in a deep chain).
+    if !visited.insert((meta.dev(), meta.ino())) {
         return;
     }
     let Ok(entries) = fs::read_dir(path) else {

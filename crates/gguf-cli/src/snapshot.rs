@@ -159,14 +159,18 @@ fn check(path: &Path, dir: &Path, update: bool, out: &mut impl Write) -> Outcome
             shown(path)
         );
         let written = fs::create_dir_all(dir)
-            .and_then(|()| atomic::write(&snap, format!("{header}{text}").as_bytes()));
+            .map_err(|e| format!("{}: {e}", shown(dir)))
+            .and_then(|()| {
+                let snapshot = format!("{header}{text}");
+                atomic::write(&snap, snapshot.as_bytes(), atomic::Name::Generated)
+            });
         return match written {
             Ok(()) => {
                 eprintln!("gguf: updated {}", shown(&snap));
                 Outcome::Same
             }
             Err(e) => {
-                eprintln!("gguf: {}: {e}", shown(&snap));
+                eprintln!("gguf: {e}");
                 Outcome::Unreadable
             }
         };

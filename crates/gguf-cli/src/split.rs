@@ -1,8 +1,8 @@
 //! `gguf split`: cut a model into a shard set, byte for byte as `llama-gguf-split`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use gguf_grammar::escape::terminal;
+use gguf_grammar::escape::{controls, terminal};
 use gguf_tools::edit::EditError;
 use gguf_tools::set::split::{split, SplitError, SplitLimit, SplitOptions};
 use gguf_tools::set::SetError;
@@ -68,7 +68,15 @@ pub fn run(args: Args) -> Result<(), Failure> {
 /// Exit 1 when an input is not (usable) GGUF, 2 for files that cannot be read or written
 /// and for limits that cannot be met.
 pub fn failure(e: SplitError) -> Failure {
-    let message = terminal(e.to_string().as_bytes()).into_owned();
+    // Names in the library's reasons are escaped there; paths are escaped here, once.
+    let message = match &e {
+        SplitError::Refused { path, reason } => {
+            format!("{}: {}", crate::shown(path), controls(reason))
+        }
+        SplitError::OntoInput { path } => return crate::onto_input(path),
+        SplitError::Write(write) => crate::atomic::message(Path::new(""), write),
+        e => controls(&e.to_string()).into_owned(),
+    };
     match e {
         // A check failure includes a source that shrank while being copied.
         SplitError::Input(SetError::Parse { .. })

@@ -9,7 +9,7 @@ use gguf_grammar::data::dequant::supported;
 use gguf_grammar::escape::terminal;
 use gguf_grammar::Tensor;
 
-use crate::tensor::Rows;
+use crate::tensor::{RowError, Rows};
 use crate::Failure;
 
 #[derive(clap::Args)]
@@ -72,7 +72,14 @@ fn stats(t: &Tensor<'_>, file: &File, file_len: u64) -> Result<Option<Stats>, St
     let mut rows = Rows::new(file, file_len, t).map_err(|e| e.to_string())?;
     let mut s = Stats::default();
     for r in 0..rows.count {
-        s.add(rows.read(r)?);
+        rows.read(r, |values| {
+            s.add(values);
+            Ok(())
+        })
+        .map_err(|e| match e {
+            RowError::Source(e) => e,
+            RowError::Output(e) => e.to_string(),
+        })?;
     }
     Ok(Some(s))
 }

@@ -59,19 +59,35 @@ enum Format {
 
 /// A tensor's rows (its first dim, ne0), read from the file with positioned reads of up to
 /// [`COPY_BUFFER`] bytes (a file truncated by another process meanwhile is an error, not a
-/// SIGBUS) and dequantised one at a time.
+/// SIGBUS) and dequantised a piece at a time: a row of any length streams through buffers of
+/// fixed size, so memory never depends on a dimension read from the file.
 pub struct Rows<'f> {
     file: &'f File,
     ty: GgmlType,
     start: u64,
     /// Rows in the tensor.
     pub count: u64,
-    row_bytes: usize,
-    /// The rows held in `raw`: from `first`, as many as `raw` holds.
-    first: u64,
+    row_bytes: u64,
+    /// Bytes per dequantised piece: whole blocks, at most [`PIECE`] bytes (one block at least).
+    piece: u64,
+    /// Values per block, bytes per block.
+    block: (u64, u64),
+    /// The tensor's bytes from `at` (relative to `start`) held in `raw`.
+    at: u64,
     raw: Vec<u8>,
     values: Vec<f32>,
 }
+
+/// Why [`Rows::read`] stopped.
+pub enum RowError {
+    /// Reading or decoding the file.
+    Source(String),
+    /// What the caller did with the values.
+    Output(io::Error),
+}
+
+/// The most bytes dequantised at once.
+const PIECE: u64 = 1 << 16;
 
 impl<'f> Rows<'f> {
     /// The rows of `tensor` in `file`, `file_len` bytes long; an error when its data is not
@@ -80,44 +96,65 @@ impl<'f> Rows<'f> {
         let range = tensor.data_range(file_len)?;
         let dims = &tensor.info.dims;
         let count = data::rows(dims, usize::try_from(range.end - range.start).unwrap_or(1));
-        // A row is a whole number of blocks of data in the file (data_range checked the size),
-        // so both buffers are bounded by the file. A tensor without rows needs none: its
-        // first dim is then bounded by nothing (`[2^62, 0]` holds no data).
-        let (row_bytes, row_len) = match count {
-            0 => (0, 0),
-            _ => (
-                (range.end - range.start) / count,
-                dims.first().copied().unwrap_or(1),
-            ),
+        // A row is a whole number of blocks of data in the file (data_range checked the size).
+        // A tensor without rows needs none: its first dim is then bounded by nothing
+        // (`[2^62, 0]` holds no data).
+        let row_bytes = match count {
+            0 => 0,
+            _ => (range.end - range.start) / count,
         };
+        let ty = tensor.info.ggml_type;
+        let block = (
+            ty.block_size().unwrap_or(1).max(1),
+            ty.type_size().unwrap_or(1).max(1),
+        );
+        let piece = (PIECE / block.1).max(1) * block.1;
         Ok(Rows {
             file,
-            ty: tensor.info.ggml_type,
+            ty,
             start: range.start,
             count,
-            row_bytes: usize::try_from(row_bytes).unwrap_or(0),
-            first: 0,
+            row_bytes,
+            piece,
+            block,
+            at: 0,
             raw: Vec::new(),
-            values: vec![0.0; usize::try_from(row_len).unwrap_or(0)],
+            values: Vec::new(),
         })
     }
 
-    /// Row `r` (below [`Rows::count`]), dequantised.
-    pub fn read(&mut self, r: u64) -> Result<&[f32], String> {
-        let held = (self.raw.len() / self.row_bytes.max(1)) as u64;
-        if !(self.first..self.first + held).contains(&r) {
-            // As many rows as the buffer takes, at least one; `r` is below `count`.
-            let rows = (COPY_BUFFER / self.row_bytes.max(1)).max(1) as u64;
-            let n = rows.min(self.count - r) as usize;
-            self.raw.resize(n * self.row_bytes, 0);
-            let at = self.start + r * self.row_bytes as u64;
-            read_exact_at(self.file, at, &mut self.raw).map_err(|e| e.to_string())?;
-            self.first = r;
+    /// Row `r` (below [`Rows::count`]), dequantised, given to `each` in consecutive pieces
+    /// of at most [`PIECE`] bytes of data; stops at the first error `each` returns.
+    pub fn read(
+        &mut self,
+        r: u64,
+        mut each: impl FnMut(&[f32]) -> io::Result<()>,
+    ) -> Result<(), RowError> {
+        let row_start = r * self.row_bytes;
+        let row_end = row_start + self.row_bytes;
+        let mut from = row_start;
+        while from < row_end {
+            let to = (from + self.piece).min(row_end);
+            let held = self.at..self.at + self.raw.len() as u64;
+            if !(held.contains(&from) && to <= held.end) {
+                // As much of the tensor from `from` as the buffer takes (whole blocks).
+                let total = self.count * self.row_bytes;
+                let fill = (COPY_BUFFER as u64 / self.block.1).max(1) * self.block.1;
+                let n = fill.max(to - from).min(total - from);
+                self.raw.resize(n as usize, 0);
+                read_exact_at(self.file, self.start + from, &mut self.raw)
+                    .map_err(|e| RowError::Source(e.to_string()))?;
+                self.at = from;
+            }
+            let bytes = &self.raw[(from - self.at) as usize..(to - self.at) as usize];
+            let n = (to - from) / self.block.1 * self.block.0;
+            self.values.resize(n as usize, 0.0);
+            dequantize_into(self.ty, bytes, &mut self.values)
+                .map_err(|e| RowError::Source(e.to_string()))?;
+            each(&self.values).map_err(RowError::Output)?;
+            from = to;
         }
-        let from = (r - self.first) as usize * self.row_bytes;
-        let row = &self.raw[from..from + self.row_bytes];
-        dequantize_into(self.ty, row, &mut self.values).map_err(|e| e.to_string())?;
-        Ok(&self.values)
+        Ok(())
     }
 }
 
@@ -173,33 +210,49 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
             _ => {}
         }
-        for (i, r) in rows.clone().enumerate() {
-            let row = reader.read(r).map_err(|e| {
-                let e = format!("{shown}: {e}");
-                source_failed.set(Some(e.clone()));
-                io::Error::other(e)
-            })?;
-            match args.format {
-                Format::Raw | Format::Npy => {
-                    let raw: Vec<u8> = row.iter().flat_map(|v| v.to_le_bytes()).collect();
-                    out.write_all(&raw)?;
-                }
-                Format::Text => {
-                    let line: Vec<String> = row.iter().map(f32::to_string).collect();
-                    writeln!(out, "{}", line.join(" "))?;
-                }
-                Format::Json => {
-                    for (j, v) in row.iter().enumerate() {
-                        let sep = if i == 0 && j == 0 { "" } else { "," };
-                        match (v.is_nan(), v.is_infinite()) {
-                            (true, _) => write!(out, "{sep}\"NaN\"")?,
-                            (_, true) => {
-                                write!(out, "{sep}\"{}\"", if *v > 0.0 { "inf" } else { "-inf" })?
+        let mut first = true;
+        for r in rows.clone() {
+            let mut sep = "";
+            let piece = |values: &[f32]| -> io::Result<()> {
+                match args.format {
+                    Format::Raw | Format::Npy => {
+                        let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                        out.write_all(&raw)?;
+                    }
+                    Format::Text => {
+                        for v in values {
+                            write!(out, "{sep}{v}")?;
+                            sep = " ";
+                        }
+                    }
+                    Format::Json => {
+                        for v in values {
+                            let sep = if first { "" } else { "," };
+                            first = false;
+                            match (v.is_nan(), v.is_infinite()) {
+                                (true, _) => write!(out, "{sep}\"NaN\"")?,
+                                (_, true) => write!(
+                                    out,
+                                    "{sep}\"{}\"",
+                                    if *v > 0.0 { "inf" } else { "-inf" }
+                                )?,
+                                _ => write!(out, "{sep}{v:?}")?,
                             }
-                            _ => write!(out, "{sep}{v:?}")?,
                         }
                     }
                 }
+                Ok(())
+            };
+            reader.read(r, piece).map_err(|e| match e {
+                RowError::Source(e) => {
+                    let e = format!("{shown}: {e}");
+                    source_failed.set(Some(e.clone()));
+                    io::Error::other(e)
+                }
+                RowError::Output(e) => e,
+            })?;
+            if args.format == Format::Text {
+                writeln!(out)?;
             }
         }
         if args.format == Format::Json {
@@ -229,12 +282,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
                 |_| Ok(()),
             )
             .map(|_| ())
-            .map_err(|e| {
-                Failure::Unreadable(format!(
-                    "{}: {e}",
-                    terminal(dest.to_string_lossy().as_bytes())
-                ))
-            })
+            .map_err(|e| Failure::Unreadable(crate::atomic::message(&dest, &e)))
         }
         None => {
             let stdout = io::stdout();

@@ -97,6 +97,9 @@ pub enum EditError {
     /// The destination exists and is not a regular file (a device, FIFO, folder...).
     #[error("{}: not a regular file; refusing to replace it", .0.display())]
     NotRegular(PathBuf),
+    /// A generated destination ([`Replace::generated`]) is a symbolic link.
+    #[error("{}: is a symbolic link; refusing to write a generated file through it", .0.display())]
+    Linked(PathBuf),
     /// The destination has other hard links, which would keep the old content.
     #[error("{}: has {links} hard links; replacing it leaves the other names with the old file (allow with --break-links)", path.display())]
     HardLinked {
@@ -383,6 +386,12 @@ pub struct Replace {
     pub break_links: bool,
     /// Replace a file without write permission.
     pub read_only: bool,
+    /// The destination is a name the tool chose inside an output folder (a fixture, a
+    /// shard, a snapshot), not a path the user named: it is never followed. A symbolic
+    /// link ([`EditError::Linked`]) or anything else that is not a regular file
+    /// ([`EditError::NotRegular`]) there is refused; a regular file is replaced by a new
+    /// file (its other hard links, owner and mode are not the output's concern).
+    pub generated: bool,
     /// Stop writing, remove the temporary file and fail with [`EditError::Cancelled`] once
     /// this is set (the CLI sets it from SIGINT and SIGTERM handlers).
     pub cancel: Option<Arc<AtomicBool>>,
@@ -602,12 +611,29 @@ pub fn replace_atomically(
         let path = path.to_path_buf();
         move |source| EditError::Io { path, source }
     };
-    let target = resolve(dest)?;
-    let existing = match fs::metadata(&target) {
+    let (target, existing) = match replace.generated {
+        true => (dest.to_path_buf(), fs::symlink_metadata(dest)),
+        false => {
+            let target = resolve(dest)?;
+            let meta = fs::metadata(&target);
+            (target, meta)
+        }
+    };
+    let existing = match existing {
         Ok(meta) => Some(meta),
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(io_err(&target)(e)),
     };
+    if let Some(meta) = &existing {
+        if meta.file_type().is_symlink() {
+            return Err(EditError::Linked(target));
+        }
+        if !meta.is_file() {
+            return Err(EditError::NotRegular(target));
+        }
+    }
+    // A generated name gets a new file: nothing of what was there is kept.
+    let existing = existing.filter(|_| !replace.generated);
     if let Some(meta) = &existing {
         if !meta.is_file() {
             return Err(EditError::NotRegular(target));

@@ -41,7 +41,7 @@ use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
-use gguf_grammar::validate::{self, Diagnostic, Profile};
+use gguf_grammar::validate::{self, Code, Diagnostic, Profile};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
 
@@ -162,8 +162,11 @@ fn byte_level_char(byte: u8) -> char {
     char::from_u32(256 + rank).unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
-/// `llama3-tiny.gguf`: see the module documentation.
-pub fn llama3_tiny() -> Vec<u8> {
+/// `llama3-tiny`'s byte-level BPE vocabulary (269 tokens: specials, multilingual and emoji
+/// words, then every byte of the byte-level alphabet not already a token, since llama.cpp's
+/// BPE tokenizer drops a byte it finds no token for), with pre-tokenizer `pre`; returns the
+/// number of tokens.
+fn bpe_vocabulary(b: &mut GgufBuilder<'_>, pre: &str) -> usize {
     const TOKENS: [&str; 16] = [
         "<|begin_of_text|>",
         "<|end_of_text|>",
@@ -182,8 +185,6 @@ pub fn llama3_tiny() -> Vec<u8> {
         "👨‍👩‍👧",
         "<|eot_id|>",
     ];
-    // Then every byte of the byte-level alphabet not already a token ("H", "e" and "é" are):
-    // llama.cpp's BPE tokenizer drops a byte it finds no token for.
     let bytes: Vec<String> = (0..=255u8)
         .map(|b| byte_level_char(b).to_string())
         .filter(|c| !TOKENS.contains(&c.as_str()))
@@ -196,15 +197,8 @@ pub fn llama3_tiny() -> Vec<u8> {
     let token_types = [3i32, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3]
         .into_iter()
         .chain(bytes.iter().map(|_| 1));
-    let mut b = GgufBuilder::new(Ctx::V3_LE);
-    general_keys(&mut b, "llama3-tiny");
-    llama_keys(&mut b, [8192, 32, 1, 256, 4]);
-    b.kv("llama.vocab_size", n_vocab as u32)
-        .kv("llama.attention.head_count_kv", 2u32)
-        .kv("llama.rope.dimension_count", 8u32)
-        .kv("llama.rope.freq_base", 500000.0f32)
-        .kv("tokenizer.ggml.model", "gpt2")
-        .kv("tokenizer.ggml.pre", "llama-bpe")
+    b.kv("tokenizer.ggml.model", "gpt2")
+        .kv("tokenizer.ggml.pre", pre)
         .kv(
             "tokenizer.ggml.tokens",
             OwnedValue::array(ValueType::String, tokens),
@@ -218,11 +212,24 @@ pub fn llama3_tiny() -> Vec<u8> {
             OwnedValue::array(ValueType::String, ["H e", "你 好", "世 界"]),
         )
         .kv("tokenizer.ggml.bos_token_id", 0u32)
-        .kv("tokenizer.ggml.eos_token_id", 15u32)
-        .kv(
-            "tokenizer.chat_template",
-            "{% for m in messages %}{{ m['content'] }}<|eot_id|>{% endfor %}",
-        );
+        .kv("tokenizer.ggml.eos_token_id", 15u32);
+    n_vocab
+}
+
+/// `llama3-tiny.gguf`: see the module documentation.
+pub fn llama3_tiny() -> Vec<u8> {
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    general_keys(&mut b, "llama3-tiny");
+    llama_keys(&mut b, [8192, 32, 1, 256, 4]);
+    b.kv("llama.vocab_size", 269u32)
+        .kv("llama.attention.head_count_kv", 2u32)
+        .kv("llama.rope.dimension_count", 8u32)
+        .kv("llama.rope.freq_base", 500000.0f32);
+    let n_vocab = bpe_vocabulary(&mut b, "llama-bpe");
+    b.kv(
+        "tokenizer.chat_template",
+        "{% for m in messages %}{{ m['content'] }}<|eot_id|>{% endfor %}",
+    );
     // n_embd 32, 4 heads of 8, 2 kv heads (k and v: 16), n_ff 256 (a q4_K row is 256 values),
     // 269 tokens.
     debug_assert_eq!(n_vocab, 269);
@@ -364,9 +371,9 @@ pub struct Verdict {
     /// Whether the LLaMA-family schema accepts it (false for a file that does not parse).
     pub schema_accepts: bool,
     /// The codes of the error diagnostics, in the validator's order.
-    pub codes: Vec<&'static str>,
+    pub codes: Vec<Code>,
     /// The codes of the schema's errors and warnings (the model rules), in its order.
-    pub schema_codes: Vec<&'static str>,
+    pub schema_codes: Vec<Code>,
 }
 
 impl Verdict {
@@ -512,35 +519,54 @@ pub fn manifest(files: &[Fixture]) -> String {
     format!("[\n{}\n]\n", entries.join(",\n"))
 }
 
-/// The tiny model of each architecture of [`ARCH_FIXTURES`] (the schema's table,
-/// [`gguf_grammar::validate::schema::ARCHITECTURES`], that llama.cpp loads), as
-/// `gguf fixtures --all-archs` writes them.
+/// The tiny model of every architecture of the schema's table
+/// ([`gguf_grammar::validate::schema::ARCHITECTURES`]) that llama.cpp loads, as
+/// `gguf fixtures --all-archs` writes them, named `tiny-ARCH.gguf`.
 pub fn all_archs() -> Vec<Fixture> {
-    ARCH_FIXTURES
-        .iter()
-        .filter_map(|(arch, name)| {
+    arch_names()
+        .into_iter()
+        .filter_map(|arch| {
             Some(Fixture {
-                name,
+                name: arch_file_name(arch)?,
                 bytes: tiny_model(arch)?,
             })
         })
         .collect()
 }
 
-/// The file name of each architecture's tiny model. `mistral3`, in the table, is left out:
-/// the llama.cpp of llama-cpp-python 0.3.16 does not know it ("unknown model architecture").
-pub const ARCH_FIXTURES: &[(&str, &str)] = &[
-    ("llama", "tiny-llama.gguf"),
-    ("qwen2", "tiny-qwen2.gguf"),
-    ("granite", "tiny-granite.gguf"),
-    ("granitemoe", "tiny-granitemoe.gguf"),
-];
+/// The architectures [`all_archs`] writes: the table's, less those the llama.cpp the schema
+/// models does not know (`mistral3`: "unknown model architecture").
+pub fn arch_names() -> Vec<&'static str> {
+    use gguf_grammar::validate::schema::{ARCHITECTURES, LLAMA_CPP_ARCHITECTURES};
+    ARCHITECTURES
+        .iter()
+        .map(|a| a.name)
+        .filter(|name| LLAMA_CPP_ARCHITECTURES.contains(name))
+        .collect()
+}
+
+/// `tiny-ARCH.gguf` for an architecture of [`arch_names`] (`None` for another name).
+pub fn arch_file_name(arch: &str) -> Option<&'static str> {
+    static NAMES: std::sync::OnceLock<Vec<(&'static str, String)>> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        arch_names()
+            .into_iter()
+            .map(|a| (a, format!("tiny-{a}.gguf")))
+            .collect()
+    });
+    names
+        .iter()
+        .find(|(a, _)| *a == arch)
+        .map(|(_, f)| f.as_str())
+}
 
 /// A deterministic tiny model of architecture `arch` built from the schema's table: every
-/// required key (and `head_count_kv`, `rope.dimension_count`, the expert counts when the
-/// architecture has experts) with a small value, `minimal-llama`'s SentencePiece vocabulary,
-/// and every required tensor in f32 with the documented pattern. `None` for an architecture
-/// the table does not know.
+/// required key (and `head_count_kv`, `rope.dimension_count`) with a small value, the
+/// table's kind of tokenizer (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE
+/// vocabulary), and every required tensor of one block in f32 with the documented pattern.
+/// Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has no grouped-query
+/// attention), n_ff 64, 4 experts of which 2 are used. `None` for an architecture the table
+/// does not know.
 ///
 /// ```
 /// use gguf_grammar::{validate::schema, Gguf};
@@ -552,12 +578,19 @@ pub const ARCH_FIXTURES: &[(&str, &str)] = &[
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
-    use gguf_grammar::validate::schema::{Architecture, Dim, ExpertUse, KeyType, Scope, When};
+    use gguf_grammar::validate::schema::{
+        Architecture, Dim, ExpertUse, KeyType, Scope, TokenizerKind, When,
+    };
     let table = Architecture::named(arch)?;
     let experts = table.experts == ExpertUse::Always;
-    let (n_embd, n_head, n_head_kv, n_ff, n_expert) = (32u64, 4u64, 2u64, 64u64, 4u64);
-    let source = spm_tokens();
-    let n_vocab = source.len() as u64;
+    let (n_embd, n_head, n_ff, n_expert, n_used, n_ctx) = (32u64, 4u64, 64u64, 4u64, 2u64, 128u64);
+    let n_head_kv = if table.gqa { 2 } else { n_head };
+    let head = n_embd / n_head;
+    // One block, or as many as the table says the graph needs.
+    let n_layer = match table.block_counts.first() {
+        Some(&n) => n,
+        None => table.swa_pattern.max(1),
+    };
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     b.kv("general.architecture", arch)
         .kv("general.name", format!("tiny-{arch}"));
@@ -569,16 +602,21 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         }
         let suffix = name.strip_prefix(arch).unwrap_or(&name);
         let value: OwnedValue = match (spec.ty, suffix) {
-            (KeyType::Count, ".context_length") => 128u32.into(),
+            (KeyType::Count, ".context_length") => (n_ctx as u32).into(),
             (KeyType::Count, ".embedding_length") => (n_embd as u32).into(),
-            (KeyType::Count, ".block_count") => 1u32.into(),
+            (KeyType::Count, ".block_count") => (n_layer as u32).into(),
             (KeyType::Count, ".feed_forward_length") => (n_ff as u32).into(),
             (KeyType::Count, ".attention.head_count") => (n_head as u32).into(),
             (KeyType::Count, ".expert_count") => (n_expert as u32).into(),
-            (KeyType::Count, ".expert_used_count") => 2u32.into(),
+            (KeyType::Count, ".expert_used_count") => (n_used as u32).into(),
+            (KeyType::Count, ".expert_feed_forward_length") => ((n_ff / n_used) as u32).into(),
+            (KeyType::Count, ".leading_dense_block_count") => 0u32.into(),
+            (KeyType::Count, ".attention.sliding_window") => 64u32.into(),
             (KeyType::Count, _) => 1u32.into(),
-            (KeyType::Float, ".attention.layer_norm_rms_epsilon") => 1e-5f32.into(),
+            (KeyType::Float, ".attention.layer_norm_rms_epsilon")
+            | (KeyType::Float, ".attention.layer_norm_epsilon") => 1e-5f32.into(),
             (KeyType::Float, ".attention.scale") => 0.125f32.into(),
+            (KeyType::Float, ".attention.max_alibi_bias") => 8.0f32.into(),
             (KeyType::Float, _) => 1.0f32.into(),
             (KeyType::Bool, _) => true.into(),
             _ => return None,
@@ -586,16 +624,36 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         b.kv(name, value);
     }
     b.kv(key("{arch}.attention.head_count_kv"), n_head_kv as u32)
-        .kv(key("{arch}.rope.dimension_count"), (n_embd / n_head) as u32);
-    spm_vocabulary(&mut b, &source);
+        .kv(key("{arch}.rope.dimension_count"), head as u32);
+    let n_vocab = match table.tokenizer {
+        TokenizerKind::Spm => {
+            // Plus the token llama.cpp sets attributes of in a model named "phi3" (it throws
+            // std::out_of_range when the vocabulary lacks it).
+            let mut source = spm_tokens();
+            source.push("<|endoftext|>".into());
+            spm_vocabulary(&mut b, &source);
+            source.len()
+        }
+        TokenizerKind::Bpe(pre) => bpe_vocabulary(&mut b, pre),
+    } as u64;
+    let kv = head * n_head_kv;
     let dim = |d: Dim| match d {
-        Dim::Embd => n_embd,
+        Dim::Embd | Dim::Q => n_embd,
         Dim::Vocab => n_vocab,
-        Dim::Ff => n_ff,
-        Dim::Q => n_embd,
-        Dim::K | Dim::V => n_embd / n_head * n_head_kv,
+        Dim::Ff | Dim::FfShexp => n_ff,
+        Dim::K | Dim::V => kv,
         Dim::Experts => n_expert,
-        Dim::RotHalf => n_embd / n_head / 2,
+        Dim::RotHalf => head / 2,
+        Dim::Qkv => n_embd + 2 * kv,
+        Dim::Embd3 => 3 * n_embd,
+        Dim::Ctx => n_ctx,
+        Dim::HeadK => head,
+        Dim::Heads => n_head,
+        Dim::HeadsKv => n_head_kv,
+        Dim::Ff2 => 2 * n_ff,
+        Dim::FfHalf => n_ff / 2,
+        // expert_feed_forward_length as written above, times one shared expert.
+        Dim::FfExp | Dim::FfExpShared => n_ff / n_used,
     };
     let mut tensors: Vec<(String, Vec<u64>)> = Vec::new();
     for t in table.tensors.iter().flat_map(|g| g.iter()) {
@@ -607,11 +665,15 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         if !t.required || !applies {
             continue;
         }
-        let name = match t.scope {
-            Scope::Global => t.name.to_string(),
-            Scope::Block => format!("blk.0.{}", t.name),
-        };
-        tensors.push((name, t.shape.iter().map(|&d| dim(d)).collect()));
+        let shape: Vec<u64> = t.shape.iter().map(|&d| dim(d)).collect();
+        match t.scope {
+            Scope::Global => tensors.push((t.name.to_string(), shape)),
+            Scope::Block => {
+                for block in 0..n_layer {
+                    tensors.push((format!("blk.{block}.{}", t.name), shape.clone()));
+                }
+            }
+        }
     }
     let data: Vec<Vec<u8>> = tensors
         .iter()

@@ -30,6 +30,7 @@ use crate::fixtures::Verdict;
 use gguf_grammar::grammar::align_up;
 use gguf_grammar::grammar::value::ElementType;
 use gguf_grammar::summary::{arch_key, keys};
+use gguf_grammar::validate::Code;
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Endian, GgmlType, Gguf, Value, ValueType, Version};
 
@@ -42,7 +43,7 @@ pub struct Rule {
     pub description: &'static str,
     /// The diagnostic codes the result must have (any one of them); empty: none at all
     /// (the mutation must stay accepted by every profile).
-    pub expects: &'static [&'static str],
+    pub expects: &'static [Code],
     apply: fn(&Input<'_>) -> Option<Vec<u8>>,
 }
 
@@ -120,7 +121,7 @@ pub fn applicable(bytes: &[u8]) -> Vec<Mutation> {
 const fn rule(
     name: &'static str,
     description: &'static str,
-    expects: &'static [&'static str],
+    expects: &'static [Code],
     apply: fn(&Input<'_>) -> Option<Vec<u8>>,
 ) -> Rule {
     Rule {
@@ -131,21 +132,21 @@ const fn rule(
     }
 }
 
-const CUT: &[&str] = &["truncated", "length-past-end"];
+const CUT: &[Code] = &[Code::Truncated, Code::LengthPastEnd];
 
 /// Every rule, in a fixed order.
 pub static RULES: &[Rule] = &[
-    rule("bad-magic", "the magic becomes \"GGML\"", &["bad-magic"], |i| {
+    rule("bad-magic", "the magic becomes \"GGML\"", &[Code::BadMagic], |i| {
         let mut out = at_least(i.bytes, 8)?.to_vec();
         out[..4].copy_from_slice(b"GGML");
         Some(out)
     }),
-    rule("version-1", "re-encoded as GGUF v1 (u32 counts and lengths)", &["version-1"], |i| {
+    rule("version-1", "re-encoded as GGUF v1 (u32 counts and lengths)", &[Code::Version1], |i| {
         rebuild(i, |b| {
             b.version(Version::V1);
         })
     }),
-    rule("version-4", "the version field becomes 4 (in a file that starts with GGUF)", &["unsupported-version"], |i| {
+    rule("version-4", "the version field becomes 4 (in a file that starts with GGUF)", &[Code::UnsupportedVersion], |i| {
         let mut out = at_least(i.bytes, 8)?.to_vec();
         out.starts_with(b"GGUF").then_some(())?;
         let four = match i.gguf.as_ref().map(|g| g.endian()) {
@@ -155,7 +156,7 @@ pub static RULES: &[Rule] = &[
         out[4..8].copy_from_slice(&four);
         Some(out)
     }),
-    rule("byte-swap", "re-encoded in the other byte order (header and metadata)", &["big-endian"], |i| {
+    rule("byte-swap", "re-encoded in the other byte order (header and metadata)", &[Code::BigEndian], |i| {
         let gguf = i.gguf.as_ref()?;
         (gguf.endian() == Endian::Little).then_some(())?;
         rebuild(i, |b| {
@@ -178,115 +179,115 @@ pub static RULES: &[Rule] = &[
         let g = i.gguf.as_ref()?;
         cut_inside(i.bytes, g, g.tensors.last()?.info.raw)
     }),
-    rule("duplicate-key", "the first key/value appended again", &["duplicate-key"], |i| {
+    rule("duplicate-key", "the first key/value appended again", &[Code::DuplicateKey], |i| {
         let first = i.gguf.as_ref()?.kvs.first()?;
         let (key, value) = (first.key.as_bytes().to_vec(), OwnedValue::from(first.value));
         rebuild(i, |b| {
             b.kv(key, value);
         })
     }),
-    rule("empty-key", "a key/value with an empty key appended", &["empty-key"], |i| {
+    rule("empty-key", "a key/value with an empty key appended", &[Code::EmptyKey], |i| {
         rebuild(i, |b| {
             b.kv("", 0u32);
         })
     }),
-    rule("key-reserved-by-gguf-py", "a key/value `GGUF.version` appended", &["key-reserved-by-gguf-py"], |i| {
+    rule("key-reserved-by-gguf-py", "a key/value `GGUF.version` appended", &[Code::KeyReservedByGgufPy], |i| {
         rebuild(i, |b| {
             b.kv("GGUF.version", 3u32);
         })
     }),
-    rule("key-invalid-utf8", "a key with a byte 0xff appended", &["key-invalid-utf8"], |i| {
+    rule("key-invalid-utf8", "a key with a byte 0xff appended", &[Code::KeyInvalidUtf8], |i| {
         rebuild(i, |b| {
             b.kv(b"general.\xff", 1u8);
         })
     }),
-    rule("key-syntax", "a key `General Name` (not dotted lower_snake_case) appended", &["key-syntax"], |i| {
+    rule("key-syntax", "a key `General Name` (not dotted lower_snake_case) appended", &[Code::KeySyntax], |i| {
         rebuild(i, |b| {
             b.kv("General Name", "x");
         })
     }),
-    rule("string-invalid-utf8", "a string value of bytes ff fe appended", &["string-invalid-utf8"], |i| {
+    rule("string-invalid-utf8", "a string value of bytes ff fe appended", &[Code::StringInvalidUtf8], |i| {
         rebuild(i, |b| {
             b.kv("test.bytes", OwnedValue::string(b"\xff\xfe".to_vec()));
         })
     }),
-    rule("bool-invalid", "a bool stored as the byte 2 appended", &["bool-invalid"], |i| {
+    rule("bool-invalid", "a bool stored as the byte 2 appended", &[Code::BoolInvalid], |i| {
         rebuild(i, |b| {
             b.kv("test.flag", OwnedValue::Bool(2));
         })
     }),
-    rule("nested-array", "an array of arrays of u8 appended", &["array-nested"], |i| {
+    rule("nested-array", "an array of arrays of u8 appended", &[Code::ArrayNested], |i| {
         rebuild(i, |b| {
             let inner = OwnedValue::array(ValueType::U8, [1u8, 2]);
             b.kv("test.nested", OwnedValue::array(ValueType::Array, [inner]));
         })
     }),
-    rule("empty-array-type-13", "an empty array of element type 13 appended", &["array-type-unknown"], |i| {
+    rule("empty-array-type-13", "an empty array of element type 13 appended", &[Code::ArrayTypeUnknown], |i| {
         rebuild(i, |b| {
             b.kv("test.empty", OwnedValue::array(ElementType::Unknown(13), Vec::<OwnedValue>::new()));
         })
     }),
-    rule("alignment-0", "general.alignment set to 0", &["alignment-zero"], |i| {
+    rule("alignment-0", "general.alignment set to 0", &[Code::AlignmentZero], |i| {
         rebuild(i, |b| {
             b.set("general.alignment", 0u32);
         })
     }),
-    rule("alignment-3", "general.alignment set to 3", &["alignment-not-power-of-two"], |i| {
+    rule("alignment-3", "general.alignment set to 3", &[Code::AlignmentNotPowerOfTwo], |i| {
         rebuild(i, |b| {
             b.set("general.alignment", 3u32);
         })
     }),
-    rule("alignment-u64", "general.alignment set to 32 as a uint64", &["alignment-type"], |i| {
+    rule("alignment-u64", "general.alignment set to 32 as a uint64", &[Code::AlignmentType], |i| {
         rebuild(i, |b| {
             b.set("general.alignment", 32u64);
         })
     }),
-    rule("unknown-value-type", "the first key/value's type tag becomes 13", &["unknown-value-type"], |i| {
+    rule("unknown-value-type", "the first key/value's type tag becomes 13", &[Code::UnknownValueType], |i| {
         let g = i.gguf.as_ref()?;
         let kv = g.kvs.first()?;
         let at = g.offset_of(kv.raw)? + g.header.ctx.count_width() + kv.key.as_bytes().len() as u64;
         patch(i.bytes, g, at, 13, 4)
     }),
-    rule("string-length-past-end", "the first string value (not the file's last construct) claims one byte more than the file has left", &["length-past-end"], |i| {
+    rule("string-length-past-end", "the first string value (not the file's last construct) claims one byte more than the file has left", &[Code::LengthPastEnd], |i| {
         let g = i.gguf.as_ref()?;
         let kv = not_last(g, |v| matches!(v, Value::String(_)))?;
         let at = g.offset_of(kv.raw)? + g.header.ctx.count_width() + kv.key.as_bytes().len() as u64 + 4;
         let left = (i.bytes.len() as u64).checked_sub(at + g.header.ctx.count_width())?;
         patch(i.bytes, g, at, left + 1, g.header.ctx.count_width())
     }),
-    rule("array-count-past-end", "the first array (not the file's last construct) claims more elements than the file has bytes left", &["length-past-end"], |i| {
+    rule("array-count-past-end", "the first array (not the file's last construct) claims more elements than the file has bytes left", &[Code::LengthPastEnd], |i| {
         let g = i.gguf.as_ref()?;
         let kv = not_last(g, |v| matches!(v, Value::Array(_)))?;
         let at = g.offset_of(kv.raw)? + g.header.ctx.count_width() + kv.key.as_bytes().len() as u64 + 8;
         let left = (i.bytes.len() as u64).checked_sub(at + g.header.ctx.count_width())?;
         patch(i.bytes, g, at, left + 1, g.header.ctx.count_width())
     }),
-    rule("n-dims-5", "the first tensor gets 5 dims (trailing 1s)", &["too-many-dims"], |i| {
+    rule("n-dims-5", "the first tensor gets 5 dims (trailing 1s)", &[Code::TooManyDims], |i| {
         i.gguf.as_ref()?.tensors.first()?;
         rebuild(i, |b| {
             let dims = &mut b.tensors[0].dims;
             dims.resize(5, 1);
         })
     }),
-    rule("unknown-ggml-type", "the first tensor's type becomes 43 (past ggml's table)", &["tensor-type-unknown"], |i| {
+    rule("unknown-ggml-type", "the first tensor's type becomes 43 (past ggml's table)", &[Code::TensorTypeUnknown], |i| {
         i.gguf.as_ref()?.tensors.first()?;
         rebuild(i, |b| b.tensors[0].ggml_type = GgmlType(GgmlType::COUNT))
     }),
-    rule("removed-ggml-type", "the first tensor's type becomes 4 (q4_2, removed)", &["tensor-type-removed"], |i| {
+    rule("removed-ggml-type", "the first tensor's type becomes 4 (q4_2, removed)", &[Code::TensorTypeRemoved], |i| {
         i.gguf.as_ref()?.tensors.first()?;
         rebuild(i, |b| b.tensors[0].ggml_type = GgmlType(4))
     }),
-    rule("duplicate-tensor-name", "the last tensor renamed to the first's name", &["duplicate-tensor-name"], |i| {
+    rule("duplicate-tensor-name", "the last tensor renamed to the first's name", &[Code::DuplicateTensorName], |i| {
         let g = i.gguf.as_ref()?;
         (g.tensors.len() >= 2).then_some(())?;
         let name = g.tensors[0].info.name.as_bytes().to_vec();
         rebuild(i, |b| b.tensors.last_mut().map_or((), |t| t.name = name))
     }),
-    rule("tensor-name-too-long", "the first tensor renamed to 64 bytes", &["tensor-name-too-long"], |i| {
+    rule("tensor-name-too-long", "the first tensor renamed to 64 bytes", &[Code::TensorNameTooLong], |i| {
         i.gguf.as_ref()?.tensors.first()?;
         rebuild(i, |b| b.tensors[0].name = vec![b'x'; 64])
     }),
-    rule("offset-gap", "the last tensor moved one alignment further (the file grows to hold it)", &["tensor-offset-not-sequential"], |i| {
+    rule("offset-gap", "the last tensor moved one alignment further (the file grows to hold it)", &[Code::TensorOffsetNotSequential], |i| {
         let g = i.gguf.as_ref()?;
         let last = g.tensors.last()?;
         // The file grows by one alignment: only up to the writer's cap, never by a file value.
@@ -295,34 +296,34 @@ pub static RULES: &[Rule] = &[
         out.resize(out.len() + usize::try_from(g.alignment).ok()?, 0);
         Some(out)
     }),
-    rule("offset-overlap", "the last tensor moved onto the first (which has data)", &["tensor-offset-not-sequential"], |i| {
+    rule("offset-overlap", "the last tensor moved onto the first (which has data)", &[Code::TensorOffsetNotSequential], |i| {
         let g = i.gguf.as_ref()?;
         (g.tensors.len() >= 2).then_some(())?;
         let (first, last) = (&g.tensors[0], g.tensors.last()?);
         (first.n_bytes? > 0 && first.info.offset != last.info.offset).then_some(())?;
         patch_offset(i.bytes, g, last, g.tensors[0].info.offset)
     }),
-    rule("tensor-past-eof", "the last tensor moved to the end of the file", &["tensor-data-past-eof"], |i| {
+    rule("tensor-past-eof", "the last tensor moved to the end of the file", &[Code::TensorDataPastEof], |i| {
         let g = i.gguf.as_ref()?;
         let last = g.tensors.last()?;
         let end = (i.bytes.len() as u64).checked_sub(g.tensor_data_offset)?;
         patch_offset(i.bytes, g, last, align_up(end, g.alignment)?)
     }),
     // Model-level rules: each breaks one rule of llama.cpp's loader (the schema's codes).
-    rule("block-count-0", "{arch}.block_count set to 0", &["schema-block-count"], |i| {
+    rule("block-count-0", "{arch}.block_count set to 0", &[Code::SchemaBlockCount], |i| {
         let key = arch_key_of(i, keys::BLOCK_COUNT)?;
         rebuild(i, |b| {
             b.set(key, 0u32);
         })
     }),
-    rule("tensor-missing", "the last tensor removed (the others keep their offsets)", &["schema-tensor-missing"], |i| {
+    rule("tensor-missing", "the last tensor removed (the others keep their offsets)", &[Code::SchemaTensorMissing], |i| {
         known_model(i)?;
         (i.gguf.as_ref()?.tensors.len() >= 2).then_some(())?;
         rebuild(i, |b| {
             b.tensors.pop();
         })
     }),
-    rule("tensor-shape", "the first matrix whose rows fit its type gets its dims swapped (same bytes)", &["schema-tensor-shape"], |i| {
+    rule("tensor-shape", "the first matrix whose rows fit its type gets its dims swapped (same bytes)", &[Code::SchemaTensorShape], |i| {
         known_model(i)?;
         let g = i.gguf.as_ref()?;
         let at = g.tensors.iter().position(|t| {
@@ -332,19 +333,19 @@ pub static RULES: &[Rule] = &[
         })?;
         rebuild(i, |b| b.tensors[at].dims.reverse())
     }),
-    rule("key-missing", "{arch}.embedding_length removed", &["schema-key-missing"], |i| {
+    rule("key-missing", "{arch}.embedding_length removed", &[Code::SchemaKeyMissing], |i| {
         let key = known_key(i, keys::EMBEDDING_LENGTH)?;
         rebuild(i, |b| {
             b.remove(key);
         })
     }),
-    rule("key-type", "{arch}.block_count stored as the string \"1\"", &["schema-key-type"], |i| {
+    rule("key-type", "{arch}.block_count stored as the string \"1\"", &[Code::SchemaKeyType], |i| {
         let key = known_key(i, keys::BLOCK_COUNT)?;
         rebuild(i, |b| {
             b.set(key, "1");
         })
     }),
-    rule("heads-not-dividing", "{arch}.attention.head_count set to 3 (embedding_length not a multiple)", &["schema-head-count"], |i| {
+    rule("heads-not-dividing", "{arch}.attention.head_count set to 3 (embedding_length not a multiple)", &[Code::SchemaHeadCount], |i| {
         let embd = known_key(i, keys::EMBEDDING_LENGTH)?;
         let n_embd = i.gguf.as_ref()?.get_u64(&embd).ok()?;
         (n_embd % 3 != 0).then_some(())?;
@@ -353,7 +354,7 @@ pub static RULES: &[Rule] = &[
             b.set(key, 3u32);
         })
     }),
-    rule("kv-heads-not-dividing", "{arch}.attention.head_count_kv set to 3 (head_count not a multiple)", &["schema-head-count-kv"], |i| {
+    rule("kv-heads-not-dividing", "{arch}.attention.head_count_kv set to 3 (head_count not a multiple)", &[Code::SchemaHeadCountKv], |i| {
         let heads = known_key(i, keys::HEAD_COUNT)?;
         let n_head = i.gguf.as_ref()?.get_u64(&heads).ok()?;
         (n_head % 3 != 0).then_some(())?;
@@ -362,13 +363,13 @@ pub static RULES: &[Rule] = &[
             b.set(key, 3u32);
         })
     }),
-    rule("architecture-unknown", "general.architecture set to \"llama9\"", &["schema-architecture-unsupported"], |i| {
+    rule("architecture-unknown", "general.architecture set to \"llama9\"", &[Code::SchemaArchitectureUnsupported], |i| {
         i.gguf.as_ref()?.architecture().ok()?;
         rebuild(i, |b| {
             b.set("general.architecture", "llama9");
         })
     }),
-    rule("byte-tokens-missing", "a SentencePiece vocabulary's byte tokens <0xXX> renamed <0xXX>_", &["schema-byte-tokens"], |i| {
+    rule("byte-tokens-missing", "a SentencePiece vocabulary's byte tokens <0xXX> renamed <0xXX>_", &[Code::SchemaByteTokens], |i| {
         let g = i.gguf.as_ref()?;
         (g.get_str("tokenizer.ggml.model").ok()? == "llama").then_some(())?;
         let tokens = g.get_array("tokenizer.ggml.tokens").ok()?;
@@ -390,13 +391,13 @@ pub static RULES: &[Rule] = &[
             b.set("tokenizer.ggml.tokens", value);
         })
     }),
-    rule("special-token-past-vocab", "tokenizer.ggml.bos_token_id set to the vocabulary size (a warning: llama.cpp uses its default id)", &["schema-special-token"], |i| {
+    rule("special-token-past-vocab", "tokenizer.ggml.bos_token_id set to the vocabulary size (a warning: llama.cpp uses its default id)", &[Code::SchemaSpecialToken], |i| {
         let n = i.gguf.as_ref()?.get_array("tokenizer.ggml.tokens").ok()?.len() as u64;
         rebuild(i, |b| {
             b.set("tokenizer.ggml.bos_token_id", u32::try_from(n).unwrap_or(u32::MAX));
         })
     }),
-    rule("tokenizer-pre-unknown", "a BPE vocabulary's tokenizer.ggml.pre set to \"no-such-pre\"", &["schema-tokenizer-pre"], |i| {
+    rule("tokenizer-pre-unknown", "a BPE vocabulary's tokenizer.ggml.pre set to \"no-such-pre\"", &[Code::SchemaTokenizerPre], |i| {
         (i.gguf.as_ref()?.get_str("tokenizer.ggml.model").ok()? == "gpt2").then_some(())?;
         rebuild(i, |b| {
             b.set("tokenizer.ggml.pre", "no-such-pre");

@@ -46,7 +46,7 @@ use std::path::{Path, PathBuf};
 
 use gguf_grammar::error::ReadError;
 use gguf_grammar::summary;
-use gguf_grammar::validate::{At, Diagnostic, Diagnostics, Severity, MAX_PER_KIND};
+use gguf_grammar::validate::{At, Code, Diagnostic, Diagnostics, Severity, MAX_PER_KIND};
 use gguf_grammar::{Gguf, OwnedGguf, Tensor, Value};
 
 pub mod split;
@@ -256,7 +256,7 @@ impl GgufSet {
                     Err(e) => format!("shard {} of {count} cannot be read: {e}", i + 1),
                     Ok(_) => format!("shard {} of {count} is not GGUF", i + 1),
                 };
-                diagnostics.report("set-missing-shard", Severity::Error, At::default(), why);
+                diagnostics.report(Code::SetMissingShard, At::default(), why);
                 found.extend(diagnostics.finish().into_iter().map(|d| (i, d)));
                 continue;
             };
@@ -269,31 +269,30 @@ impl GgufSet {
                 (
                     "split.no",
                     i as u64,
-                    "set-split-no",
+                    Code::SetSplitNo,
                     "the shard's place by name",
                 ),
                 (
                     "split.count",
                     count,
-                    "set-split-count",
+                    Code::SetSplitCount,
                     "the number of shards by name",
                 ),
                 (
                     "split.tensors.count",
                     total,
-                    "set-tensors-count",
+                    Code::SetTensorsCount,
                     "the tensors found in all shards",
                 ),
             ];
             for (name, wanted, code, what) in expect {
                 // With a shard missing, the tensors found say nothing about the count.
-                if code == "set-tensors-count" && any_missing {
+                if code == Code::SetTensorsCount && any_missing {
                     continue;
                 }
                 match key(name) {
                     None => diagnostics.report(
                         code,
-                        Severity::Error,
                         At::default(),
                         format!("no {name}; expected {wanted}, {what}"),
                     ),
@@ -302,7 +301,6 @@ impl GgufSet {
                         if summary::count(value) != Some(wanted) {
                             diagnostics.report(
                                 code,
-                                Severity::Error,
                                 At::kv(gguf, at),
                                 format!("{name} is {}, expected {wanted}, {what}", shown(value)),
                             );
@@ -314,8 +312,7 @@ impl GgufSet {
                 for (at, kv) in gguf.kvs.iter().enumerate() {
                     if !SPLIT_KEYS.iter().any(|k| kv.key.as_bytes() == k.as_bytes()) {
                         diagnostics.report(
-                            "set-metadata-outside-first",
-                            Severity::Warning,
+                            Code::SetMetadataOutsideFirst,
                             At::kv(gguf, at),
                             "metadata outside the first shard (gguf-split writes it in the first only; readers use the first shard's)".into(),
                         );
@@ -326,8 +323,7 @@ impl GgufSet {
                 let name = tensor.info.name.as_bytes();
                 match first_seen.get(name) {
                     Some(&earlier) if earlier != i => diagnostics.report(
-                        "set-duplicate-tensor",
-                        Severity::Error,
+                        Code::SetDuplicateTensor,
                         At::tensor(gguf, t),
                         format!(
                             "also in shard {} ({})",
@@ -346,8 +342,7 @@ impl GgufSet {
         if missing > MAX_PER_KIND {
             let mut diagnostics = Diagnostics::default();
             diagnostics.report(
-                "set-missing-shard",
-                Severity::Error,
+                Code::SetMissingShard,
                 At::default(),
                 format!(
                     "and {} more shards of {count} missing or not GGUF",
@@ -365,7 +360,7 @@ impl GgufSet {
 pub fn accepts_set(diagnostics: &[Diagnostic]) -> bool {
     !diagnostics
         .iter()
-        .any(|d| d.code.starts_with("set-") && d.severity == Severity::Error)
+        .any(|d| d.code.name().starts_with("set-") && d.severity == Severity::Error)
 }
 
 fn shown(value: Value<'_>) -> String {

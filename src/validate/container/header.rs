@@ -2,6 +2,7 @@
 
 use super::{Checker, GGML, PY};
 use crate::validate::diagnostics::At;
+use crate::validate::Code;
 use crate::{Endian, Version};
 
 impl Checker<'_, '_> {
@@ -9,7 +10,7 @@ impl Checker<'_, '_> {
         let version = || At::header("version", 4..8);
         if self.gguf.header.ctx.version == Version::V1 {
             self.out.reject(
-                "version-1",
+                Code::Version1,
                 GGML | PY,
                 version(),
                 "GGUF v1 (32-bit counts and lengths): ggml no longer reads it, gguf-py reads only v2 and v3".into(),
@@ -17,7 +18,7 @@ impl Checker<'_, '_> {
         }
         if self.gguf.endian() == Endian::Big {
             self.out.reject(
-                "big-endian",
+                Code::BigEndian,
                 GGML,
                 version(),
                 format!(

@@ -5,6 +5,7 @@ use super::{Checker, Seen, GGML, GGML_MAX_STRING, PY, SPEC};
 use crate::error::Segment;
 use crate::grammar::value::{Array, ElementType, Value, ValueType};
 use crate::validate::diagnostics::{span_of, At};
+use crate::validate::Code;
 use crate::GgufStr;
 
 /// ggml's `GGUF_MAX_ARRAY_ELEMENTS`.
@@ -24,12 +25,16 @@ impl<'a> Checker<'_, 'a> {
         for (i, kv) in gguf.kvs.iter().enumerate() {
             let key = kv.key.as_bytes();
             if key.is_empty() {
-                self.out
-                    .reject("empty-key", GGML | SPEC, self.kv_at(i), "empty key".into());
+                self.out.reject(
+                    Code::EmptyKey,
+                    GGML | SPEC,
+                    self.kv_at(i),
+                    "empty key".into(),
+                );
             }
             if let Some(earlier) = first.first_use(key, i) {
                 self.out.reject(
-                    "duplicate-key",
+                    Code::DuplicateKey,
                     GGML | PY,
                     self.kv_at(i),
                     format!(
@@ -40,7 +45,7 @@ impl<'a> Checker<'_, 'a> {
             }
             if GGUF_PY_SYNTHETIC.contains(&key) {
                 self.out.reject(
-                    "key-reserved-by-gguf-py",
+                    Code::KeyReservedByGgufPy,
                     PY,
                     self.kv_at(i),
                     format!(
@@ -62,7 +67,7 @@ impl<'a> Checker<'_, 'a> {
         let bytes = key.as_bytes();
         if bytes.len() as u64 > GGML_MAX_STRING {
             self.out.reject(
-                "string-too-long",
+                Code::StringTooLong,
                 GGML,
                 self.kv_at(i),
                 format!(
@@ -73,7 +78,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if bytes.len() > SPEC_MAX_KEY {
             self.out.reject(
-                "key-too-long",
+                Code::KeyTooLong,
                 SPEC,
                 self.kv_at(i),
                 format!(
@@ -84,7 +89,7 @@ impl<'a> Checker<'_, 'a> {
         }
         match simdutf8::compat::from_utf8(bytes) {
             Err(e) => self.out.reject(
-                "key-invalid-utf8",
+                Code::KeyInvalidUtf8,
                 PY | SPEC,
                 self.kv_at(i),
                 format!(
@@ -93,13 +98,13 @@ impl<'a> Checker<'_, 'a> {
                 ),
             ),
             Ok(text) if !text.is_ascii() => self.out.reject(
-                "key-not-ascii",
+                Code::KeyNotAscii,
                 SPEC,
                 self.kv_at(i),
                 "key is not ASCII: the spec requires ASCII keys".into(),
             ),
             Ok(text) if !text.is_empty() && !is_snake_case_path(text) => self.out.reject(
-                "key-syntax",
+                Code::KeySyntax,
                 SPEC,
                 self.kv_at(i),
                 "key is not dot-separated lower_snake_case segments, as the spec requires".into(),
@@ -118,7 +123,7 @@ impl<'a> Checker<'_, 'a> {
                 self.strings(one(invalid), one(long), 1, top, at)
             }
             Value::Bool(b) if b > 1 => self.out.reject(
-                "bool-invalid",
+                Code::BoolInvalid,
                 SPEC,
                 at(),
                 format!("bool byte {b}: only 0 and 1 are defined"),
@@ -133,7 +138,7 @@ impl<'a> Checker<'_, 'a> {
         let here = || at().spanning(span.clone());
         if array.len() as u64 > GGML_MAX_ARRAY {
             self.out.reject(
-                "array-too-long",
+                Code::ArrayTooLong,
                 GGML,
                 here(),
                 format!("array of {} elements: ggml reads at most 2^30", array.len()),
@@ -143,7 +148,7 @@ impl<'a> Checker<'_, 'a> {
             ElementType::Known(ty) => ty,
             ElementType::Unknown(tag) => {
                 return self.out.reject(
-                    "array-type-unknown",
+                    Code::ArrayTypeUnknown,
                     GGML | SPEC,
                     here(),
                     format!(
@@ -182,7 +187,7 @@ impl<'a> Checker<'_, 'a> {
                 if let Some(first) = bytes.iter().position(|&b| b > 1) {
                     let bad = bytes.iter().filter(|&&b| b > 1).count();
                     self.out.reject(
-                        "bool-invalid",
+                        Code::BoolInvalid,
                         SPEC,
                         here(),
                         format!(
@@ -195,7 +200,7 @@ impl<'a> Checker<'_, 'a> {
             ValueType::Array => {
                 if top {
                     self.out.reject(
-                        "array-nested",
+                        Code::ArrayNested,
                         GGML,
                         here(),
                         "array of arrays: ggml reads only arrays of scalars and strings".into(),
@@ -241,7 +246,7 @@ impl<'a> Checker<'_, 'a> {
         };
         if let Some((i, s)) = invalid {
             self.out.reject(
-                "string-invalid-utf8",
+                Code::StringInvalidUtf8,
                 SPEC,
                 element_at(i, s),
                 format!(
@@ -252,7 +257,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if let Some((i, s)) = long {
             self.out.reject(
-                "string-too-long",
+                Code::StringTooLong,
                 GGML,
                 element_at(i, s),
                 format!(

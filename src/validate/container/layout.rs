@@ -7,7 +7,8 @@ use crate::error::Segment;
 use crate::grammar::align_up;
 use crate::grammar::value::Value;
 use crate::validate::diagnostics::At;
-use crate::validate::{Reference, References, Severity};
+use crate::validate::Code;
+use crate::validate::{Reference, References};
 use crate::Gguf;
 
 /// The key that sets the alignment.
@@ -58,7 +59,7 @@ impl Checker<'_, '_> {
     fn alignment_value(&mut self, index: usize, who: References) {
         match self.gguf.kvs[index].value {
             Value::U32(0) => self.out.reject(
-                "alignment-zero",
+                Code::AlignmentZero,
                 who,
                 self.kv_at(index),
                 "general.alignment is 0".into(),
@@ -66,7 +67,7 @@ impl Checker<'_, '_> {
             Value::U32(n) => {
                 if !n.is_power_of_two() {
                     self.out.reject(
-                        "alignment-not-power-of-two",
+                        Code::AlignmentNotPowerOfTwo,
                         who & (GGML | PY),
                         self.kv_at(index),
                         format!("general.alignment {n} is not a power of two, as ggml and gguf-py require"),
@@ -74,7 +75,7 @@ impl Checker<'_, '_> {
                 }
                 if n % 8 != 0 && who.contains(Reference::Spec) {
                     self.out.reject(
-                        "alignment-not-multiple-of-8",
+                        Code::AlignmentNotMultipleOf8,
                         SPEC,
                         self.kv_at(index),
                         format!(
@@ -84,7 +85,7 @@ impl Checker<'_, '_> {
                 }
             }
             other => self.out.reject(
-                "alignment-type",
+                Code::AlignmentType,
                 who,
                 self.kv_at(index),
                 format!("general.alignment is {}, not uint32", type_label(other)),
@@ -103,7 +104,7 @@ impl Checker<'_, '_> {
         let start = align_up(gguf.tensor_infos_end, alignment).unwrap_or(u64::MAX);
         if start > self.file_len {
             self.out.reject(
-                "data-start-past-eof",
+                Code::DataStartPastEof,
                 GGML,
                 At::bytes(gguf.tensor_infos_end..start),
                 format!(
@@ -118,7 +119,7 @@ impl Checker<'_, '_> {
         // ggml loading the data reads the whole padded section.
         if let Some(end) = start.checked_add(size).filter(|&end| end > self.file_len) {
             self.out.reject(
-                "data-section-past-eof",
+                Code::DataSectionPastEof,
                 GGML_DATA,
                 At::bytes(start..end),
                 format!(
@@ -137,7 +138,7 @@ impl Checker<'_, '_> {
             let offset_at = || self.tensor_at(i).then(Segment::Field("offset"));
             if tensor.info.offset != expected {
                 self.out.reject(
-                    "tensor-offset-not-sequential",
+                    Code::TensorOffsetNotSequential,
                     GGML,
                     offset_at(),
                     format!(
@@ -153,7 +154,7 @@ impl Checker<'_, '_> {
                 Some(next) => expected = next,
                 None => {
                     self.out.reject(
-                        "data-size-overflow",
+                        Code::DataSizeOverflow,
                         GGML,
                         offset_at(),
                         "the padded tensor sizes add up past 2^64 bytes".into(),
@@ -184,7 +185,7 @@ impl Checker<'_, '_> {
         let tensor = &self.gguf.tensors[i];
         let Some(start) = tensor.data_offset else {
             self.out.reject(
-                "tensor-data-past-eof",
+                Code::TensorDataPastEof,
                 GGML_DATA | PY | SPEC,
                 self.tensor_at(i),
                 "the data offset overflows 64 bits".into(),
@@ -205,7 +206,7 @@ impl Checker<'_, '_> {
             let n = tensor.n_bytes.map(u128::from).or(py_n_bytes).unwrap_or(0);
             let end = start.saturating_add(n.try_into().unwrap_or(u64::MAX));
             self.out.reject(
-                "tensor-data-past-eof",
+                Code::TensorDataPastEof,
                 rejected_by,
                 self.tensor_at(i).spanning(Some(start..end)),
                 format!(
@@ -230,15 +231,13 @@ impl Checker<'_, '_> {
             let (a_end, a) = furthest;
             if b_start < a_end {
                 self.out.report(
-                    "tensor-overlap",
-                    Severity::Warning,
+                    Code::TensorOverlap,
                     self.tensor_at(b).spanning(Some(b_start..a_end.min(b_end))),
                     format!("data overlaps tensor[{a}]'s"),
                 );
             } else if b_start > align_up(a_end, self.gguf.alignment).unwrap_or(u64::MAX) {
                 self.out.report(
-                    "tensor-gap",
-                    Severity::Note,
+                    Code::TensorGap,
                     self.tensor_at(b).spanning(Some(a_end..b_start)),
                     format!("{} unused bytes after tensor[{a}]'s data", b_start - a_end),
                 );
@@ -260,8 +259,7 @@ impl Checker<'_, '_> {
         };
         if self.file_len > end {
             self.out.report(
-                "trailing-bytes",
-                Severity::Note,
+                Code::TrailingBytes,
                 At::bytes(end..self.file_len),
                 format!(
                     "{} bytes after the padded end of the tensor data",

@@ -26,20 +26,10 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
 
+use super::code::{ALL, GGML, GGML_DATA, PY, SPEC};
 use super::diagnostics::{span_of, At, Diagnostics};
-use super::{Diagnostic, Reference, References};
+use super::Diagnostic;
 use crate::Gguf;
-
-/// ggml rejects, whether or not it loads the data.
-const GGML: References = References::of(&[Reference::Ggml, Reference::GgmlData]);
-/// ggml rejects when it loads the data.
-const GGML_DATA: References = References::of(&[Reference::GgmlData]);
-/// gguf-py rejects.
-const PY: References = References::of(&[Reference::GgufPy]);
-/// The specification forbids.
-const SPEC: References = References::of(&[Reference::Spec]);
-/// Every reference rejects.
-const ALL: References = References::ALL;
 
 /// ggml's `GGUF_MAX_STRING_LENGTH`.
 const GGML_MAX_STRING: u64 = 1 << 30;
@@ -170,6 +160,7 @@ impl Hasher for StoredHash {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::validate::Reference;
 
     #[test]
     fn c_strings_stop_at_nul() {

@@ -1,6 +1,7 @@
 //! Each tensor's descriptor: its name, dims, ggml type, size and offset.
 use super::{c_str, Checker, Seen, ALL, GGML, PY, SPEC};
 use crate::error::Segment;
+use crate::validate::Code;
 use crate::validate::References;
 use crate::{GgmlType, TypeStatus};
 
@@ -83,7 +84,7 @@ impl<'a> Checker<'_, 'a> {
                 References::NONE
             };
             self.out.reject(
-                "tensor-name-too-long",
+                Code::TensorNameTooLong,
                 GGML | spec,
                 self.tensor_at(i),
                 format!(
@@ -95,7 +96,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if name.to_str().is_err() {
             self.out.reject(
-                "tensor-name-invalid-utf8",
+                Code::TensorNameInvalidUtf8,
                 PY | SPEC,
                 self.tensor_at(i),
                 "tensor name is not UTF-8: gguf-py cannot decode it".into(),
@@ -103,7 +104,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if let Some((earlier, exact)) = names.first_use(bytes, i) {
             self.out.reject(
-                "duplicate-tensor-name",
+                Code::DuplicateTensorName,
                 if exact { GGML | PY } else { GGML },
                 self.tensor_at(i),
                 format!("tensor name already used by tensor[{earlier}]"),
@@ -116,7 +117,7 @@ impl<'a> Checker<'_, 'a> {
         let dims = &self.gguf.tensors[i].info.dims;
         if dims.len() > MAX_DIMS {
             self.out.reject(
-                "too-many-dims",
+                Code::TooManyDims,
                 GGML | SPEC,
                 self.tensor_at(i),
                 format!(
@@ -127,7 +128,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if let Some(d) = dims.iter().position(|&d| d > i64::MAX as u64) {
             self.out.reject(
-                "dim-too-large",
+                Code::DimTooLarge,
                 ALL,
                 self.tensor_at(i).then(Segment::Dim(d as u64)),
                 format!(
@@ -143,7 +144,7 @@ impl<'a> Checker<'_, 'a> {
         let ty = self.gguf.tensors[i].info.ggml_type;
         let (code, rejected_by, message) = match ty.status() {
             TypeStatus::Unknown => (
-                "tensor-type-unknown",
+                Code::TensorTypeUnknown,
                 ALL,
                 format!(
                     "ggml type {} is not defined (ggml knows 0..{})",
@@ -152,12 +153,12 @@ impl<'a> Checker<'_, 'a> {
                 ),
             ),
             TypeStatus::Removed => (
-                "tensor-type-removed",
+                Code::TensorTypeRemoved,
                 ALL,
                 format!("ggml type {} ({ty}) has been removed", ty.0),
             ),
             TypeStatus::Known if gguf_py_type_size(ty).is_none() => (
-                "tensor-type-not-in-gguf-py",
+                Code::TensorTypeNotInGgufPy,
                 PY,
                 format!("ggml type {} ({ty}) is newer than gguf-py 0.19.0", ty.0),
             ),
@@ -175,7 +176,7 @@ impl<'a> Checker<'_, 'a> {
         let divisible = match ty.block_size() {
             Some(block) if ne0 % block != 0 => {
                 self.out.reject(
-                    "tensor-row-not-block-multiple",
+                    Code::TensorRowNotBlockMultiple,
                     ALL,
                     self.tensor_at(i),
                     format!(
@@ -190,7 +191,7 @@ impl<'a> Checker<'_, 'a> {
         let rejected_by = size_rejecters(ty, dims, divisible);
         if !rejected_by.is_empty() {
             self.out.reject(
-                "tensor-too-large",
+                Code::TensorTooLarge,
                 rejected_by,
                 self.tensor_at(i),
                 format!(
@@ -206,7 +207,7 @@ impl<'a> Checker<'_, 'a> {
         let (offset, alignment) = (self.gguf.tensors[i].info.offset, self.gguf.alignment);
         if offset % alignment != 0 {
             self.out.reject(
-                "tensor-offset-unaligned",
+                Code::TensorOffsetUnaligned,
                 SPEC,
                 self.tensor_at(i),
                 format!("data offset {offset} is not a multiple of the alignment {alignment}"),

@@ -61,7 +61,7 @@ pub struct KeySpec {
     pub required: bool,
 }
 
-const fn req(name: &'static str, ty: KeyType) -> KeySpec {
+pub(super) const fn req(name: &'static str, ty: KeyType) -> KeySpec {
     KeySpec {
         name,
         ty,
@@ -69,7 +69,7 @@ const fn req(name: &'static str, ty: KeyType) -> KeySpec {
     }
 }
 
-const fn opt(name: &'static str, ty: KeyType) -> KeySpec {
+pub(super) const fn opt(name: &'static str, ty: KeyType) -> KeySpec {
     KeySpec {
         name,
         ty,
@@ -147,8 +147,9 @@ pub const TOKENIZER_REQUIRED: &[KeySpec] = &[
     req("tokenizer.ggml.tokens", Strings),
 ];
 
-/// The hyperparameters of a LLaMA-layout model.
-pub const LLAMA_KEYS: &[KeySpec] = &[
+/// The hyperparameters every transformer layout reads (`llama_model::load_hparams` before its
+/// per-architecture switch, and the head and feed-forward sizes the tensors need).
+pub const BASE_KEYS: &[KeySpec] = &[
     req(keys::CONTEXT_LENGTH, Count),
     req(keys::EMBEDDING_LENGTH, Count),
     req(keys::BLOCK_COUNT, Count),
@@ -157,7 +158,6 @@ pub const LLAMA_KEYS: &[KeySpec] = &[
     opt(keys::HEAD_COUNT_KV, Count),
     opt(keys::KEY_LENGTH, Count),
     opt(keys::VALUE_LENGTH, Count),
-    req("{arch}.attention.layer_norm_rms_epsilon", Float),
     opt(keys::ROPE_DIMENSION_COUNT, Count),
     opt("{arch}.rope.freq_base", Float),
     opt("{arch}.rope.scale_linear", Float),
@@ -168,6 +168,12 @@ pub const LLAMA_KEYS: &[KeySpec] = &[
     opt("{arch}.rope.scaling.finetuned", Bool),
     opt(keys::VOCAB_SIZE, Count),
 ];
+
+/// RMS normalisation's epsilon (`LLM_KV_ATTENTION_LAYERNORM_RMS_EPS`).
+pub const RMS_EPS: &[KeySpec] = &[req("{arch}.attention.layer_norm_rms_epsilon", Float)];
+
+/// Layer normalisation's epsilon (`LLM_KV_ATTENTION_LAYERNORM_EPS`).
+pub const NORM_EPS: &[KeySpec] = &[req("{arch}.attention.layer_norm_epsilon", Float)];
 
 /// Mixture-of-experts counts, for architectures where experts are optional.
 pub const EXPERT_KEYS: &[KeySpec] = &[
@@ -181,6 +187,29 @@ pub const EXPERT_KEYS_REQUIRED: &[KeySpec] = &[
     req(keys::EXPERT_USED_COUNT, Count),
 ];
 
+/// The experts' feed-forward lengths, when the loader reads them as optional.
+pub const EXPERT_FF_KEYS: &[KeySpec] = &[
+    opt(EXPERT_FF_LENGTH, Count),
+    opt(EXPERT_SHARED_FF_LENGTH, Count),
+];
+
+/// `{arch}.expert_feed_forward_length`: `n_ff_exp`.
+pub const EXPERT_FF_LENGTH: &str = "{arch}.expert_feed_forward_length";
+/// `{arch}.expert_shared_feed_forward_length`: `n_ff_shexp`.
+pub const EXPERT_SHARED_FF_LENGTH: &str = "{arch}.expert_shared_feed_forward_length";
+/// `{arch}.expert_shared_count`: `n_expert_shared`.
+pub const EXPERT_SHARED_COUNT: &str = "{arch}.expert_shared_count";
+/// `{arch}.leading_dense_block_count`: the first blocks, dense in a mixture-of-experts model.
+pub const LEADING_DENSE_BLOCK_COUNT: &str = "{arch}.leading_dense_block_count";
+
+/// DeepSeek's expert layout (all four required).
+pub const DEEPSEEK_KEYS: &[KeySpec] = &[
+    req(LEADING_DENSE_BLOCK_COUNT, Count),
+    req(EXPERT_FF_LENGTH, Count),
+    req(EXPERT_SHARED_COUNT, Count),
+    req("{arch}.expert_weights_scale", Float),
+];
+
 /// Granite's scaling factors (llama.cpp reads all four as required).
 pub const GRANITE_KEYS: &[KeySpec] = &[
     req("{arch}.logit_scale", Float),
@@ -188,6 +217,37 @@ pub const GRANITE_KEYS: &[KeySpec] = &[
     req("{arch}.embedding_scale", Float),
     req("{arch}.attention.scale", Float),
 ];
+
+/// MiniCPM's scaling factors (required).
+pub const MINICPM_KEYS: &[KeySpec] = &[
+    req("{arch}.logit_scale", Float),
+    req("{arch}.residual_scale", Float),
+    req("{arch}.embedding_scale", Float),
+];
+
+/// Command-R's logit scale (required).
+pub const LOGIT_SCALE: &[KeySpec] = &[req("{arch}.logit_scale", Float)];
+
+/// The sliding attention window, required.
+pub const SLIDING_WINDOW: &[KeySpec] = &[req("{arch}.attention.sliding_window", Count)];
+
+/// The sliding attention window, optional.
+pub const SLIDING_WINDOW_OPT: &[KeySpec] = &[opt("{arch}.attention.sliding_window", Count)];
+
+/// Gemma 2's soft caps (optional).
+pub const SOFTCAP_KEYS: &[KeySpec] = &[
+    opt("{arch}.attn_logit_softcapping", Float),
+    opt("{arch}.final_logit_softcapping", Float),
+];
+
+/// The ALiBi bias (required by MPT and JAIS).
+pub const ALIBI: &[KeySpec] = &[req("{arch}.attention.max_alibi_bias", Float)];
+
+/// The clamp of q, k and v (optional).
+pub const CLAMP_KQV: &[KeySpec] = &[opt("{arch}.attention.clamp_kqv", Float)];
+
+/// GPT-NeoX's parallel residual switch (required).
+pub const PARALLEL_RESIDUAL: &[KeySpec] = &[req("{arch}.use_parallel_residual", Bool)];
 
 /// A tensor dimension, derived from the hyperparameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -208,6 +268,28 @@ pub enum Dim {
     Experts,
     /// `n_rot / 2`: half the rotary dimensions.
     RotHalf,
+    /// `n_embd + 2 × n_embd_gqa`: a fused q, k, v projection.
+    Qkv,
+    /// `3 × n_embd`: Qwen's fused projection.
+    Embd3,
+    /// `n_ctx_train`: `{arch}.context_length` (learned position embeddings).
+    Ctx,
+    /// `n_embd_head_k`: one head's width.
+    HeadK,
+    /// `n_head`.
+    Heads,
+    /// `n_head_kv`.
+    HeadsKv,
+    /// `2 × n_ff`: Phi-3's fused gate and up projection.
+    Ff2,
+    /// `n_ff / 2`: Qwen's feed-forward width.
+    FfHalf,
+    /// `n_ff_exp`: `{arch}.expert_feed_forward_length`, else `n_ff / n_expert_used`.
+    FfExp,
+    /// `n_ff_shexp`: `{arch}.expert_shared_feed_forward_length`, else `n_ff`.
+    FfShexp,
+    /// `n_ff_exp × n_expert_shared`: DeepSeek's shared experts.
+    FfExpShared,
 }
 
 impl Dim {
@@ -222,6 +304,17 @@ impl Dim {
             Dim::V => "n_embd_head_v*n_head_kv",
             Dim::Experts => "n_expert",
             Dim::RotHalf => "n_rot/2",
+            Dim::Qkv => "n_embd+2*n_embd_gqa",
+            Dim::Embd3 => "3*n_embd",
+            Dim::Ctx => "n_ctx_train",
+            Dim::HeadK => "n_embd_head_k",
+            Dim::Heads => "n_head",
+            Dim::HeadsKv => "n_head_kv",
+            Dim::Ff2 => "2*n_ff",
+            Dim::FfHalf => "n_ff/2",
+            Dim::FfExp => "n_ff_exp",
+            Dim::FfShexp => "n_ff_shexp",
+            Dim::FfExpShared => "n_ff_exp*n_expert_shared",
         }
     }
 }
@@ -235,14 +328,16 @@ pub enum Scope {
     Block,
 }
 
-/// Which models have a tensor.
+/// Which models (and blocks) have a tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum When {
     /// Every model of the architecture.
     Always,
-    /// Models without experts (`expert_count` absent or 0).
+    /// Blocks without experts: every block when `expert_count` is absent or 0, else the
+    /// first `{arch}.leading_dense_block_count` blocks.
     Dense,
-    /// Models with experts.
+    /// Blocks with experts: every block from `{arch}.leading_dense_block_count` on, in a
+    /// model with experts.
     Experts,
 }
 
@@ -261,7 +356,7 @@ pub struct ExpectedTensor {
     pub when: When,
 }
 
-const fn tensor(
+pub(super) const fn tensor(
     name: &'static str,
     scope: Scope,
     shape: &'static [Dim],
@@ -277,72 +372,15 @@ const fn tensor(
     }
 }
 
-use Dim::{Embd, Experts, Ff, RotHalf, Vocab, K, Q, V};
-use Scope::{Block, Global};
-use When::{Always, Dense};
-
-/// The tensors of a LLaMA-layout model (`output.weight` is absent when the embeddings are tied).
-pub const LLAMA_TENSORS: &[ExpectedTensor] = &[
-    tensor("token_embd.weight", Global, &[Embd, Vocab], true, Always),
-    tensor("output_norm.weight", Global, &[Embd], true, Always),
-    tensor("output.weight", Global, &[Embd, Vocab], false, Always),
-    tensor("attn_norm.weight", Block, &[Embd], true, Always),
-    tensor("attn_q.weight", Block, &[Embd, Q], true, Always),
-    tensor("attn_k.weight", Block, &[Embd, K], true, Always),
-    tensor("attn_v.weight", Block, &[Embd, V], true, Always),
-    tensor("attn_output.weight", Block, &[Q, Embd], true, Always),
-    tensor("ffn_norm.weight", Block, &[Embd], true, Always),
-    tensor("ffn_gate.weight", Block, &[Embd, Ff], true, Dense),
-    tensor("ffn_down.weight", Block, &[Ff, Embd], true, Dense),
-    tensor("ffn_up.weight", Block, &[Embd, Ff], true, Dense),
-    tensor(
-        "ffn_gate_inp.weight",
-        Block,
-        &[Embd, Experts],
-        true,
-        When::Experts,
-    ),
-    tensor(
-        "ffn_gate_exps.weight",
-        Block,
-        &[Embd, Ff, Experts],
-        false,
-        When::Experts,
-    ),
-    tensor(
-        "ffn_down_exps.weight",
-        Block,
-        &[Ff, Embd, Experts],
-        true,
-        When::Experts,
-    ),
-    tensor(
-        "ffn_up_exps.weight",
-        Block,
-        &[Embd, Ff, Experts],
-        true,
-        When::Experts,
-    ),
-];
-
-/// Tensors llama.cpp's llama loader also accepts: rotary frequency factors and biases.
-pub const LLAMA_OPTIONAL_TENSORS: &[ExpectedTensor] = &[
-    tensor("rope_freqs.weight", Global, &[RotHalf], false, Always),
-    tensor("attn_q.bias", Block, &[Embd], false, Always),
-    tensor("attn_k.bias", Block, &[K], false, Always),
-    tensor("attn_v.bias", Block, &[V], false, Always),
-    tensor("attn_output.bias", Block, &[Embd], false, Always),
-    tensor("ffn_gate.bias", Block, &[Ff], false, Dense),
-    tensor("ffn_down.bias", Block, &[Embd], false, Dense),
-    tensor("ffn_up.bias", Block, &[Ff], false, Dense),
-];
-
-/// Qwen2's attention biases, which it requires.
-pub const QWEN2_TENSORS: &[ExpectedTensor] = &[
-    tensor("attn_q.bias", Block, &[Embd], true, Always),
-    tensor("attn_k.bias", Block, &[K], true, Always),
-    tensor("attn_v.bias", Block, &[V], true, Always),
-];
+/// The tokenizer a tiny model of the architecture gets (llama.cpp's vocabulary loader does
+/// not depend on the architecture; this is the kind its real models use).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TokenizerKind {
+    /// SentencePiece (`tokenizer.ggml.model` `llama`), with the 256 byte tokens.
+    Spm,
+    /// Byte-level BPE (`gpt2`) with this `tokenizer.ggml.pre`.
+    Bpe(&'static str),
+}
 
 /// Whether an architecture's blocks use experts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -366,52 +404,19 @@ pub struct Architecture {
     pub tensors: &'static [&'static [ExpectedTensor]],
     /// Whether its blocks use experts.
     pub experts: ExpertUse,
+    /// The tokenizer its models use.
+    pub tokenizer: TokenizerKind,
+    /// Whether its compute graph allows fewer key/value heads than heads (grouped-query
+    /// attention); Qwen's fused projection and OLMoE's full-width k normalisation do not.
+    pub gqa: bool,
+    /// The sliding-window pattern llama.cpp hard-codes (`set_swa_pattern(n)`: of every `n`
+    /// blocks, the last uses full attention), 0 for none. With fewer blocks than `n` no block
+    /// has full attention and llama.cpp crashes (SIGSEGV) in its first decode.
+    pub swa_pattern: u64,
+    /// The block counts the compute graph supports (empty: any); baichuan's graph aborts
+    /// for a model type other than 7B (32 blocks) or 13B (40).
+    pub block_counts: &'static [u64],
 }
-
-/// The LLaMA-layout architectures the schema knows.
-///
-/// ```
-/// use gguf_grammar::validate::schema::{Architecture, ExpertUse};
-/// assert_eq!(Architecture::named("granitemoe").map(|a| a.experts), Some(ExpertUse::Always));
-/// assert!(Architecture::named("bert").is_none());
-/// ```
-pub const ARCHITECTURES: &[Architecture] = &[
-    Architecture {
-        name: "llama",
-        keys: &[LLAMA_KEYS, EXPERT_KEYS, TOKENIZER_REQUIRED],
-        tensors: &[LLAMA_TENSORS, LLAMA_OPTIONAL_TENSORS],
-        experts: ExpertUse::Optional,
-    },
-    Architecture {
-        name: "mistral3",
-        keys: &[LLAMA_KEYS, EXPERT_KEYS, TOKENIZER_REQUIRED],
-        tensors: &[LLAMA_TENSORS, LLAMA_OPTIONAL_TENSORS],
-        experts: ExpertUse::Optional,
-    },
-    Architecture {
-        name: "qwen2",
-        keys: &[LLAMA_KEYS, TOKENIZER_REQUIRED],
-        tensors: &[LLAMA_TENSORS, QWEN2_TENSORS],
-        experts: ExpertUse::Never,
-    },
-    Architecture {
-        name: "granite",
-        keys: &[LLAMA_KEYS, EXPERT_KEYS, GRANITE_KEYS, TOKENIZER_REQUIRED],
-        tensors: &[LLAMA_TENSORS, LLAMA_OPTIONAL_TENSORS],
-        experts: ExpertUse::Optional,
-    },
-    Architecture {
-        name: "granitemoe",
-        keys: &[
-            LLAMA_KEYS,
-            EXPERT_KEYS_REQUIRED,
-            GRANITE_KEYS,
-            TOKENIZER_REQUIRED,
-        ],
-        tensors: &[LLAMA_TENSORS, LLAMA_OPTIONAL_TENSORS],
-        experts: ExpertUse::Always,
-    },
-];
 
 impl Architecture {
     /// The table entry for `general.architecture` = `name`.
@@ -421,7 +426,7 @@ impl Architecture {
     /// assert_eq!(Architecture::named("qwen2").map(|a| a.name), Some("qwen2"));
     /// ```
     pub fn named(name: &str) -> Option<&'static Architecture> {
-        ARCHITECTURES.iter().find(|a| a.name == name)
+        super::ARCHITECTURES.iter().find(|a| a.name == name)
     }
 }
 

@@ -1,7 +1,9 @@
 //! What differs between two models (`gguf diff`): key/values added, removed or changed,
 //! tensor descriptors added, removed or changed, and optionally tensors whose bytes differ.
 //!
-//! Keys and tensors are matched by name (the first of duplicates). Values compare by type and
+//! Keys and tensors are matched by name and occurrence: the second key of a name in one
+//! model with the second of that name in the other (a duplicate is then a change like any
+//! other, named `NAME (occurrence 2)`), so the comparison does not depend on argument order. Values compare by type and
 //! value, whatever the files' versions and byte orders (floats bit for bit); a changed array
 //! is summarised by its lengths and the first index that differs.
 //!
@@ -99,8 +101,8 @@ pub fn compare_with(a: &Gguf<'_>, b: &Gguf<'_>, offsets: bool) -> Diff {
 }
 
 /// Names of the tensors present in both `a` and `b` (pairs of a name and where its data
-/// is) whose data `differ` says differ, in `a`'s order. A name held twice counts by its
-/// first tensor. `differ` reads the data (from memory, or from files with
+/// is) whose data `differ` says differ, in `a`'s order. Tensors are matched by name and
+/// occurrence, as descriptors are. `differ` reads the data (from memory, or from files with
 /// [`gguf_grammar::file_range::read_exact_at`]) and its error ends the comparison.
 ///
 /// ```
@@ -116,16 +118,39 @@ pub fn data_differences<T, E>(
     b: &[(&[u8], T)],
     mut differ: impl FnMut(&T, &T) -> Result<bool, E>,
 ) -> Result<Vec<String>, E> {
-    let theirs: HashMap<&[u8], &T> = b.iter().rev().map(|(name, t)| (*name, t)).collect();
+    let a = occurrences(a.iter().map(|(name, t)| (*name, t)));
+    let theirs: HashMap<(&[u8], usize), &T> = occurrences(b.iter().map(|(name, t)| (*name, t)))
+        .into_iter()
+        .collect();
     let mut found = Vec::new();
-    for (name, data) in a {
-        if let Some(other) = theirs.get(name) {
+    for (key, data) in a {
+        if let Some(other) = theirs.get(&key) {
             if differ(data, other)? {
-                found.push(GgufStr(name).lossy());
+                found.push(shown(key));
             }
         }
     }
     Ok(found)
+}
+
+/// Each item keyed by its name and how many items of that name came before it.
+fn occurrences<'x, T>(items: impl Iterator<Item = (&'x [u8], T)>) -> Vec<((&'x [u8], usize), T)> {
+    let mut count: HashMap<&[u8], usize> = HashMap::new();
+    items
+        .map(|(name, item)| {
+            let n = count.entry(name).or_default();
+            *n += 1;
+            ((name, *n - 1), item)
+        })
+        .collect()
+}
+
+/// A name as shown in a change: the name, and which occurrence after the first.
+fn shown((name, n): (&[u8], usize)) -> String {
+    match n {
+        0 => GgufStr(name).lossy(),
+        n => format!("{} (occurrence {})", GgufStr(name).lossy(), n + 1),
+    }
 }
 
 fn changes<'x, T: 'x>(
@@ -135,26 +160,19 @@ fn changes<'x, T: 'x>(
     show: impl Fn(&T) -> String,
     detail: impl Fn(&T, &T) -> Option<String>,
 ) -> Vec<Change> {
-    let a: Vec<_> = a.collect();
-    let b: Vec<_> = b.collect();
-    let mut in_b: HashMap<&[u8], &T> = HashMap::new();
-    for (name, item) in b.iter().rev() {
-        in_b.insert(name, item);
-    }
-    let in_a: HashMap<&[u8], ()> = a.iter().map(|(name, _)| (*name, ())).collect();
+    let a = occurrences(a);
+    let b = occurrences(b);
+    let in_b: HashMap<(&[u8], usize), &T> = b.iter().map(|(key, item)| (*key, item)).collect();
+    let in_a: HashMap<(&[u8], usize), ()> = a.iter().map(|(key, _)| (*key, ())).collect();
     let mut found = Vec::new();
-    let mut seen = HashMap::new();
-    for (name, x) in &a {
-        if seen.insert(*name, ()).is_some() {
-            continue;
-        }
+    for (key, x) in &a {
         let change = |old, new, detail| Change {
-            name: GgufStr(name).lossy(),
+            name: shown(*key),
             old,
             new,
             detail,
         };
-        match in_b.get(name) {
+        match in_b.get(key) {
             None => found.push(change(Some(show(x)), None, None)),
             Some(y) if !same(x, y) => {
                 found.push(change(Some(show(x)), Some(show(y)), detail(x, y)))
@@ -162,11 +180,10 @@ fn changes<'x, T: 'x>(
             Some(_) => {}
         }
     }
-    let mut added = HashMap::new();
-    for (name, y) in &b {
-        if !in_a.contains_key(name) && added.insert(*name, ()).is_none() {
+    for (key, y) in &b {
+        if !in_a.contains_key(key) {
             found.push(Change {
-                name: GgufStr(name).lossy(),
+                name: shown(*key),
                 old: None,
                 new: Some(show(y)),
                 detail: None,

@@ -150,8 +150,8 @@ pub enum SplitError {
 }
 
 /// Splits the model at `input` into `PREFIX-00001-of-0000N.gguf` … and returns their paths.
-/// Existing shards of those names are replaced (each atomically, keeping its permissions;
-/// a symbolic link is followed to its target).
+/// Existing shards of those names are replaced (each atomically, by a new file); a symbolic
+/// link or special file at a shard's name is refused before any shard is written.
 pub fn split(
     input: &Path,
     prefix: &Path,
@@ -176,6 +176,15 @@ pub fn split(
     {
         return Err(SplitError::OntoInput { path });
     }
+    // The shard names are chosen here: a link or special file at one is refused (it could
+    // lead out of the output folder), before any shard is written.
+    for dest in (0..count).map(|no| shard_path(prefix, no, count)) {
+        match fs::symlink_metadata(&dest) {
+            Ok(meta) if meta.file_type().is_symlink() => return Err(EditError::Linked(dest).into()),
+            Ok(meta) if !meta.is_file() => return Err(EditError::NotRegular(dest).into()),
+            _ => {}
+        }
+    }
     let mut written = Vec::with_capacity(count);
     for (no, range) in plan.into_iter().enumerate() {
         let mut shard_kvs = if no == 0 { kvs.clone() } else { Vec::new() };
@@ -189,7 +198,7 @@ pub fn split(
         );
         set(&mut shard_kvs, "split.count", OwnedValue::U16(count_u16));
         let dest = shard_path(prefix, no, count);
-        write_model(&shard_kvs, &parts[range], &follow_link(&dest)?)?;
+        write_model(&shard_kvs, &parts[range], &dest, true)?;
         written.push(dest);
     }
     Ok(written)
@@ -246,6 +255,16 @@ pub fn merge(first: &Path, output: &Path) -> Result<u64, SplitError> {
     let mut files = vec![(first.to_path_buf(), head)];
     for no in 1..count {
         let path = shard_path(&prefix, no, count);
+        // Found by name, so a FIFO or device planted there is refused before it is opened
+        // (opening a FIFO blocks until a writer comes).
+        if std::fs::metadata(&path).is_ok_and(|meta| !meta.is_file()) {
+            let special = io::Error::new(io::ErrorKind::InvalidInput, "is not a regular file");
+            return Err(SetError::Open {
+                path,
+                source: special,
+            }
+            .into());
+        }
         let file = open(&path)?;
         files.push((path, file));
     }
@@ -270,7 +289,7 @@ pub fn merge(first: &Path, output: &Path) -> Result<u64, SplitError> {
             ),
         ));
     }
-    write_model(&kvs, &parts, output)
+    write_model(&kvs, &parts, output, false)
 }
 
 /// A tensor as `llama-gguf-split` copies it.
@@ -480,23 +499,15 @@ fn set(kvs: &mut Vec<OwnedKv>, key: &str, value: OwnedValue) {
     });
 }
 
-/// An existing symbolic link's target (writing replaces the target, not the link).
-fn follow_link(dest: &Path) -> Result<PathBuf, SplitError> {
-    match fs::symlink_metadata(dest) {
-        Ok(meta) if meta.file_type().is_symlink() => fs::canonicalize(dest).map_err(|source| {
-            SetError::Open {
-                path: dest.to_path_buf(),
-                source,
-            }
-            .into()
-        }),
-        _ => Ok(dest.to_path_buf()),
-    }
-}
-
 /// Writes one GGUF v3 file holding `kvs` and `parts` to `dest`, atomically, and checks the
-/// result: it parses, and every tensor's name and bytes are the source's.
-fn write_model(kvs: &[OwnedKv], parts: &[Part<'_>], dest: &Path) -> Result<u64, SplitError> {
+/// result: it parses, and every tensor's name and bytes are the source's. A `generated`
+/// name (a shard's) is never followed ([`Replace::generated`]).
+fn write_model(
+    kvs: &[OwnedKv],
+    parts: &[Part<'_>],
+    dest: &Path,
+    generated: bool,
+) -> Result<u64, SplitError> {
     let mut builder = GgufBuilder::new(Ctx::V3_LE);
     builder.kvs = kvs.to_vec();
     let mut offset = 0u64;
@@ -563,11 +574,9 @@ fn write_model(kvs: &[OwnedKv], parts: &[Part<'_>], dest: &Path) -> Result<u64, 
         }
         Ok(())
     };
-    Ok(replace_atomically(
-        dest,
-        &Replace::default(),
-        None,
-        write,
-        check,
-    )?)
+    let replace = Replace {
+        generated,
+        ..Replace::default()
+    };
+    Ok(replace_atomically(dest, &replace, None, write, check)?)
 }

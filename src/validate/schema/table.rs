@@ -1,0 +1,806 @@
+//! The architecture table: for each architecture llama.cpp's loader knows and the schema
+//! checks, its keys and tensors as data, transcribed from `llama_model::load_hparams` and
+//! `llama_model::load_tensors` (`src/llama-model.cpp` of the llama.cpp that
+//! [`LLAMA_CPP_VERSION`](super::LLAMA_CPP_VERSION) names). A tensor created with flag 0 is
+//! required, one with `TENSOR_NOT_REQUIRED` optional; a tensor the loader does not create
+//! (such as `output.weight` of gemma, which reuses the embeddings) is not listed, and a file
+//! that has it is refused ("wrong number of tensors"). The same table drives
+//! `gguf fixtures --arch` (gguf-tools' `fixtures::tiny_model`).
+//!
+//! Known simplifications: phi2 may store q, k and v apart instead of `attn_qkv`; the table
+//! requires the fused form (the one its converter writes). phi3's `attn_qkv` is optional to
+//! the loader but its graph needs it, so the table requires it. Per-layer hyperparameter
+//! arrays (openelm) are not modelled.
+
+use super::arch::*;
+use super::arch::{tensor, TOKENIZER_REQUIRED};
+use Dim::*;
+use ExpertUse::{Always as AllExperts, Never, Optional};
+use KeyType::Float;
+use Scope::{Block, Global};
+use TokenizerKind::{Bpe, Spm};
+use When::{Always, Dense};
+
+const fn g(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+    tensor(name, Global, shape, true, Always)
+}
+const fn go(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+    tensor(name, Global, shape, false, Always)
+}
+const fn b(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+    tensor(name, Block, shape, true, Always)
+}
+const fn bo(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+    tensor(name, Block, shape, false, Always)
+}
+const fn bd(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
+    tensor(name, Block, shape, required, Dense)
+}
+const fn be(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
+    tensor(name, Block, shape, required, When::Experts)
+}
+
+const TOK_EMBD: &[ExpectedTensor] = &[g("token_embd.weight", &[Embd, Vocab])];
+const OUT_NORM: &[ExpectedTensor] = &[g("output_norm.weight", &[Embd])];
+const OUT_NORM_B: &[ExpectedTensor] = &[g("output_norm.bias", &[Embd])];
+/// `output.weight`, absent when the embeddings are tied.
+const OUTPUT_OPT: &[ExpectedTensor] = &[go("output.weight", &[Embd, Vocab])];
+const OUTPUT: &[ExpectedTensor] = &[g("output.weight", &[Embd, Vocab])];
+const ATTN_NORM: &[ExpectedTensor] = &[b("attn_norm.weight", &[Embd])];
+const ATTN_NORM_B: &[ExpectedTensor] = &[b("attn_norm.bias", &[Embd])];
+const FFN_NORM: &[ExpectedTensor] = &[b("ffn_norm.weight", &[Embd])];
+const FFN_NORM_B: &[ExpectedTensor] = &[b("ffn_norm.bias", &[Embd])];
+/// Separate q, k, v and output projections.
+const ATTN: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Q]),
+    b("attn_k.weight", &[Embd, K]),
+    b("attn_v.weight", &[Embd, V]),
+    b("attn_output.weight", &[Q, Embd]),
+];
+const ATTN_BIAS: &[ExpectedTensor] = &[
+    b("attn_q.bias", &[Embd]),
+    b("attn_k.bias", &[K]),
+    b("attn_v.bias", &[V]),
+];
+const ATTN_BIAS_OPT: &[ExpectedTensor] = &[
+    bo("attn_q.bias", &[Embd]),
+    bo("attn_k.bias", &[K]),
+    bo("attn_v.bias", &[V]),
+];
+const ATTN_OUT_BIAS: &[ExpectedTensor] = &[b("attn_output.bias", &[Embd])];
+const ATTN_OUT_BIAS_OPT: &[ExpectedTensor] = &[bo("attn_output.bias", &[Embd])];
+/// A fused q, k, v projection.
+const ATTN_QKV: &[ExpectedTensor] = &[
+    b("attn_qkv.weight", &[Embd, Qkv]),
+    b("attn_output.weight", &[Embd, Embd]),
+];
+const ATTN_QKV_BIAS: &[ExpectedTensor] = &[b("attn_qkv.bias", &[Qkv])];
+/// q and k normalised per head.
+const QK_NORM: &[ExpectedTensor] = &[
+    b("attn_q_norm.weight", &[HeadK]),
+    b("attn_k_norm.weight", &[HeadK]),
+];
+const POST_NORMS: &[ExpectedTensor] = &[
+    b("post_attention_norm.weight", &[Embd]),
+    b("post_ffw_norm.weight", &[Embd]),
+];
+/// A gated feed-forward block (gate, down, up) in blocks without experts.
+const FFN_GLU: &[ExpectedTensor] = &[
+    bd("ffn_gate.weight", &[Embd, Ff], true),
+    bd("ffn_down.weight", &[Ff, Embd], true),
+    bd("ffn_up.weight", &[Embd, Ff], true),
+];
+/// An ungated feed-forward block (down, up).
+const FFN_PLAIN: &[ExpectedTensor] = &[
+    bd("ffn_down.weight", &[Ff, Embd], true),
+    bd("ffn_up.weight", &[Embd, Ff], true),
+];
+const FFN_PLAIN_BIAS: &[ExpectedTensor] = &[
+    bd("ffn_down.bias", &[Embd], true),
+    bd("ffn_up.bias", &[Ff], true),
+];
+const FFN_PLAIN_BIAS_OPT: &[ExpectedTensor] = &[
+    bd("ffn_down.bias", &[Embd], false),
+    bd("ffn_up.bias", &[Ff], false),
+];
+/// Experts of width `n_ff`, gate optional (llama, granitemoe).
+const MOE_FF: &[ExpectedTensor] = &[
+    be("ffn_gate_inp.weight", &[Embd, Experts], true),
+    be("ffn_gate_exps.weight", &[Embd, Ff, Experts], false),
+    be("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
+    be("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
+];
+/// Experts of width `n_ff_exp`, gate required.
+const MOE_FF_EXP: &[ExpectedTensor] = &[
+    be("ffn_gate_inp.weight", &[Embd, Experts], true),
+    be("ffn_gate_exps.weight", &[Embd, FfExp, Experts], true),
+    be("ffn_down_exps.weight", &[FfExp, Embd, Experts], true),
+    be("ffn_up_exps.weight", &[Embd, FfExp, Experts], true),
+];
+
+const LLAMA_TENSORS: &[ExpectedTensor] = &[
+    go("rope_freqs.weight", &[RotHalf]),
+    bo("attn_q.bias", &[Embd]),
+    bo("attn_k.bias", &[K]),
+    bo("attn_v.bias", &[V]),
+    bo("attn_output.bias", &[Embd]),
+    bd("ffn_gate.bias", &[Ff], false),
+    bd("ffn_down.bias", &[Embd], false),
+    bd("ffn_up.bias", &[Ff], false),
+];
+const LLAMA: &[&[ExpectedTensor]] = &[
+    TOK_EMBD,
+    OUT_NORM,
+    OUTPUT_OPT,
+    ATTN_NORM,
+    ATTN,
+    FFN_NORM,
+    FFN_GLU,
+    MOE_FF,
+    LLAMA_TENSORS,
+];
+/// internlm2, xverse, baichuan: llama without optional tensors, `output.weight` required.
+const PLAIN_LLAMA: &[&[ExpectedTensor]] = &[
+    TOK_EMBD, OUT_NORM, OUTPUT, ATTN_NORM, ATTN, FFN_NORM, FFN_GLU,
+];
+/// smollm3 (and others): llama's tensors, `output.weight` optional.
+const TIED_LLAMA: &[&[ExpectedTensor]] = &[
+    TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, FFN_NORM, FFN_GLU,
+];
+const ROPE_FREQS: &[ExpectedTensor] = &[go("rope_freqs.weight", &[RotHalf])];
+const ROPE_FACTORS: &[ExpectedTensor] = &[
+    go("rope_factors_long.weight", &[RotHalf]),
+    go("rope_factors_short.weight", &[RotHalf]),
+];
+const QWEN2_OUTPUT_B: &[ExpectedTensor] = &[go("output.bias", &[Vocab])];
+const QWEN: &[ExpectedTensor] = &[
+    b("attn_qkv.weight", &[Embd, Embd3]),
+    b("attn_qkv.bias", &[Embd3]),
+    b("attn_output.weight", &[Embd, Embd]),
+    bd("ffn_gate.weight", &[Embd, FfHalf], true),
+    bd("ffn_down.weight", &[FfHalf, Embd], true),
+    bd("ffn_up.weight", &[Embd, FfHalf], true),
+];
+const SHARED_EXPERT: &[ExpectedTensor] = &[
+    be("ffn_gate_inp_shexp.weight", &[Embd], true),
+    be("ffn_gate_shexp.weight", &[Embd, FfShexp], true),
+    be("ffn_down_shexp.weight", &[FfShexp, Embd], true),
+    be("ffn_up_shexp.weight", &[Embd, FfShexp], true),
+];
+const DEEPSEEK_SHARED: &[ExpectedTensor] = &[
+    be("ffn_gate_shexp.weight", &[Embd, FfExpShared], true),
+    be("ffn_down_shexp.weight", &[FfExpShared, Embd], true),
+    be("ffn_up_shexp.weight", &[Embd, FfExpShared], true),
+];
+const PHI2: &[ExpectedTensor] = &[g("output.bias", &[Vocab]), b("attn_output.bias", &[Embd])];
+const PHI3: &[ExpectedTensor] = &[
+    b("attn_qkv.weight", &[Embd, Qkv]),
+    b("attn_output.weight", &[Embd, Embd]),
+    bd("ffn_down.weight", &[Ff, Embd], true),
+    bd("ffn_up.weight", &[Embd, Ff2], true),
+];
+const POS_EMBD: &[ExpectedTensor] = &[g("position_embd.weight", &[Embd, Ctx])];
+const BLOOM_EMBD_NORM: &[ExpectedTensor] = &[
+    g("token_embd_norm.weight", &[Embd]),
+    g("token_embd_norm.bias", &[Embd]),
+];
+const FALCON_NORM_2: &[ExpectedTensor] = &[
+    bo("attn_norm_2.weight", &[Embd]),
+    bo("attn_norm_2.bias", &[Embd]),
+];
+const MPT_OPTIONAL: &[ExpectedTensor] = &[
+    go("position_embd.weight", &[Embd, Ctx]),
+    go("output_norm.bias", &[Embd]),
+    bo("attn_norm.bias", &[Embd]),
+    bo("attn_qkv.bias", &[Qkv]),
+    bo("attn_output.bias", &[Embd]),
+    bo("ffn_norm.bias", &[Embd]),
+    bd("ffn_down.bias", &[Embd], false),
+    bd("ffn_up.bias", &[Ff], false),
+    bo("attn_q_norm.weight", &[Embd]),
+    bo("attn_q_norm.bias", &[Embd]),
+    bo("attn_k_norm.weight", &[Embd]),
+    bo("attn_k_norm.bias", &[Embd]),
+    bo("ffn_act.scales", &[Ff]),
+];
+const STABLELM_OPTIONAL: &[ExpectedTensor] = &[
+    bo("attn_q_norm.weight", &[HeadK, Heads]),
+    bo("attn_k_norm.weight", &[HeadK, HeadsKv]),
+    bo("ffn_norm.weight", &[Embd]),
+    bo("ffn_norm.bias", &[Embd]),
+];
+const OLMO2_NORMS: &[ExpectedTensor] = &[
+    b("attn_q_norm.weight", &[Embd]),
+    b("attn_k_norm.weight", &[K]),
+];
+const OLMOE_NORMS: &[ExpectedTensor] = &[
+    b("attn_q_norm.weight", &[Embd]),
+    b("attn_k_norm.weight", &[Embd]),
+];
+const COMMAND_R_NORMS: &[ExpectedTensor] = &[
+    bo("attn_q_norm.weight", &[HeadK, Heads]),
+    bo("attn_k_norm.weight", &[HeadK, HeadsKv]),
+];
+const JAIS_FFN: &[ExpectedTensor] = &[
+    bd("ffn_gate.weight", &[Embd, Ff], true),
+    bd("ffn_gate.bias", &[Ff], true),
+];
+macro_rules! layout {
+    ($($group:expr),* $(,)?) => {
+        &[$($group),*]
+    };
+}
+
+/// Shorthand for an architecture entry.
+const fn arch(
+    name: &'static str,
+    keys: &'static [&'static [KeySpec]],
+    tensors: &'static [&'static [ExpectedTensor]],
+    experts: ExpertUse,
+    tokenizer: TokenizerKind,
+) -> Architecture {
+    Architecture {
+        name,
+        keys,
+        tensors,
+        experts,
+        tokenizer,
+        gqa: true,
+        swa_pattern: 0,
+        block_counts: &[],
+    }
+}
+
+const T: &[KeySpec] = TOKENIZER_REQUIRED;
+const FLOAT_ATTN_SCALE: &[KeySpec] = &[KeySpec {
+    name: "{arch}.attention.scale",
+    ty: Float,
+    required: false,
+}];
+
+/// The architectures the schema knows: their keys, tensors, expert use and tokenizer.
+///
+/// ```
+/// use gguf_grammar::validate::schema::{Architecture, ExpertUse};
+/// assert_eq!(Architecture::named("granitemoe").map(|a| a.experts), Some(ExpertUse::Always));
+/// assert!(Architecture::named("bert").is_none());
+/// ```
+pub const ARCHITECTURES: &[Architecture] = &[
+    arch(
+        "llama",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS, T],
+        LLAMA,
+        Optional,
+        Spm,
+    ),
+    arch(
+        "mistral3",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS, T],
+        LLAMA,
+        Optional,
+        Spm,
+    ),
+    arch(
+        "refact",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS, T],
+        LLAMA,
+        Optional,
+        Bpe("refact"),
+    ),
+    arch(
+        "minicpm",
+        &[BASE_KEYS, RMS_EPS, MINICPM_KEYS, EXPERT_KEYS, T],
+        LLAMA,
+        Optional,
+        Spm,
+    ),
+    arch(
+        "granite",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS, GRANITE_KEYS, T],
+        LLAMA,
+        Optional,
+        Bpe("refact"),
+    ),
+    arch(
+        "granitemoe",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, GRANITE_KEYS, T],
+        LLAMA,
+        AllExperts,
+        Bpe("refact"),
+    ),
+    arch(
+        "qwen2",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            QWEN2_OUTPUT_B,
+            ATTN_NORM,
+            ATTN,
+            ATTN_BIAS,
+            FFN_NORM,
+            FFN_GLU
+        ],
+        Never,
+        Bpe("qwen2"),
+    ),
+    Architecture {
+        gqa: false,
+        ..arch(
+            "qwen",
+            &[BASE_KEYS, RMS_EPS, T],
+            layout![TOK_EMBD, OUT_NORM, OUTPUT, ATTN_NORM, FFN_NORM, QWEN],
+            Never,
+            Bpe("qwen2"),
+        )
+    },
+    arch(
+        "qwen2moe",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, EXPERT_FF_KEYS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN,
+            ATTN_BIAS_OPT,
+            FFN_NORM,
+            MOE_FF_EXP,
+            SHARED_EXPERT
+        ],
+        AllExperts,
+        Bpe("qwen2"),
+    ),
+    arch(
+        "qwen3",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, QK_NORM, FFN_NORM, FFN_GLU],
+        Never,
+        Bpe("qwen2"),
+    ),
+    arch(
+        "qwen3moe",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, EXPERT_FF_KEYS, T],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, QK_NORM, FFN_NORM, MOE_FF_EXP],
+        AllExperts,
+        Bpe("qwen2"),
+    ),
+    arch(
+        "internlm2",
+        &[BASE_KEYS, RMS_EPS, T],
+        PLAIN_LLAMA,
+        Never,
+        Spm,
+    ),
+    arch("xverse", &[BASE_KEYS, RMS_EPS, T], PLAIN_LLAMA, Never, Spm),
+    Architecture {
+        block_counts: &[32, 40],
+        ..arch(
+            "baichuan",
+            &[BASE_KEYS, RMS_EPS, T],
+            PLAIN_LLAMA,
+            Never,
+            Spm,
+        )
+    },
+    arch(
+        "orion",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_GLU
+        ],
+        Never,
+        Spm,
+    ),
+    arch(
+        "smollm3",
+        &[BASE_KEYS, RMS_EPS, T],
+        TIED_LLAMA,
+        Never,
+        Bpe("smollm"),
+    ),
+    arch(
+        "exaone",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, FFN_NORM, ROPE_FREQS, FFN_GLU],
+        Never,
+        Bpe("exaone"),
+    ),
+    arch(
+        "arcee",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, FFN_NORM, ROPE_FREQS, FFN_PLAIN],
+        Never,
+        Bpe("llama-bpe"),
+    ),
+    arch(
+        "hunyuan-dense",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, QK_NORM, FFN_NORM, FFN_GLU],
+        Never,
+        Bpe("hunyuan-dense"),
+    ),
+    arch(
+        "ernie4_5",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            ATTN_BIAS_OPT,
+            ATTN_OUT_BIAS_OPT,
+            FFN_NORM,
+            FFN_GLU
+        ],
+        Never,
+        Spm,
+    ),
+    arch(
+        "gemma",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![TOK_EMBD, OUT_NORM, ATTN_NORM, ATTN, FFN_NORM, FFN_GLU],
+        Never,
+        Spm,
+    ),
+    Architecture {
+        swa_pattern: 2,
+        ..arch(
+            "gemma2",
+            &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW_OPT, SOFTCAP_KEYS, T],
+            layout![TOK_EMBD, OUT_NORM, ATTN_NORM, ATTN, POST_NORMS, FFN_NORM, FFN_GLU],
+            Never,
+            Spm,
+        )
+    },
+    Architecture {
+        swa_pattern: 6,
+        ..arch(
+            "gemma3",
+            &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW, FLOAT_ATTN_SCALE, T],
+            layout![
+                TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, POST_NORMS, QK_NORM, FFN_NORM,
+                FFN_GLU
+            ],
+            Never,
+            Spm,
+        )
+    },
+    arch(
+        "phi2",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT,
+            PHI2,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN_QKV,
+            ATTN_QKV_BIAS,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS
+        ],
+        Never,
+        Bpe("phi-2"),
+    ),
+    arch(
+        "phi3",
+        &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW_OPT, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            FFN_NORM,
+            PHI3,
+            ROPE_FACTORS
+        ],
+        Never,
+        Spm,
+    ),
+    arch(
+        "gpt2",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            POS_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN_QKV,
+            ATTN_QKV_BIAS,
+            ATTN_OUT_BIAS,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS
+        ],
+        Never,
+        Bpe("gpt-2"),
+    ),
+    arch(
+        "starcoder",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            POS_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN_QKV,
+            ATTN_QKV_BIAS,
+            ATTN_OUT_BIAS,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS
+        ],
+        Never,
+        Bpe("starcoder"),
+    ),
+    arch(
+        "starcoder2",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN,
+            ATTN_BIAS,
+            ATTN_OUT_BIAS,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS
+        ],
+        Never,
+        Bpe("starcoder"),
+    ),
+    arch(
+        "gptneox",
+        &[BASE_KEYS, NORM_EPS, PARALLEL_RESIDUAL, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN_QKV,
+            ATTN_QKV_BIAS,
+            ATTN_OUT_BIAS,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS
+        ],
+        Never,
+        Bpe("gpt-2"),
+    ),
+    arch(
+        "bloom",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            BLOOM_EMBD_NORM,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN_QKV,
+            ATTN_QKV_BIAS,
+            ATTN_OUT_BIAS,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS
+        ],
+        Never,
+        Bpe("bloom"),
+    ),
+    arch(
+        "jais",
+        &[BASE_KEYS, NORM_EPS, ALIBI, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN_QKV,
+            ATTN_QKV_BIAS,
+            ATTN_OUT_BIAS,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS,
+            JAIS_FFN
+        ],
+        Never,
+        Bpe("jais"),
+    ),
+    arch(
+        "falcon",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            FALCON_NORM_2,
+            ATTN_QKV,
+            FFN_PLAIN
+        ],
+        Never,
+        Bpe("falcon"),
+    ),
+    arch(
+        "mpt",
+        &[BASE_KEYS, NORM_EPS, ALIBI, CLAMP_KQV, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN_QKV,
+            FFN_NORM,
+            FFN_PLAIN,
+            MPT_OPTIONAL
+        ],
+        Never,
+        Bpe("mpt"),
+    ),
+    arch(
+        "stablelm",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN,
+            ATTN_BIAS_OPT,
+            STABLELM_OPTIONAL,
+            FFN_GLU
+        ],
+        Never,
+        Bpe("stablelm2"),
+    ),
+    arch(
+        "nemotron",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN,
+            ATTN_BIAS_OPT,
+            ATTN_OUT_BIAS_OPT,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS_OPT
+        ],
+        Never,
+        Spm,
+    ),
+    arch(
+        "olmo",
+        &[BASE_KEYS, NORM_EPS, CLAMP_KQV, T],
+        layout![TOK_EMBD, OUTPUT_OPT, ATTN, FFN_GLU],
+        Never,
+        Bpe("olmo"),
+    ),
+    arch(
+        "olmo2",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN,
+            OLMO2_NORMS,
+            POST_NORMS,
+            FFN_GLU
+        ],
+        Never,
+        Bpe("olmo"),
+    ),
+    Architecture {
+        gqa: false,
+        ..arch(
+            "olmoe",
+            &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, T],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT,
+                ATTN_NORM,
+                ATTN,
+                OLMOE_NORMS,
+                FFN_NORM,
+                MOE_FF_EXP_AS_FF
+            ],
+            AllExperts,
+            Bpe("olmo"),
+        )
+    },
+    arch(
+        "command-r",
+        &[BASE_KEYS, NORM_EPS, LOGIT_SCALE, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            ATTN_NORM,
+            COMMAND_R_NORMS,
+            ATTN,
+            FFN_GLU
+        ],
+        Never,
+        Bpe("command-r"),
+    ),
+    Architecture {
+        swa_pattern: 4,
+        ..arch(
+            "cohere2",
+            &[BASE_KEYS, NORM_EPS, LOGIT_SCALE, SLIDING_WINDOW, T],
+            layout![TOK_EMBD, OUT_NORM, ATTN_NORM, ATTN, FFN_GLU],
+            Never,
+            Bpe("command-r"),
+        )
+    },
+    arch(
+        "deepseek",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, DEEPSEEK_KEYS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN,
+            FFN_NORM,
+            FFN_GLU,
+            MOE_FF_EXP,
+            DEEPSEEK_SHARED
+        ],
+        AllExperts,
+        Bpe("deepseek-llm"),
+    ),
+];
+
+/// OLMoE's experts: width `n_ff`, gate required.
+const MOE_FF_EXP_AS_FF: &[ExpectedTensor] = &[
+    be("ffn_gate_inp.weight", &[Embd, Experts], true),
+    be("ffn_gate_exps.weight", &[Embd, Ff, Experts], true),
+    be("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
+    be("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
+];
