@@ -11,12 +11,14 @@
 #
 # Environment: GGUF_SMOLLM2  SmolLM2's path (scripts/test.sh sets it; its tests skip, saying
 #                            so, without it)
+#              GGUF_LLAMA_TOOLS  llama.cpp's tools (scripts/test.sh sets it): the tokenizer,
+#                            loader and fit tests compare with llama.cpp (skip without it)
 #              PYTHON        the interpreter to build the venv from (default: python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 
@@ -31,6 +33,12 @@ PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target/python" \
 
 cargo build -q --release --bin gguf
 export GGUF_BIN="$PWD/target/release/gguf"
+
+# llama.cpp's source and tools (vectors, llama-tokenize): with GGUF_LLAMA_TOOLS set, as
+# scripts/test.sh sets it, the tests that need them fail rather than skip without them.
+if [[ -n "${GGUF_LLAMA_TOOLS:-}" ]]; then
+    export GGUF_REQUIRE_LLAMA=1 GGUF_LLAMA_SRC="${GGUF_LLAMA_SRC:-$(dirname "$GGUF_LLAMA_TOOLS")/src}"
+fi
 
 rc=0
 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests "$@" || rc=$?

@@ -6,6 +6,8 @@ Two ways in:
   and values), opening the header in Rust and building numpy parts only when asked.
 - ``open(path)`` / ``parse(data)``: a ``Document`` with ``metadata`` (a read-only mapping of
   key to Python value, arrays lazy), ``tensors``, ``summary()`` and ``check()``.
+- ``Tokenizer(path)``: text to token ids and back with the file's own vocabulary, giving the
+  ids llama.cpp gives (``encode``, ``decode``, ``token_to_piece``).
 
 Errors are ``GGUFError`` (a ``ValueError``) with ``code``, ``offset`` and ``path``.
 """
@@ -13,6 +15,7 @@ Errors are ``GGUFError`` (a ``ValueError``) with ``code``, ``offset`` and ``path
 from . import _native
 from ._document import Array, Diagnostic, Document, Metadata, Summary, Tensor, open, parse
 from ._errors import GGUFError, GGUFParseError, GGUFRejectedError
+from ._native import Tokenizer
 from ._reader import GGUFReader, ReaderField, ReaderTensor
 from ._types import GGMLQuantizationType, GGUFEndian, GGUFValueType
 
@@ -47,6 +50,7 @@ __all__ = [
     "ReaderTensor",
     "Summary",
     "Tensor",
+    "Tokenizer",
     "escape",
     "open",
     "parse",

@@ -149,6 +149,10 @@ class Document:
         """Whether ``profile`` (and the schema, with ``schema=True``) accepts the file."""
         return self._native.accepts(profile, schema)
 
+    def tokenizer(self) -> _native.Tokenizer:
+        """The file's tokenizer, as ``gguf_grammar.Tokenizer(path)`` builds it, from this parse."""
+        return _native.Tokenizer.from_document(self._native)
+
     def to_json(self) -> str:
         """The document as ``gguf dump --json`` prints it."""
         return self._native.to_json()

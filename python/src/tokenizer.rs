@@ -78,6 +78,21 @@ impl Tokenizer {
             .map_err(tokenizer_error)
     }
 
+    /// The text of token ids, as `llama_detokenize(vocab, ids, remove_special,
+    /// unparse_special)` (the defaults are `common_detokenize`'s): bytes that are not UTF-8
+    /// (a sequence cut between tokens) become U+FFFD; `decode_bytes` gives the bytes.
+    #[pyo3(signature = (ids, remove_special = false, unparse_special = true))]
+    fn decode(
+        &self,
+        ids: Vec<TokenId>,
+        remove_special: bool,
+        unparse_special: bool,
+    ) -> PyResult<String> {
+        self.check_ids(&ids)?;
+        let text = self.inner.decode(&ids, remove_special, unparse_special);
+        Ok(String::from_utf8_lossy(&text).into_owned())
+    }
+
     /// The bytes of token ids, as `llama_detokenize(vocab, ids, remove_special,
     /// unparse_special)`.
     #[pyo3(signature = (ids, remove_special = false, unparse_special = true))]
