@@ -79,6 +79,50 @@ class Tokenizer:
     def add_bos(self) -> bool: ...
     def __len__(self) -> int: ...
 
+class TemplateError(ValueError):
+    kind: str
+    line: Optional[int]
+    column: Optional[int]
+    message: str
+
+# A lint diagnostic or screen finding: (code, level, line, column, message).
+_Finding = tuple[str, str, Optional[int], Optional[int], str]
+
+def render_template(
+    source: str,
+    messages: str,
+    add_generation_prompt: bool,
+    special: list[tuple[str, str]] = ...,
+    tools: Optional[str] = None,
+    documents: Optional[str] = None,
+    variables: Optional[str] = None,
+    now: Optional[str] = None,
+) -> str: ...
+def chat_templates(doc: Document) -> list[tuple[Optional[str], str]]: ...
+def special_tokens(doc: Document) -> list[tuple[str, str]]: ...
+def template_report(doc: Document) -> str: ...
+def lint_template(source: str, special: list[tuple[str, str]] = ..., vocabulary: Optional[list[str]] = None) -> list[_Finding]: ...
+def screen_template(source: str) -> list[_Finding]: ...
+def fit(
+    documents: list[Document],
+    ctx_size: int = 4096,
+    batch_size: int = 2048,
+    ubatch_size: int = 512,
+    parallel: int = 1,
+    cache_type_k: str = "f16",
+    cache_type_v: str = "f16",
+    flash_attn: bool = False,
+    n_gpu_layers: int = 0,
+    gpus: int = 0,
+    tensor_split: list[float] = ...,
+    no_kv_offload: bool = False,
+    mmap: bool = True,
+    swa_full: bool = False,
+    kv_unified: bool = False,
+    embeddings: bool = False,
+    repack: bool = True,
+) -> str: ...
+def shard_paths(path: str) -> list[str]: ...
 def ggml_type_info(id: int) -> Optional[tuple[str, int, int]]: ...
 def escape(text: bytes) -> str: ...
 

@@ -334,11 +334,11 @@ fn utf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// `Document.check`'s profiles: the library's, and `llama.cpp` (as `gguf check --profile
-/// llama.cpp`: ggml-data's rules, the model schema, and a file without tensors an error).
+/// `Document.check`'s profiles: the library's, and `llama.cpp` (`validate::loader`, as `gguf
+/// check --profile llama.cpp`); `true` for the latter.
 fn profile(name: &str) -> PyResult<(Profile, bool)> {
     if name == "llama.cpp" {
-        return Ok((Profile::GgmlData, true));
+        return Ok((validate::loader::CONTAINER, true));
     }
     Profile::ALL
         .into_iter()
@@ -359,16 +359,12 @@ fn judge(
     schema: bool,
 ) -> PyResult<(Profile, Vec<validate::Diagnostic>)> {
     let (profile, llama_cpp) = self::profile(profile)?;
-    let mut found = validate::check(gguf, file_len, profile);
-    if schema || llama_cpp {
-        found.extend(validate::schema::check_model(gguf));
-    }
     if llama_cpp {
-        // As crates/gguf-cli/src/check.rs's `judge` (tests compare with `gguf check`).
-        for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {
-            d.severity = validate::Severity::Error;
-            d.message = "no tensors: llama.cpp's default load fails (missing tensor 'token_embd.weight'); it loads a vocabulary-only file only with vocab_only".into();
-        }
+        return Ok((profile, validate::loader::check(gguf, file_len)));
+    }
+    let mut found = validate::check(gguf, file_len, profile);
+    if schema {
+        found.extend(validate::schema::check_model(gguf));
     }
     Ok((profile, found))
 }
@@ -1018,6 +1014,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fit::shard_paths, m)?)?;
     m.add_function(wrap_pyfunction!(template::render_template, m)?)?;
     m.add_function(wrap_pyfunction!(template::special_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(template::chat_templates, m)?)?;
     m.add_function(wrap_pyfunction!(template::template_report, m)?)?;
     m.add_function(wrap_pyfunction!(template::lint_template, m)?)?;
     m.add_function(wrap_pyfunction!(template::screen_template, m)?)?;

@@ -18,7 +18,8 @@ create_exception!(
     TemplateError,
     PyValueError,
     "A chat template that does not parse or render, with `kind` (\"syntax\", \"raised\", \
-     \"limit\", \"input\" or \"runtime\"), `line` and `column` (1-based, or None)."
+     \"limit\", \"input\" or \"runtime\"), `line` and `column` (1-based, or None) and \
+     `message` (for \"raised\", what the template's raise_exception was given)."
 );
 
 fn render_error(py: Python<'_>, e: &RenderError) -> PyErr {
@@ -35,6 +36,12 @@ fn render_error(py: Python<'_>, e: &RenderError) -> PyErr {
         value.setattr("kind", kind)?;
         value.setattr("line", line)?;
         value.setattr("column", column)?;
+        // What `raise_exception` was given, as transformers' TemplateError carries it.
+        let message = match e {
+            RenderError::Raised(m) => m.clone(),
+            e => e.to_string(),
+        };
+        value.setattr("message", message)?;
         Ok(())
     };
     match set() {
@@ -48,17 +55,31 @@ fn json_arg(what: &str, text: Option<&str>) -> PyResult<Option<serde_json::Value
         .transpose()
 }
 
+/// `(name, text)` pairs as the crate's special tokens (names of `SPECIAL_TOKEN_KEYS`).
+fn special_tokens_arg(special: Vec<(String, String)>) -> PyResult<SpecialTokens> {
+    let mut tokens = Vec::new();
+    for (name, text) in special {
+        let known = gguf_template::read::SPECIAL_TOKEN_KEYS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .ok_or_else(|| PyValueError::new_err(format!("not a special token name: {name:?}")))?;
+        tokens.push((known.0, text));
+    }
+    Ok(SpecialTokens { tokens })
+}
+
 /// `source` rendered for a conversation (JSON texts of the messages, tools, documents and
-/// further variables, special tokens among them), as transformers' `apply_chat_template(
+/// further variables) with `special` tokens bound, as transformers' `apply_chat_template(
 /// tokenize=False)` renders it; `now` (`YYYY-MM-DDTHH:MM:SS`) is what `strftime_now` sees.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (source, messages, add_generation_prompt, tools = None, documents = None, variables = None, now = None))]
+#[pyo3(signature = (source, messages, add_generation_prompt, special = Vec::new(), tools = None, documents = None, variables = None, now = None))]
 pub fn render_template(
     py: Python<'_>,
     source: &str,
     messages: &str,
     add_generation_prompt: bool,
+    special: Vec<(String, String)>,
     tools: Option<&str>,
     documents: Option<&str>,
     variables: Option<&str>,
@@ -83,9 +104,21 @@ pub fn render_template(
         extra,
         now,
     };
-    let (source, special) = (source.to_owned(), SpecialTokens::default());
+    let special = special_tokens_arg(special)?;
+    let source = source.to_owned();
     py.allow_threads(|| render(&source, &conversation, &special, &Limits::default()))
         .map_err(|e| render_error(py, &e))
+}
+
+/// The chat templates of the document, `(name, source)`: name None for
+/// `tokenizer.chat_template`, else the NAME of `tokenizer.chat_template.NAME`.
+#[pyfunction]
+pub fn chat_templates(doc: &Document) -> PyResult<Vec<(Option<String>, String)>> {
+    let (found, errors) = gguf_template::templates(&doc.parsed()?);
+    if let Some(e) = errors.first() {
+        return Err(PyValueError::new_err(format!("{}: {}", e.key, e.problem)));
+    }
+    Ok(found.into_iter().map(|t| (t.name, t.source)).collect())
 }
 
 /// The special tokens a template of the document sees, as transformers binds them:
@@ -115,18 +148,11 @@ pub fn lint_template(
     special: Vec<(String, String)>,
     vocabulary: Option<Vec<String>>,
 ) -> PyResult<Vec<Row>> {
-    let mut tokens = Vec::new();
-    for (name, text) in special {
-        let known = gguf_template::read::SPECIAL_TOKEN_KEYS
-            .iter()
-            .find(|(n, _)| *n == name)
-            .ok_or_else(|| PyValueError::new_err(format!("not a special token name: {name:?}")))?;
-        tokens.push((known.0, text));
-    }
+    let special = special_tokens_arg(special)?;
     let vocab: Option<HashSet<&str>> = vocabulary
         .as_ref()
         .map(|v| v.iter().map(String::as_str).collect());
-    Ok(lint(source, &SpecialTokens { tokens }, vocab.as_ref())
+    Ok(lint(source, &special, vocab.as_ref())
         .into_iter()
         .map(|d| {
             let level = match d.level {
