@@ -68,7 +68,7 @@ def models(tmp_path_factory):
 
 def test_fit_equals_llama_cpp(models):
     rows = [r for r in ROWS if r[0] in models]
-    assert len(rows) >= 35, "RESULTS.md lost the SmolLM2 and corpus rows"
+    assert len(rows) == 34, "RESULTS.md: 11 settings x (SmolLM2, its split), 12 corpus files"
     compared = refused = 0
     worst = 0.0
     for row in rows:
@@ -82,7 +82,8 @@ def test_fit_equals_llama_cpp(models):
         weights, kv, _, output, n_ctx, compute = row[2:8]
         got = gguf_grammar.fit(models[name], **settings(params))
         where = f"{name} {params}"
-        assert [(b["name"], b["bytes"]) for b in got["weights"]] == buffers(weights), where
+        # in any order, as crates/gguf-fit/tests/llama.rs compares them (RESULTS.md lists them sorted)
+        assert sorted((b["name"], b["bytes"]) for b in got["weights"]) == sorted(buffers(weights)), where
         assert [(f"{c['kind']}:{b['name']}", b["bytes"]) for c in got["caches"] for b in c["buffers"]] == buffers(kv), where
         assert [(got["output"]["name"], got["output"]["bytes"])] == buffers(output), where
         assert got["n_ctx"] == int(llama(n_ctx)), where
