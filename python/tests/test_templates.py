@@ -145,9 +145,11 @@ def test_screen_flags_every_payload(payload, code):
     found = gguf_grammar.screen_template(payload)
     assert code in {f.code for f in found}, found
     assert all(f.line == 1 and f.column >= 1 for f in found)
-    # and the sandbox does not run it
-    with pytest.raises(gguf_grammar.TemplateError):
-        gguf_grammar.render_template(payload, [{"role": "user", "content": "x"}])
+    # and the sandbox does not run it: an error, or (attr of an escaped name) nothing at all
+    try:
+        assert gguf_grammar.render_template(payload, [{"role": "user", "content": "x"}]) == ""
+    except gguf_grammar.TemplateError as e:
+        assert e.kind in ("runtime", "syntax", "limit"), e
 
 
 def test_screen_and_lint_pass_every_real_template():
