@@ -5,18 +5,20 @@
 #
 # Makes (once) a virtual environment of its own, target/python-venv, with maturin, pytest,
 # numpy, gguf==0.19.0 (gguf-py, the reference) and dask[distributed] from PyPI; builds
-# python/ with maturin (the Rust build cached in target/python) and installs it there as
-# `pip install ./python` does; builds the gguf CLI the tests compare with; runs
+# the gguf CLI the tests compare with, then python/ with maturin (in target/, beside the CLI)
+# and installs it there as `pip install ./python` does; runs
 # pytest python/tests. Exits with pytest's status, except that "no tests ran" (5) is a failure.
 #
 # Environment: GGUF_SMOLLM2  SmolLM2's path (scripts/test.sh sets it; its tests skip, saying
 #                            so, without it)
+#              GGUF_LLAMA_TOOLS  llama.cpp's tools (scripts/test.sh sets it): the tokenizer,
+#                            loader and fit tests compare with llama.cpp (skip without it)
 #              PYTHON        the interpreter to build the venv from (default: python3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-    sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 
@@ -24,13 +26,20 @@ venv="$PWD/target/python-venv"
 [[ -x "$venv/bin/python" ]] || "${PYTHON:-python3}" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check \
     'maturin>=1.5,<2' pytest numpy gguf==0.19.0 'dask[distributed]'
-# maturin is found on PATH by its build backend; the Rust build is kept in target/python.
-PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target/python" \
+cargo build -q --release --bin gguf
+export GGUF_BIN="$PWD/target/release/gguf"
+# maturin is found on PATH by its build backend. The Rust build shares target/ with the release
+# CLI just built (python/Cargo.lock has the workspace's versions; debug = 1 is the root
+# Cargo.toml's [profile.release]), so the crates both use with the same features are reused.
+PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" CARGO_PROFILE_RELEASE_DEBUG=1 \
     "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
     --force-reinstall --no-deps ./python
 
-cargo build -q --release --bin gguf
-export GGUF_BIN="$PWD/target/release/gguf"
+# llama.cpp's source and tools (vectors, llama-tokenize): with GGUF_LLAMA_TOOLS set, as
+# scripts/test.sh sets it, the tests that need them fail rather than skip without them.
+if [[ -n "${GGUF_LLAMA_TOOLS:-}" ]]; then
+    export GGUF_REQUIRE_LLAMA=1 GGUF_LLAMA_SRC="${GGUF_LLAMA_SRC:-$(dirname "$GGUF_LLAMA_TOOLS")/src}"
+fi
 
 rc=0
 "$venv/bin/python" -m pytest -q -p no:cacheprovider python/tests "$@" || rc=$?

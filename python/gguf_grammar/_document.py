@@ -8,7 +8,7 @@ from typing import Any, NamedTuple, Optional, Union, overload
 
 import numpy as np
 
-from . import _native
+from . import _native, _template
 from ._types import GGMLQuantizationType, GGUFValueType
 
 # numpy dtypes of numeric array elements, in little-endian form (the byte order is set per file).
@@ -148,6 +148,34 @@ class Document:
     def accepts(self, profile: str = "strict", schema: bool = False) -> bool:
         """Whether ``profile`` (and the schema, with ``schema=True``) accepts the file."""
         return self._native.accepts(profile, schema)
+
+    def tokenizer(self) -> _native.Tokenizer:
+        """The file's tokenizer, as ``gguf_grammar.Tokenizer(path)`` builds it, from this parse."""
+        return _native.Tokenizer.from_document(self._native)
+
+    def chat_templates(self) -> dict[Optional[str], str]:
+        """The chat templates: ``{None: tokenizer.chat_template, NAME:
+        tokenizer.chat_template.NAME, ...}`` (empty when the file has none)."""
+        return _template._document_templates(self._native)
+
+    def special_tokens(self) -> dict[str, str]:
+        """The special tokens a template sees, as transformers binds them: ``bos_token``,
+        ``eos_token``, … that the file's ``tokenizer.ggml.*_token_id`` name."""
+        return _template._document_special_tokens(self._native)
+
+    def render_template(self, messages: Any, name: Optional[str] = None, **kwargs: Any) -> str:
+        """The file's template ``name`` (None: the default one) rendered for ``messages``
+        with the file's special tokens, as ``gguf_grammar.render_template`` (same keywords)."""
+        templates = self.chat_templates()
+        if name not in templates:
+            raise KeyError(f"no chat template {name!r} (the file has {sorted(map(str, templates))})")
+        kwargs.setdefault("special_tokens", self.special_tokens())
+        return _template.render_template(templates[name], messages, **kwargs)
+
+    def template_report(self) -> Any:
+        """Every template with its lint diagnostics and screen findings, as ``gguf template
+        --json`` prints them (a parsed JSON document)."""
+        return _template._document_report(self._native)
 
     def to_json(self) -> str:
         """The document as ``gguf dump --json`` prints it."""

@@ -15,6 +15,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDict, PyList, PySlice, PyString};
 use pyo3::IntoPyObjectExt;
 
+mod fit;
+mod template;
+mod tokenizer;
+
 // Declared in module `gguf_grammar` (which re-exports them) so that pickle finds them there.
 create_exception!(
     gguf_grammar,
@@ -234,7 +238,10 @@ impl Document {
     /// The bytes the structure (values' offsets, lengths and types) is read from: the header
     /// as it was at `freeze`, else the bytes themselves.
     fn structure(&self) -> &[u8] {
-        self.snapshot.get().map(Vec::as_slice).unwrap_or_else(|| self.bytes())
+        self.snapshot
+            .get()
+            .map(Vec::as_slice)
+            .unwrap_or_else(|| self.bytes())
     }
 
     /// The value of type `ty` stored at `offset` (which a parse has already accepted).
@@ -327,15 +334,39 @@ fn utf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-fn profile(name: &str) -> PyResult<Profile> {
+/// `Document.check`'s profiles: the library's, and `llama.cpp` (`validate::loader`, as `gguf
+/// check --profile llama.cpp`); `true` for the latter.
+fn profile(name: &str) -> PyResult<(Profile, bool)> {
+    if name == "llama.cpp" {
+        return Ok((validate::loader::CONTAINER, true));
+    }
     Profile::ALL
         .into_iter()
         .find(|p| p.name() == name)
+        .map(|p| (p, false))
         .ok_or_else(|| {
             PyValueError::new_err(format!(
-                "unknown profile {name:?}: expected ggml, ggml-data, gguf-py, spec or strict"
+                "unknown profile {name:?}: expected ggml, ggml-data, gguf-py, spec, strict or llama.cpp"
             ))
         })
+}
+
+/// The diagnostics under `profile` (and the schema's with `schema`), as `gguf check`'s.
+fn judge(
+    gguf: &Gguf<'_>,
+    file_len: u64,
+    profile: &str,
+    schema: bool,
+) -> PyResult<(Profile, Vec<validate::Diagnostic>)> {
+    let (profile, llama_cpp) = self::profile(profile)?;
+    if llama_cpp {
+        return Ok((profile, validate::loader::check(gguf, file_len)));
+    }
+    let mut found = validate::check(gguf, file_len, profile);
+    if schema {
+        found.extend(validate::schema::check_model(gguf));
+    }
+    Ok((profile, found))
 }
 
 #[pymethods]
@@ -651,15 +682,11 @@ impl Document {
     }
 
     /// The diagnostics under `profile`, each `(code, severity, start, end, path, message,
-    /// rejected_by)`; with `schema`, the LLaMA-family schema's too.
+    /// rejected_by)`; with `schema` (implied by `llama.cpp`), the model schema's too.
     #[pyo3(signature = (profile = "strict", schema = false))]
     fn check(&self, profile: &str, schema: bool) -> PyResult<Vec<DiagnosticRow>> {
-        let profile = self::profile(profile)?;
         let gguf = self.parsed()?;
-        let mut found = validate::check(&gguf, self.bytes().len() as u64, profile);
-        if schema {
-            found.extend(validate::schema::check_model(&gguf));
-        }
+        let (_, found) = judge(&gguf, self.bytes().len() as u64, profile, schema)?;
         Ok(found.into_iter().map(diagnostic).collect())
     }
 
@@ -689,12 +716,9 @@ impl Document {
     /// Whether `profile` accepts the file (and, with `schema`, the schema too).
     #[pyo3(signature = (profile = "strict", schema = false))]
     fn accepts(&self, profile: &str, schema: bool) -> PyResult<bool> {
-        let profile = self::profile(profile)?;
         let gguf = self.parsed()?;
-        let found = validate::check(&gguf, self.bytes().len() as u64, profile);
-        let schema_ok =
-            !schema || validate::schema::accepts_model(&validate::schema::check_model(&gguf));
-        Ok(validate::accepts(&found, profile) && schema_ok)
+        let (profile, found) = judge(&gguf, self.bytes().len() as u64, profile, schema)?;
+        Ok(validate::accepts(&found, profile) && validate::schema::accepts_model(&found))
     }
 
     /// The figures of `gguf dump --summary` as a dict.
@@ -985,6 +1009,16 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Document>()?;
     m.add_function(wrap_pyfunction!(ggml_type_info, m)?)?;
     m.add_function(wrap_pyfunction!(escape, m)?)?;
+    m.add_class::<tokenizer::Tokenizer>()?;
+    m.add_function(wrap_pyfunction!(fit::fit, m)?)?;
+    m.add_function(wrap_pyfunction!(fit::shard_paths, m)?)?;
+    m.add_function(wrap_pyfunction!(template::render_template, m)?)?;
+    m.add_function(wrap_pyfunction!(template::special_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(template::chat_templates, m)?)?;
+    m.add_function(wrap_pyfunction!(template::template_report, m)?)?;
+    m.add_function(wrap_pyfunction!(template::lint_template, m)?)?;
+    m.add_function(wrap_pyfunction!(template::screen_template, m)?)?;
+    m.add("TemplateError", py.get_type::<template::TemplateError>())?;
     m.add("PART_CODES", CODES.to_vec())?;
     m.add("GGUFError", py.get_type::<GGUFError>())?;
     m.add("GGUFParseError", py.get_type::<GGUFParseError>())?;

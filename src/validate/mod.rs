@@ -40,6 +40,7 @@ pub struct Diagnostic {
 mod code;
 mod container;
 mod diagnostics;
+pub mod loader;
 mod reference;
 pub mod schema;
 

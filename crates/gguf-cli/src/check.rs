@@ -149,7 +149,7 @@ impl From<CheckProfile> for Profile {
             CheckProfile::GgufPy => Profile::GgufPy,
             CheckProfile::Spec => Profile::Spec,
             CheckProfile::Strict => Profile::Strict,
-            CheckProfile::LlamaCpp => Profile::GgmlData,
+            CheckProfile::LlamaCpp => validate::loader::CONTAINER,
         }
     }
 }
@@ -171,16 +171,13 @@ enum Schema {
 
 /// The profile's diagnostics, and the schema's when asked.
 fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Vec<Diagnostic> {
+    if schema == Schema::LlamaCpp {
+        return validate::loader::check(gguf, file_len);
+    }
     let mut found = validate::check(gguf, file_len, profile);
     if schema != Schema::Off {
         found.extend(validate::schema::check_model(gguf));
         found.extend(gguf_tokenizer::check::check(gguf));
-    }
-    if schema == Schema::LlamaCpp {
-        for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {
-            d.severity = validate::Severity::Error;
-            d.message = "no tensors: llama.cpp's default load fails (missing tensor 'token_embd.weight'); it loads a vocabulary-only file only with vocab_only".into();
-        }
     }
     found
 }
