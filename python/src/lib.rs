@@ -360,11 +360,11 @@ fn judge(
 ) -> PyResult<(Profile, Vec<validate::Diagnostic>)> {
     let (profile, llama_cpp) = self::profile(profile)?;
     if llama_cpp {
-        return Ok((profile, validate::loader::check(gguf, file_len)));
+        return Ok((profile, gguf_tokenizer::check::llama_cpp(gguf, file_len)));
     }
     let mut found = validate::check(gguf, file_len, profile);
     if schema {
-        found.extend(validate::schema::check_model(gguf));
+        found.extend(gguf_tokenizer::check::model(gguf));
     }
     Ok((profile, found))
 }

@@ -172,12 +172,11 @@ enum Schema {
 /// The profile's diagnostics, and the schema's when asked.
 fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Vec<Diagnostic> {
     if schema == Schema::LlamaCpp {
-        return validate::loader::check(gguf, file_len);
+        return gguf_tokenizer::check::llama_cpp(gguf, file_len);
     }
     let mut found = validate::check(gguf, file_len, profile);
     if schema != Schema::Off {
-        found.extend(validate::schema::check_model(gguf));
-        found.extend(gguf_tokenizer::check::check(gguf));
+        found.extend(gguf_tokenizer::check::model(gguf));
     }
     found
 }

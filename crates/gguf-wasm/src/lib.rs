@@ -13,7 +13,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use gguf_grammar::validate::{self, Diagnostic, Profile, Severity};
+use gguf_grammar::validate::{self, Diagnostic};
 use gguf_grammar::Gguf;
 use serde_json::{json, Value};
 
@@ -26,27 +26,18 @@ fn lock(buffer: &'static Mutex<Vec<u8>>) -> MutexGuard<'static, Vec<u8>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The diagnostics of llama.cpp 0.3.16's model loader that a header shows: the container
-/// rules of `ggml-data` (with the file's length), the model schema, and a file without tensors
-/// an error. The same as `gguf check --profile llama.cpp` (crates/gguf-cli/src/check.rs,
-/// `judge`; the browser tests compare the two).
+/// The diagnostics of llama.cpp 0.3.16's model loader that a header shows: the same as
+/// `gguf check --profile llama.cpp` (the browser tests compare the two).
 pub fn llama_cpp_diagnostics(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
-    let mut found = validate::check(gguf, file_len, Profile::GgmlData);
-    found.extend(validate::schema::check_model(gguf));
-    for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {
-        d.severity = Severity::Error;
-        d.message = "no tensors: llama.cpp's default load fails (missing tensor 'token_embd.weight'); it loads a vocabulary-only file only with vocab_only".into();
-    }
-    found
+    gguf_tokenizer::check::llama_cpp(gguf, file_len)
 }
 
 /// `{"profile", "accepted", "diagnostics": [...]}`: the document of
 /// `gguf check --profile llama.cpp --json` for one file, without its `"file"`.
 pub fn llama_cpp_verdict(gguf: &Gguf<'_>, file_len: u64) -> Value {
-    let profile = Profile::GgmlData;
+    let profile = validate::loader::CONTAINER;
     let diagnostics = llama_cpp_diagnostics(gguf, file_len);
-    let accepted =
-        validate::accepts(&diagnostics, profile) && validate::schema::accepts_model(&diagnostics);
+    let accepted = validate::loader::accepts(&diagnostics);
     let rows: Vec<Value> = diagnostics
         .iter()
         .map(|d| {
