@@ -57,7 +57,9 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 "$GGUF_PYTHON" scripts/template_reference.py cases "$llama/src/models/templates" tests/corpus/*.gguf "$smollm2" \
     --conversations tests/templates/conversations.json -o "$tmp/cases.json"
-"$GGUF_PYTHON" scripts/template_reference.py transformers "$tmp/cases.json" -o "$tmp/transformers.json" 2>/dev/null
+# --cli-expected: the renders tests/cli_template.rs expects are transformers' too.
+"$GGUF_PYTHON" scripts/template_reference.py transformers "$tmp/cases.json" -o "$tmp/transformers.json" \
+    --cli-expected tests/templates/cli-expected.json 2>/dev/null
 "$ref" "$tmp/cases.json" "$tmp/llama.json"
 "$ours_bin" "$tmp/cases.json" "$tmp/ours.json"
 "$GGUF_PYTHON" scripts/template_reference.py compare "$tmp/cases.json" "$tmp/ours.json" "$tmp/transformers.json" \

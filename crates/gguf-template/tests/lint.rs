@@ -123,3 +123,33 @@ fn the_json_report() {
     assert_eq!(t["screen"], serde_json::json!([]));
     assert!(t.get("source").is_none());
 }
+
+/// `tests/templates/llama-cpp-syntax.json` records, for each template, whether transformers'
+/// jinja2 and llama.cpp's minja parse it (both run again by scripts/check-templates.sh): our
+/// parse agrees with jinja2's, and `template-llama-cpp-syntax` is given exactly where jinja2
+/// parses and minja does not.
+#[test]
+fn llama_cpp_syntax_as_recorded() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/templates/llama-cpp-syntax.json");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let mut flagged = 0;
+    for case in doc["cases"].as_array().unwrap() {
+        let (id, source) = (case["id"].as_str().unwrap(), case["source"].as_str().unwrap());
+        let jinja2 = case["jinja2"].as_bool().unwrap();
+        let minja = case["llama.cpp"].as_bool().unwrap();
+        assert_eq!(
+            gguf_template::render::parse(source).is_ok(),
+            jinja2,
+            "{id}: our parse vs jinja2's"
+        );
+        let ours = gguf_template::minja::llama_cpp_syntax(source);
+        if jinja2 {
+            assert_eq!(ours.is_some(), !minja, "{id}: {ours:?}");
+            let linted = codes(source, None).contains(&"template-llama-cpp-syntax");
+            assert_eq!(linted, !minja, "{id}");
+            flagged += usize::from(linted);
+        }
+    }
+    assert!(flagged >= 20, "{flagged}");
+}

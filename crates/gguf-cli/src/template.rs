@@ -1,0 +1,254 @@
+//! `gguf template`: the chat templates a file carries — listed, printed as stored, or
+//! rendered with a conversation as transformers renders it (crate `gguf-template`).
+
+use std::io::{self, IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use gguf_grammar::escape::terminal;
+use gguf_grammar::{Gguf, OwnedGguf};
+use gguf_template::read::TEMPLATE_KEY;
+use gguf_template::{render, screen, templates, ChatTemplate, Conversation, Limits, SpecialTokens};
+use gguf_tools::set::{shard_name, shard_path};
+use gguf_tools::source::http::is_remote;
+
+use crate::{remote, Failure};
+
+#[derive(clap::Args)]
+#[command(after_help = "\
+Only the header is read (from a URL, with range requests); for a shard the templates come from
+the first shard of the set, which holds the metadata. Without --name or --render, every template
+(`tokenizer.chat_template` and each `tokenizer.chat_template.NAME`) is listed with its size, its
+family and the screen's findings, then its source (text escaped for the terminal).
+
+--name NAME prints one template as stored (`default` is `tokenizer.chat_template`, as gguf-py
+names it); --render renders one (the default unless --name) with the conversation of --messages,
+binding the file's special tokens (bos_token, eos_token, unk_token, sep_token, pad_token,
+cls_token, mask_token from tokenizer.ggml.*_token_id) as transformers binds a tokenizer's, in a
+sandbox with bounded instructions, output and time. Both write the bytes as they are unless
+standard output is a terminal, where control characters are escaped.
+
+Exit status: 0 ok; 1 when the file is not GGUF, a template key is not a string, or the template
+does not render (a syntax error, an exception it raises, a limit); 2 on usage errors, an
+unreadable file, messages or tools that are not JSON, or no template of that name.
+
+Examples:
+  gguf template model.gguf
+  gguf template model.gguf --name tool_use > tool_use.jinja
+  gguf template model.gguf --render --messages chat.json --add-generation-prompt
+  gguf template hf://OWNER/REPO/model.gguf --json")]
+pub struct Args {
+    /// The GGUF file (`-` reads standard input), or an `http://`, `https://` or
+    /// `hf://OWNER/REPO/PATH[@REVISION]` URL.
+    model: PathBuf,
+    /// The template `tokenizer.chat_template.NAME` (`default`: `tokenizer.chat_template`).
+    #[arg(long)]
+    name: Option<String>,
+    /// Render the template (the default, or --name) with the conversation of --messages.
+    #[arg(long, requires = "messages")]
+    render: bool,
+    /// A JSON file with the messages: `[{"role": "user", "content": "Hi"}, ...]`.
+    #[arg(long, value_name = "FILE", requires = "render")]
+    messages: Option<PathBuf>,
+    /// A JSON file with the tool schemas the template sees as `tools`.
+    #[arg(long, value_name = "FILE", requires = "render")]
+    tools: Option<PathBuf>,
+    /// End the rendering with the opening of the assistant's turn.
+    #[arg(long, requires = "render")]
+    add_generation_prompt: bool,
+    /// Print JSON: the list (with each template's source, lint and screen), the one template
+    /// (`{"key", "name", "source"}`), or the rendering (`{"key", "name", "text"}`).
+    #[arg(long)]
+    json: bool,
+    /// For a shard, read this file's templates, not the first shard's.
+    #[arg(long)]
+    shard_only: bool,
+    /// For a URL, report the requests made and the bytes fetched on stderr.
+    #[arg(long, short)]
+    verbose: bool,
+}
+
+pub fn run(args: Args) -> Result<(), Failure> {
+    let (header, shown) = header(&args.model, args.shard_only, args.verbose)?;
+    let gguf = header.gguf();
+    let (found, errors) = templates(gguf);
+    let mut out = io::stdout().lock();
+    if args.render || args.name.is_some() {
+        let name = args.name.as_deref().unwrap_or("default");
+        let template = find(&found, name).ok_or_else(|| {
+            Failure::Unreadable(format!(
+                "{shown}: no chat template {}",
+                match name {
+                    "default" => format!("(no {TEMPLATE_KEY})"),
+                    _ => format!("named {:?}", terminal(name.as_bytes())),
+                }
+            ))
+        })?;
+        if args.render {
+            return render_one(gguf, template, &args, &shown, &mut out);
+        }
+        let written = if args.json {
+            let doc = serde_json::json!({
+                "key": template.key, "name": template.name, "source": template.source,
+            });
+            writeln!(out, "{doc}")
+        } else {
+            write_data(&mut out, &template.source)
+        };
+        return finish(written);
+    }
+    if args.json {
+        let doc = gguf_template::report::report(gguf, true, true, true);
+        finish(writeln!(out, "{doc:#}"))?;
+    } else {
+        if found.is_empty() && errors.is_empty() {
+            eprintln!("gguf: {shown}: no chat template");
+        }
+        finish(list(&found, &mut out))?;
+    }
+    match errors.first() {
+        None => Ok(()),
+        Some(_) => Err(Failure::Invalid(
+            errors
+                .iter()
+                .map(|e| format!("{shown}: {}", terminal(e.to_string().as_bytes())))
+                .collect::<Vec<_>>()
+                .join("\ngguf: "),
+        )),
+    }
+}
+
+/// The template called `name` (`default` is the unnamed one unless a template is named so).
+fn find<'a>(found: &'a [ChatTemplate], name: &str) -> Option<&'a ChatTemplate> {
+    found
+        .iter()
+        .find(|t| t.name.as_deref() == Some(name))
+        .or_else(|| match name {
+            "default" => found.iter().find(|t| t.name.is_none()),
+            _ => None,
+        })
+}
+
+/// Every template: a heading (key, size, family, screen), then its source, indented and
+/// escaped line by line.
+fn list(found: &[ChatTemplate], out: &mut impl Write) -> io::Result<()> {
+    for (i, t) in found.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        let findings = screen::screen(&t.source);
+        let screened = match findings.iter().map(|f| f.severity).max() {
+            None => "no findings".to_string(),
+            Some(worst) => format!("{} finding(s), worst {worst}", findings.len()),
+        };
+        writeln!(
+            out,
+            "{} ({}): {} bytes, {} lines, family {}, screen: {screened}",
+            terminal(t.key.as_bytes()),
+            t.name.as_deref().map_or("default".into(), |n| terminal(n.as_bytes())),
+            t.source.len(),
+            t.source.lines().count(),
+            gguf_template::family::family(&t.source),
+        )?;
+        for f in &findings {
+            writeln!(out, "  screen {}", gguf_grammar::escape::controls(&f.to_string()))?;
+        }
+        for line in t.source.lines() {
+            writeln!(out, "    {}", terminal(line.as_bytes()))?;
+        }
+    }
+    out.flush()
+}
+
+fn render_one(
+    gguf: &Gguf<'_>,
+    template: &ChatTemplate,
+    args: &Args,
+    shown: &str,
+    out: &mut impl Write,
+) -> Result<(), Failure> {
+    let json_file = |path: &Path| -> Result<serde_json::Value, Failure> {
+        let text = std::fs::read(path)
+            .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?;
+        serde_json::from_slice(&text)
+            .map_err(|e| Failure::Unreadable(format!("{}: not JSON: {e}", crate::shown(path))))
+    };
+    let messages = match &args.messages {
+        Some(path) => json_file(path)?,
+        None => return Err(Failure::Unreadable("--render needs --messages FILE".into())),
+    };
+    let tools = args.tools.as_deref().map(json_file).transpose()?;
+    let conversation = Conversation {
+        messages,
+        tools,
+        add_generation_prompt: args.add_generation_prompt,
+        ..Conversation::default()
+    };
+    let special = SpecialTokens::from_gguf(gguf);
+    let text = render(&template.source, &conversation, &special, &Limits::default()).map_err(
+        |e| {
+            let message = format!(
+                "{shown}: {}: {}",
+                terminal(template.key.as_bytes()),
+                gguf_grammar::escape::terminal(e.to_string().as_bytes())
+            );
+            match e {
+                gguf_template::RenderError::Input(_) => Failure::Unreadable(message),
+                _ => Failure::Invalid(message),
+            }
+        },
+    )?;
+    let written = if args.json {
+        let doc = serde_json::json!({ "key": template.key, "name": template.name, "text": text });
+        writeln!(out, "{doc}")
+    } else {
+        write_data(out, &text)
+    };
+    finish(written)
+}
+
+/// Text from the file as it is, unless standard output is a terminal: then each line is
+/// escaped (the line breaks kept).
+fn write_data(out: &mut impl Write, text: &str) -> io::Result<()> {
+    if io::stdout().is_terminal() {
+        for line in text.split('\n') {
+            writeln!(out, "{}", terminal(line.as_bytes()))?;
+        }
+    } else {
+        out.write_all(text.as_bytes())?;
+    }
+    out.flush()
+}
+
+/// The header holding the templates (a shard set's first shard unless `shard_only`), and the
+/// name shown in messages.
+fn header(model: &Path, shard_only: bool, verbose: bool) -> Result<(OwnedGguf, String), Failure> {
+    let mut path = model.to_path_buf();
+    if let Some((prefix, no, count)) = shard_name(model).filter(|_| !shard_only) {
+        if no != 0 {
+            path = shard_path(&prefix, 0, count);
+            eprintln!(
+                "note: {} is a shard: reading the templates of the first, {} (--shard-only reads this file)",
+                crate::shown(model),
+                crate::shown(&path)
+            );
+        }
+    }
+    let shown = crate::shown(&path);
+    if let Some(url) = path.to_str().filter(|p| is_remote(p)) {
+        let (buf, _) = remote::fetch_header(url, verbose)?;
+        let header =
+            OwnedGguf::from_vec(buf).map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
+        return Ok((header, shown));
+    }
+    crate::input::header(&path).map(|(header, _)| (header, shown))
+}
+
+/// A closed pipe is the reader's choice, not a failure.
+fn finish(written: io::Result<()>) -> Result<(), Failure> {
+    match written {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            Err(Failure::Unreadable(format!("writing output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}

@@ -1,0 +1,225 @@
+//! `gguf template` as a user meets it. The renders it must print are transformers' own
+//! (`tests/templates/cli-expected.json`, which `scripts/check-templates.sh` renders again with
+//! transformers from the same file and template).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use gguf_grammar::write::GgufBuilder;
+use gguf_grammar::OwnedGguf;
+use serde_json::Value;
+
+const PHI3: &str = "tests/corpus/ggml-vocab-phi-3.gguf";
+
+fn gguf(args: &[&str]) -> (i32, String, String) {
+    common::outcome(common::gguf_in_root(args))
+}
+
+fn json_file(path: &str) -> Value {
+    let text = std::fs::read_to_string(common::root().join(path)).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+/// phi-3's vocabulary and template with more keys set, written to `dir/name`.
+fn phi3_with(dir: &Path, name: &str, keys: &[(&str, &str)]) -> PathBuf {
+    let model = OwnedGguf::open(common::root().join(PHI3)).unwrap();
+    let mut b = GgufBuilder::from_gguf(model.gguf());
+    for (k, v) in keys {
+        b.set(k, *v);
+    }
+    let path = dir.join(name);
+    std::fs::write(&path, b.build().unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn renders_equal_transformers() {
+    let dir = common::scratch("template-render");
+    let _clean = common::RemoveOnDrop(dir.clone());
+    let expected = json_file("tests/templates/cli-expected.json");
+    let conversations = json_file(expected["conversations"].as_str().unwrap());
+    let renders = expected["renders"].as_array().unwrap();
+    assert!(renders.len() >= 5);
+    for (i, r) in renders.iter().enumerate() {
+        let mut file = r["gguf"].as_str().unwrap().to_owned();
+        let name = r["name"].as_str();
+        if let Some(template) = r["template_file"].as_str() {
+            let source = std::fs::read_to_string(common::root().join(template)).unwrap();
+            let key = format!("tokenizer.chat_template.{}", name.unwrap());
+            file = phi3_with(&dir, &format!("{i}.gguf"), &[(&key, &source)])
+                .to_string_lossy()
+                .into_owned();
+        }
+        let c = conversations
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == r["conversation"])
+            .unwrap();
+        let messages = dir.join(format!("{i}.messages.json"));
+        std::fs::write(&messages, c["messages"].to_string()).unwrap();
+        let messages = messages.to_string_lossy().into_owned();
+        let mut args = vec!["template", &file, "--render", "--messages", &messages];
+        let tools = dir.join(format!("{i}.tools.json"));
+        let tools = tools.to_string_lossy().into_owned();
+        if !c["tools"].is_null() {
+            std::fs::write(&tools, c["tools"].to_string()).unwrap();
+            args.extend(["--tools", &tools]);
+        }
+        if c["add_generation_prompt"] == true {
+            args.push("--add-generation-prompt");
+        }
+        if let Some(name) = name {
+            args.extend(["--name", name]);
+        }
+        let (code, out, err) = gguf(&args);
+        assert_eq!((code, err.as_str()), (0, ""), "{args:?}");
+        assert_eq!(out, r["text"].as_str().unwrap(), "{args:?}");
+        // --json carries the same text.
+        args.push("--json");
+        let (code, out, _) = gguf(&args);
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!((code, &doc["text"]), (0, &r["text"]));
+    }
+}
+
+#[test]
+fn lists_prints_and_escapes() {
+    let dir = common::scratch("template-list");
+    let _clean = common::RemoveOnDrop(dir.clone());
+    let hostile = "{{ '<|im_start|>' }}\x1b[31mred\u{202e}\n{{ messages[0].__class__ }}";
+    let file = phi3_with(
+        &dir,
+        "two.gguf",
+        &[("tokenizer.chat_template.hostile\x1b]0;t\x07", hostile)],
+    );
+    let file = file.to_str().unwrap();
+    let (code, out, err) = gguf(&["template", file]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(
+        !out.contains('\x1b') && !out.contains('\x07') && !out.contains('\u{202e}'),
+        "{out:?}"
+    );
+    assert!(
+        out.starts_with("tokenizer.chat_template (default): "),
+        "{out}"
+    );
+    assert!(out.contains(", family phi3, screen: no findings\n"), "{out}");
+    assert!(
+        out.contains("tokenizer.chat_template.hostile\\e]0;t\\u{7} (hostile\\e]0;t\\u{7}): "),
+        "{out}"
+    );
+    assert!(out.contains("family chatml, screen: 1 finding(s), worst high"), "{out}");
+    assert!(out.contains("    \\e[31mred\\u{202e}\n"), "{out}");
+
+    // --name prints the stored bytes (standard output is not a terminal here).
+    let named = ["template", file, "--name", "hostile\x1b]0;t\x07"];
+    assert_eq!(gguf(&named), (0, hostile.to_owned(), String::new()));
+    let phi3 = OwnedGguf::open(common::root().join(PHI3)).unwrap();
+    let stored = phi3.gguf().get_str("tokenizer.chat_template").unwrap().to_owned();
+    assert_eq!(
+        gguf(&["template", PHI3, "--name", "default"]),
+        (0, stored.clone(), String::new())
+    );
+
+    // --json: every template with its exact source, screen and lint.
+    let (code, out, _) = gguf(&["template", file, "--json"]);
+    assert_eq!(code, 0);
+    let doc: Value = serde_json::from_str(&out).unwrap();
+    let list = doc["templates"].as_array().unwrap();
+    assert_eq!(list.len(), 2);
+    assert_eq!(list[0]["source"], stored.as_str());
+    assert_eq!(list[1]["source"], hostile);
+    assert_eq!(list[1]["name"], "hostile\x1b]0;t\x07");
+    assert_eq!(list[1]["screen"][0]["code"], "template-dunder-attribute");
+    assert!(list[0]["lint"].is_array());
+}
+
+#[test]
+fn exit_codes() {
+    let dir = common::scratch("template-exit");
+    let _clean = common::RemoveOnDrop(dir.clone());
+    let messages = dir.join("m.json");
+    std::fs::write(&messages, r#"[{"role": "user", "content": "Hi"}]"#).unwrap();
+    let messages = messages.to_str().unwrap();
+    let not_json = dir.join("bad.json");
+    std::fs::write(&not_json, "[{").unwrap();
+    let raises = phi3_with(
+        &dir,
+        "raises.gguf",
+        &[("tokenizer.chat_template", "{{ raise_exception('no system role') }}")],
+    );
+    let raises = raises.to_str().unwrap();
+    let render = |file: &str, m: &str| gguf(&["template", file, "--render", "--messages", m]);
+
+    // The template raises, does not parse, or the file is not GGUF: 1.
+    let (code, _, err) = render(raises, messages);
+    assert_eq!(code, 1);
+    assert!(err.contains("the template raised an exception: no system role"), "{err}");
+    let syntax = phi3_with(&dir, "syntax.gguf", &[("tokenizer.chat_template", "{% if %}")]);
+    assert_eq!(render(syntax.to_str().unwrap(), messages).0, 1);
+    let junk = dir.join("junk.gguf");
+    std::fs::write(&junk, b"not a gguf file").unwrap();
+    assert_eq!(gguf(&["template", junk.to_str().unwrap()]).0, 1);
+    // A template key that is not a string: listed as an error, 1.
+    let mut b = GgufBuilder::from_gguf(OwnedGguf::open(common::root().join(PHI3)).unwrap().gguf());
+    b.set("tokenizer.chat_template.n", 7u32);
+    let number = dir.join("number.gguf");
+    std::fs::write(&number, b.build().unwrap()).unwrap();
+    let (code, out, err) = gguf(&["template", number.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.starts_with("tokenizer.chat_template (default)"), "{out}");
+    assert!(err.contains("\"tokenizer.chat_template.n\": value is not a string"), "{err}");
+
+    // No such template, messages that are not JSON, no file, usage: 2.
+    let (code, _, err) = gguf(&["template", PHI3, "--name", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no chat template named \"nope\""), "{err}");
+    let bare = dir.join("bare.gguf");
+    std::fs::write(&bare, GgufBuilder::new(gguf_grammar::Ctx::V3_LE).build().unwrap()).unwrap();
+    let bare = bare.to_str().unwrap();
+    let (code, out, err) = gguf(&["template", bare]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(err.contains("no chat template"), "{err}");
+    assert_eq!(render(bare, messages).0, 2);
+    let (code, _, err) = render(PHI3, not_json.to_str().unwrap());
+    assert_eq!(code, 2);
+    assert!(err.contains("not JSON"), "{err}");
+    assert_eq!(render(dir.join("absent.gguf").to_str().unwrap(), messages).0, 2);
+    assert_eq!(gguf(&["template", PHI3, "--messages", messages]).0, 2);
+    assert_eq!(gguf(&["template", PHI3, "--render"]).0, 2);
+    // Messages that are not a list of objects are bad input, not a template failure.
+    let object = dir.join("object.json");
+    std::fs::write(&object, r#"{"role": "user"}"#).unwrap();
+    assert_eq!(render(PHI3, object.to_str().unwrap()).0, 2);
+}
+
+#[test]
+fn a_shard_reads_the_first_shards_templates() {
+    use gguf_grammar::{Ctx, GgmlType};
+    use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
+    let dir = common::scratch("template-shards");
+    let _clean = common::RemoveOnDrop(dir.clone());
+    let w = [1u8; 64];
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    b.kv("general.architecture", "llama")
+        .kv("tokenizer.chat_template", "{{ 'sharded' }}");
+    for i in 0..4 {
+        b.tensor(format!("t{i}"), &[16], GgmlType::F32, &w);
+    }
+    std::fs::write(dir.join("m.gguf"), b.build().unwrap()).unwrap();
+    let options = SplitOptions {
+        limit: SplitLimit::Tensors(2),
+        no_tensor_first_split: false,
+    };
+    let shards = split(&dir.join("m.gguf"), &dir.join("m"), &options).unwrap();
+    let second = shards[1].to_str().unwrap();
+    let (code, out, err) = gguf(&["template", second, "--name", "default"]);
+    assert_eq!((code, out.as_str()), (0, "{{ 'sharded' }}"));
+    assert!(err.contains("reading the templates of the first"), "{err}");
+    assert_eq!(
+        gguf(&["template", second, "--name", "default", "--shard-only"]).0,
+        2
+    );
+}
