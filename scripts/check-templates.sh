@@ -15,6 +15,11 @@
 # transformers and our renderer get the same fixed `now`; llama.cpp gets it for its handlers'
 # date_string, but its minja reads the clock for strftime_now, so a run across midnight can
 # differ on the templates that call it.
+# Also: each template's family (crates/gguf-template's port of llm_chat_detect_template) equals
+# llama.cpp's own, and our lint's verdict on whether llama.cpp's engine parses it equals
+# llama.cpp's; the parse verdicts of tests/templates/llama-cpp-syntax.json are still those of
+# transformers and llama.cpp; the renders tests/cli_template.rs expects
+# (tests/templates/cli-expected.json) are transformers'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 verbose=()
@@ -41,7 +46,7 @@ ref="$HOME/.cache/gguf-grammar/chat-template-ref-$hash"
 if [[ ! -x "$ref" ]]; then
     echo "check-templates.sh: building $ref" >&2
     g++ -std=c++17 -O1 -o "$ref.part" "$src" \
-        -I"$llama/src/include" -I"$llama/src/ggml/include" -I"$llama/src/common" -I"$llama/src/vendor" \
+        -I"$llama/src/include" -I"$llama/src/ggml/include" -I"$llama/src/common" -I"$llama/src/vendor" -I"$llama/src/src" \
         "$llama/build/common/libcommon.a" "$llama/build/src/libllama.a" \
         "$llama/build/ggml/src/libggml.a" "$llama/build/ggml/src/libggml-cpu.a" \
         "$llama/build/ggml/src/libggml-base.a" -fopenmp -lpthread
@@ -57,10 +62,15 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 "$GGUF_PYTHON" scripts/template_reference.py cases "$llama/src/models/templates" tests/corpus/*.gguf "$smollm2" \
     --conversations tests/templates/conversations.json -o "$tmp/cases.json"
+"$ref" "$tmp/cases.json" "$tmp/llama.json"
+# The parse verdicts tests/templates/llama-cpp-syntax.json records (the rules of the lint
+# template-llama-cpp-syntax), from llama.cpp here and from transformers below.
+"$GGUF_PYTHON" scripts/template_reference.py syntax-cases tests/templates/llama-cpp-syntax.json -o "$tmp/syntax.json"
+"$ref" "$tmp/syntax.json" "$tmp/syntax-llama.json" 2>/dev/null
 # --cli-expected: the renders tests/cli_template.rs expects are transformers' too.
 "$GGUF_PYTHON" scripts/template_reference.py transformers "$tmp/cases.json" -o "$tmp/transformers.json" \
-    --cli-expected tests/templates/cli-expected.json 2>/dev/null
-"$ref" "$tmp/cases.json" "$tmp/llama.json"
+    --cli-expected tests/templates/cli-expected.json \
+    --syntax tests/templates/llama-cpp-syntax.json --syntax-llama "$tmp/syntax-llama.json" 2>/dev/null
 "$ours_bin" "$tmp/cases.json" "$tmp/ours.json"
 "$GGUF_PYTHON" scripts/template_reference.py compare "$tmp/cases.json" "$tmp/ours.json" "$tmp/transformers.json" \
     "$tmp/llama.json" --differences tests/templates/reference-differences.json "${verbose[@]}"

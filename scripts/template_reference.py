@@ -291,6 +291,21 @@ def cmd_compare(args):
             else:
                 counts["transformers!=llama.cpp"] += 1
                 hf_llama_diffs[key] = first_difference(h, l)
+    # The family llama.cpp detects, and whether its engine parses the template, as ours say.
+    with open(args.ours, encoding="utf-8") as f:
+        ours_doc = json.load(f)
+    with open(args.llama, encoding="utf-8") as f:
+        llama_doc = json.load(f)
+    for t in cases["templates"]:
+        fam_ours, fam_llama = ours_doc["families"][t["id"]], llama_doc["families"][t["id"]]
+        if fam_ours != fam_llama:
+            failures.append(f"family of {t['id']}: ours {fam_ours}, llama.cpp {fam_llama}")
+        first = llama[f"{t['id']}|{cases['conversations'][0]['id']}"]
+        llama_parses = not first.get("error", "").startswith("syntax:")
+        if ours_doc["minja_parses"][t["id"]] != llama_parses:
+            failures.append(f"llama.cpp parses {t['id']}: {llama_parses}, our lint says the opposite")
+    families = sorted(set(llama_doc["families"].values()))
+    print(f"  families as llama.cpp detects them: {len(cases['templates'])} equal ({', '.join(families)})")
     for key, what in sorted(hf_llama_diffs.items()):
         if key not in listed_keys:
             failures.append(f"unlisted transformers/llama.cpp difference: {key}: {what}")

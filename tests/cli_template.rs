@@ -111,7 +111,7 @@ fn lists_prints_and_escapes() {
         "{out}"
     );
     assert!(out.contains("family chatml, screen: 1 finding(s), worst high"), "{out}");
-    assert!(out.contains("    \\e[31mred\\u{202e}\n"), "{out}");
+    assert!(out.contains("    {{ '<|im_start|>' }}\\e[31mred\\u{202e}\n"), "{out}");
 
     // --name prints the stored bytes (standard output is not a terminal here).
     let named = ["template", file, "--name", "hostile\x1b]0;t\x07"];
@@ -163,7 +163,8 @@ fn exit_codes() {
     std::fs::write(&junk, b"not a gguf file").unwrap();
     assert_eq!(gguf(&["template", junk.to_str().unwrap()]).0, 1);
     // A template key that is not a string: listed as an error, 1.
-    let mut b = GgufBuilder::from_gguf(OwnedGguf::open(common::root().join(PHI3)).unwrap().gguf());
+    let phi3 = OwnedGguf::open(common::root().join(PHI3)).unwrap();
+    let mut b = GgufBuilder::from_gguf(phi3.gguf());
     b.set("tokenizer.chat_template.n", 7u32);
     let number = dir.join("number.gguf");
     std::fs::write(&number, b.build().unwrap()).unwrap();
@@ -222,4 +223,60 @@ fn a_shard_reads_the_first_shards_templates() {
         gguf(&["template", second, "--name", "default", "--shard-only"]).0,
         2
     );
+}
+
+/// `gguf check` reports each template's lint on its key (the verdict unchanged: no reader
+/// refuses a file for its template), and `--json` has a `template` section.
+#[test]
+fn check_lints_the_templates() {
+    let dir = common::scratch("template-check");
+    let _clean = common::RemoveOnDrop(dir.clone());
+    let (code, out, _) = gguf(&["check", PHI3]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains(": warning[template-no-generation-prompt] kv[24] \"tokenizer.chat_template\": chat template: "),
+        "{out}"
+    );
+    let cases = [
+        ("{% if %}", "error[template-syntax]", "line 1, column 7: does not parse"),
+        ("{% with a = 1 %}{{ a }}{% endwith %}", "error[template-llama-cpp-syntax]", "minja) does not parse the `with` statement"),
+        ("{{ messages[5].content.x }}", "error[template-minimal-render]", "does not render a one-message conversation"),
+        ("{{ '<|nope|>' }}{{ add_generation_prompt }}", "warning[template-token-not-in-vocab]", "\"<|nope|>\" is written by the template"),
+    ];
+    let mut template_json = Vec::new();
+    for (i, (source, label, message)) in cases.iter().enumerate() {
+        let file = phi3_with(&dir, &format!("{i}.gguf"), &[("tokenizer.chat_template", source)]);
+        let (code, out, err) = gguf(&["check", file.to_str().unwrap()]);
+        assert_eq!((code, err.as_str()), (0, ""), "{source}");
+        let line = out
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("{source}: no {label} in {out}"));
+        assert!(line.contains(message), "{line}");
+        let (_, json, _) = gguf(&["check", "--json", file.to_str().unwrap()]);
+        template_json.push(serde_json::from_str::<Value>(&json).unwrap());
+    }
+    let doc = &template_json[1][0];
+    assert_eq!(doc["accepted"], true);
+    assert_eq!(doc["template"]["templates"][0]["family"], "unknown");
+    assert_eq!(
+        doc["template"]["templates"][0]["lint"][0]["code"],
+        "template-llama-cpp-syntax"
+    );
+    let d = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "template-llama-cpp-syntax")
+        .unwrap();
+    assert_eq!((&d["level"], &d["path"]), (&"error".into(), &"kv[24] \"tokenizer.chat_template\"".into()));
+    // A template key that is not a string.
+    let phi3 = OwnedGguf::open(common::root().join(PHI3)).unwrap();
+    let mut b = GgufBuilder::from_gguf(phi3.gguf());
+    b.set("tokenizer.chat_template.n", 7u32);
+    let number = dir.join("number.gguf");
+    std::fs::write(&number, b.build().unwrap()).unwrap();
+    let (code, out, _) = gguf(&["check", number.to_str().unwrap()]);
+    assert_eq!(code, 0);
+    assert!(out.contains("error[template-not-text]"), "{out}");
 }

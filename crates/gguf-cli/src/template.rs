@@ -252,3 +252,136 @@ fn finish(written: io::Result<()>) -> Result<(), Failure> {
         _ => Ok(()),
     }
 }
+
+/// What `gguf edit --chat-template FILE.jinja` or `--chat-template-config
+/// tokenizer_config.json` writes, as gguf-py 0.19.0's `gguf_new_metadata` writes it: every
+/// key starting with `tokenizer.chat_template` is removed and the new keys are added at the
+/// end (named templates in the config's order, then `tokenizer.chat_templates`, then the
+/// default template).
+pub struct TemplateEdit {
+    keys: Vec<(String, gguf_grammar::write::OwnedValue)>,
+}
+
+/// The edit the options ask for (`None`: none asked, or a config whose `chat_template` is
+/// empty or missing, which gguf_new_metadata ignores). A template that does not parse is
+/// refused (exit 2); one that llama.cpp's engine would not parse is written, with a warning.
+pub fn template_edit(
+    jinja: Option<&Path>,
+    config: Option<&Path>,
+) -> Result<Option<TemplateEdit>, Failure> {
+    use gguf_grammar::write::OwnedValue;
+    use gguf_grammar::ValueType;
+    let read = |path: &Path| -> Result<String, Failure> {
+        let bytes = std::fs::read(path)
+            .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?;
+        String::from_utf8(bytes)
+            .map_err(|_| Failure::Unreadable(format!("{}: not UTF-8", crate::shown(path))))
+    };
+    // (name, template): `None` is the default.
+    let mut templates: Vec<(Option<String>, String)> = Vec::new();
+    let shown;
+    if let Some(path) = jinja {
+        shown = crate::shown(path);
+        templates.push((None, read(path)?));
+    } else if let Some(path) = config {
+        shown = crate::shown(path);
+        let bad = |what: &str| Failure::Unreadable(format!("{shown}: {what}"));
+        let doc: serde_json::Value = serde_json::from_str(&read(path)?)
+            .map_err(|e| bad(&format!("not JSON: {e}")))?;
+        match doc.get("chat_template") {
+            None | Some(serde_json::Value::Null) => return Ok(None),
+            Some(serde_json::Value::String(s)) if s.is_empty() => return Ok(None),
+            Some(serde_json::Value::String(s)) => templates.push((None, s.clone())),
+            Some(serde_json::Value::Array(list)) if list.is_empty() => return Ok(None),
+            Some(serde_json::Value::Array(list)) => {
+                for (i, choice) in list.iter().enumerate() {
+                    let choice = choice.as_object().ok_or_else(|| {
+                        bad(&format!("chat_template[{i}] is not an object"))
+                    })?;
+                    let name = match choice.get("name") {
+                        None | Some(serde_json::Value::Null) => String::new(),
+                        Some(serde_json::Value::String(s)) => s.clone(),
+                        Some(_) => return Err(bad(&format!("chat_template[{i}].name is not a string"))),
+                    };
+                    let template = match choice.get("template") {
+                        None | Some(serde_json::Value::Null) => continue,
+                        Some(serde_json::Value::String(s)) => s.clone(),
+                        Some(_) => {
+                            return Err(bad(&format!("chat_template[{i}].template is not a string")))
+                        }
+                    };
+                    // gguf-py keeps ASCII letters and digits and turns the rest into `_`.
+                    let name: String = name
+                        .chars()
+                        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                        .collect();
+                    if name.is_empty() {
+                        continue;
+                    }
+                    templates.push(((name != "default").then_some(name), template));
+                }
+            }
+            Some(_) => return Err(bad("chat_template is neither a string nor a list")),
+        }
+    } else {
+        return Ok(None);
+    }
+    for (name, source) in &templates {
+        let which = name.as_deref().map_or(String::new(), |n| format!(" {n:?}"));
+        if let Err(e) = gguf_template::render::parse(source) {
+            return Err(Failure::Unreadable(format!(
+                "{shown}: the chat template{which} does not parse: {}; nothing written",
+                terminal(e.to_string().as_bytes())
+            )));
+        }
+        if let Some((line, column, construct)) = gguf_template::minja::llama_cpp_syntax(source) {
+            eprintln!(
+                "gguf: warning: {shown}: the chat template{which}, line {line}, column {column}: llama.cpp 0.3.16's engine does not parse {}; llama.cpp would use chatml instead",
+                terminal(construct.as_bytes())
+            );
+        }
+    }
+    let mut keys: Vec<(String, OwnedValue)> = Vec::new();
+    let mut put = |key: String, value: OwnedValue| match keys.iter_mut().find(|(k, _)| *k == key) {
+        // A key given twice keeps its first place and takes the last value (a Python dict).
+        Some(slot) => slot.1 = value,
+        None => keys.push((key, value)),
+    };
+    let mut names: Vec<String> = Vec::new();
+    let mut default = None;
+    for (name, source) in templates {
+        match name {
+            None => default = Some(source),
+            Some(name) => {
+                put(format!("{TEMPLATE_KEY}.{name}"), OwnedValue::from(source.as_str()));
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+    }
+    if !names.is_empty() {
+        put(
+            "tokenizer.chat_templates".into(),
+            OwnedValue::array(ValueType::String, names.iter().map(String::as_str)),
+        );
+    }
+    if let Some(source) = default {
+        put(TEMPLATE_KEY.into(), OwnedValue::from(source.as_str()));
+    }
+    Ok(Some(TemplateEdit { keys }))
+}
+
+impl TemplateEdit {
+    /// Removes `gguf`'s template keys from `builder` and adds the new ones.
+    pub fn apply(&self, gguf: &Gguf<'_>, builder: &mut gguf_grammar::write::GgufBuilder<'_>) {
+        for kv in &gguf.kvs {
+            if kv.key.as_bytes().starts_with(TEMPLATE_KEY.as_bytes()) {
+                builder.remove(kv.key.as_bytes());
+            }
+        }
+        for (key, value) in &self.keys {
+            builder.set(key, value.clone());
+        }
+    }
+}

@@ -63,12 +63,20 @@ pub fn llama_cpp_syntax(source: &str) -> Option<(usize, usize, String)> {
     let at = |span: &Span, what: String| {
         Some((span.start_line as usize, span.start_col as usize + 1, what))
     };
-    // `{% raw %}` is consumed by the lexer whole, so it is looked for in the text.
-    if let Some(offset) = raw_statement(source) {
-        let before = &source[..offset];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-        return Some((line, column, "the `raw` statement".into()));
+    // The lexer turns `{% raw %}…{% endraw %}` into its content alone: the statement is in
+    // the text between that token and the one before.
+    let mut last_end = 0;
+    for (token, span) in &tokens {
+        let start = span.start_offset as usize;
+        if let (Token::TemplateData(_), Some(gap)) = (token, source.get(last_end..start)) {
+            if let Some(offset) = raw_statement(gap) {
+                let before = &source[..last_end + offset];
+                let line = before.matches('\n').count() + 1;
+                let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+                return Some((line, column, "the `raw` statement".into()));
+            }
+        }
+        last_end = span.end_offset as usize;
     }
     // For each open parenthesis, whether it is a call's.
     let mut parens: Vec<bool> = Vec::new();
@@ -159,17 +167,14 @@ pub fn llama_cpp_syntax(source: &str) -> Option<(usize, usize, String)> {
     None
 }
 
-/// The offset of the first `{% raw %}` (any whitespace control), if any.
-fn raw_statement(source: &str) -> Option<usize> {
-    let mut from = 0;
-    while let Some(i) = source[from..].find("{%") {
-        let start = from + i;
-        let rest = source[start + 2..].trim_start_matches(['-', '+', '~']);
-        let rest = rest.trim_start();
-        if rest.starts_with("raw") && !rest[3..].starts_with(|c: char| c.is_alphanumeric() || c == '_') {
-            return Some(start);
-        }
-        from = start + 2;
+/// The offset of the `{% raw %}` (any whitespace control) that ends `gap`, if it is one.
+fn raw_statement(gap: &str) -> Option<usize> {
+    if !gap.trim_end().ends_with("%}") {
+        return None;
     }
-    None
+    let start = gap.rfind("{%")?;
+    let rest = gap[start + 2..].trim_start_matches(['-', '+', '~']).trim_start();
+    let word = rest.strip_prefix("raw")?;
+    (!word.starts_with(|c: char| c.is_alphanumeric() || c == '_')).then_some(start)
 }
+
