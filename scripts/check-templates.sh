@@ -89,3 +89,26 @@ if "$GGUF_PYTHON" scripts/template_reference.py compare "$tmp/cases.json" "$tmp/
     echo "check-templates.sh: the comparison did not catch a changed render" >&2
     exit 1
 fi
+
+# gguf edit --chat-template-config writes the template keys gguf-py's gguf_new_metadata writes
+# (one named template, so that its tokenizer.chat_templates, a Python set, has one order).
+cargo build --quiet --bin gguf
+cat > "$tmp/tokenizer_config.json" <<'JSON'
+{"chat_template": [{"name": "tool use", "template": "{{ 'tools' }}"}, {"name": "default", "template": "{% for m in messages %}{{ m.content }}{% endfor %}"}]}
+JSON
+"$(dirname "$GGUF_PYTHON")/gguf-new-metadata" tests/corpus/ggml-vocab-phi-3.gguf "$tmp/py.gguf" \
+    --chat-template-config "$tmp/tokenizer_config.json" >/dev/null 2>&1
+target/debug/gguf edit tests/corpus/ggml-vocab-phi-3.gguf -o "$tmp/ours.gguf" \
+    --chat-template-config "$tmp/tokenizer_config.json"
+"$GGUF_PYTHON" - "$tmp/py.gguf" "$tmp/ours.gguf" <<'PY'
+import sys
+from gguf import GGUFReader
+def fields(path):
+    r = GGUFReader(path)
+    return [(k, f.contents()) for k, f in r.fields.items() if not k.startswith("GGUF.")]
+py, ours = fields(sys.argv[1]), fields(sys.argv[2])
+t = lambda fs: [kv for kv in fs if kv[0].startswith("tokenizer.chat_template")]
+if t(py) != t(ours) or sorted(map(repr, py)) != sorted(map(repr, ours)):
+    sys.exit(f"check-templates.sh: gguf edit --chat-template-config differs from gguf_new_metadata:\n{t(py)}\n{t(ours)}")
+print(f"gguf edit --chat-template-config: the template keys of gguf_new_metadata ({len(t(py))} keys, in its order)")
+PY

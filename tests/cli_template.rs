@@ -280,3 +280,108 @@ fn check_lints_the_templates() {
     assert_eq!(code, 0);
     assert!(out.contains("error[template-not-text]"), "{out}");
 }
+
+/// `gguf edit --chat-template` and `--chat-template-config` write what gguf-py's
+/// gguf_new_metadata writes (scripts/check-templates.sh compares the two on the same config):
+/// old template keys removed, the new ones at the end; a template that does not parse is
+/// refused and nothing written.
+#[test]
+fn edit_sets_templates() {
+    let dir = common::scratch("template-edit");
+    let _clean = common::RemoveOnDrop(dir.clone());
+    let start = phi3_with(&dir, "start.gguf", &[("tokenizer.chat_template.old", "{{ 'old' }}")]);
+    let start = start.to_str().unwrap();
+    let keys = |path: &Path| -> Vec<(String, String)> {
+        let model = OwnedGguf::open(path).unwrap();
+        let gguf = model.gguf();
+        gguf.kvs
+            .iter()
+            .map(|kv| {
+                let key = kv.key.to_str().unwrap().to_owned();
+                let value = match kv.value.as_str() {
+                    Some(s) => s.to_owned(),
+                    None => format!("{:?}", kv.value.as_array().map(|a| a.len())),
+                };
+                (key, value)
+            })
+            .collect()
+    };
+    let before = keys(Path::new(start));
+    let untouched: Vec<_> = before
+        .iter()
+        .filter(|(k, _)| !k.starts_with("tokenizer.chat_template"))
+        .cloned()
+        .collect();
+
+    // A Jinja file: the one template, last.
+    let jinja = dir.join("t.jinja");
+    std::fs::write(&jinja, "{% for m in messages %}{{ m.content }}{% endfor %}").unwrap();
+    let out = dir.join("jinja.gguf");
+    let args = ["edit", start, "--chat-template", jinja.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    assert_eq!(gguf(&args), (0, String::new(), String::new()));
+    let after = keys(&out);
+    assert_eq!(after[..after.len() - 1], untouched[..]);
+    assert_eq!(
+        after.last().unwrap(),
+        &("tokenizer.chat_template".into(), "{% for m in messages %}{{ m.content }}{% endfor %}".into())
+    );
+
+    // A config with a list: named ones (names made [A-Za-z0-9_]), their names, then the default.
+    let config = dir.join("tokenizer_config.json");
+    std::fs::write(
+        &config,
+        r#"{"chat_template": [{"name": "tool use", "template": "{{ 'b' }}"},
+            {"name": "default", "template": "{{ 'a' }}"}, {"name": "rag", "template": "{{ 'c' }}"},
+            {"name": "skipped"}], "model_max_length": 4096}"#,
+    )
+    .unwrap();
+    let out = dir.join("config.gguf");
+    let config = config.to_str().unwrap();
+    let args = ["edit", start, "--chat-template-config", config, "-o", out.to_str().unwrap()];
+    assert_eq!(gguf(&args), (0, String::new(), String::new()));
+    let after = keys(&out);
+    let n = untouched.len();
+    assert_eq!(after[..n], untouched[..]);
+    let tail: Vec<(&str, &str)> = after[n..].iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(
+        tail,
+        [
+            ("tokenizer.chat_template.tool_use", "{{ 'b' }}"),
+            ("tokenizer.chat_template.rag", "{{ 'c' }}"),
+            ("tokenizer.chat_templates", "Some(2)"),
+            ("tokenizer.chat_template", "{{ 'a' }}"),
+        ]
+    );
+    let (_, list, _) = gguf(&["template", out.to_str().unwrap(), "--name", "tool_use"]);
+    assert_eq!(list, "{{ 'b' }}");
+
+    // An empty chat_template changes nothing (gguf_new_metadata skips it).
+    std::fs::write(dir.join("empty.json"), r#"{"chat_template": ""}"#).unwrap();
+    let out = dir.join("empty.gguf");
+    let empty = dir.join("empty.json");
+    let args = ["edit", start, "--chat-template-config", empty.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    assert_eq!(gguf(&args).0, 0);
+    assert_eq!(keys(&out), before);
+
+    // Refused: a template that does not parse, a config that is not one. Nothing written.
+    std::fs::write(&jinja, "{% for m in messages %}").unwrap();
+    let out = dir.join("refused.gguf");
+    let args = ["edit", start, "--chat-template", jinja.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let (code, _, err) = gguf(&args);
+    assert_eq!(code, 2);
+    assert!(err.contains("the chat template does not parse"), "{err}");
+    assert!(!out.exists());
+    std::fs::write(dir.join("bad.json"), r#"{"chat_template": [3]}"#).unwrap();
+    let bad = dir.join("bad.json");
+    let args = ["edit", start, "--chat-template-config", bad.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    assert_eq!(gguf(&args).0, 2);
+    assert!(!out.exists());
+
+    // One llama.cpp's engine would not parse: written, with a warning.
+    std::fs::write(&jinja, "{{ [1, 2,][0] }}").unwrap();
+    let args = ["edit", start, "--chat-template", jinja.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let (code, _, err) = gguf(&args);
+    assert_eq!(code, 0);
+    assert!(err.contains("llama.cpp 0.3.16's engine does not parse a trailing comma"), "{err}");
+    assert!(out.exists());
+}
