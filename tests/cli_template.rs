@@ -385,3 +385,39 @@ fn edit_sets_templates() {
     assert!(err.contains("llama.cpp 0.3.16's engine does not parse a trailing comma"), "{err}");
     assert!(out.exists());
 }
+
+/// `gguf dump --summary` shows each template's family and screen result; `gguf scan` has a
+/// template column, its text escaped in the text and CSV rows and exact in JSON.
+#[test]
+fn summary_and_scan_show_templates() {
+    let dir = common::scratch("template-summary");
+    let _clean = common::RemoveOnDrop(dir.clone());
+    let (code, out, _) = gguf(&["dump", "--summary", PHI3]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("\nchat template  phi3, 269 bytes, screen: no findings\n"),
+        "{out}"
+    );
+    let (_, out, _) = gguf(&["dump", "--summary", "tests/conformance/cases/minimal-llama.gguf"]);
+    assert!(!out.contains("chat template"), "{out}");
+
+    let hostile = "{{ messages[0].__class__ }}<|im_start|>";
+    let file = phi3_with(&dir, "h.gguf", &[("tokenizer.chat_template.x\x1b[2J", hostile)]);
+    let (_, out, _) = gguf(&["dump", "--summary", file.to_str().unwrap()]);
+    assert!(
+        out.contains("\nchat template  x\\e[2J: chatml, 39 bytes, screen: 1 finding(s), worst high\n"),
+        "{out}"
+    );
+    let path = file.to_str().unwrap();
+    let (_, text, _) = gguf(&["scan", path]);
+    assert!(text.contains("  template phi3 x\\e[2J=chatml; screen: high  "), "{text}");
+    let (_, csv, _) = gguf(&["scan", "--csv", path]);
+    assert!(csv.lines().next().unwrap().contains(",context_length,template,verdict,"), "{csv}");
+    assert!(csv.contains(",phi3 x\\e[2J=chatml; screen: high,"), "{csv}");
+    assert!(!csv.contains('\x1b') && !text.contains('\x1b'));
+    let (_, jsonl, _) = gguf(&["scan", "--jsonl", path, PHI3, "tests/conformance/cases/minimal-llama.gguf"]);
+    let rows: Vec<Value> = jsonl.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(rows[0]["template"], "phi3 x\x1b[2J=chatml; screen: high");
+    assert_eq!(rows[1]["template"], "phi3");
+    assert_eq!(rows[2]["template"], Value::Null);
+}

@@ -131,8 +131,9 @@ enum Command {
     /// List every model under the given paths, one row each (a shard set is one row).
     ///
     /// Each row: path, bytes, version, byte order, architecture, name, size label, parameters,
-    /// file type, quantization mix, tensors, context length and the profile's verdict with the
-    /// first error. Only headers are read, in parallel; a progress bar shows on a terminal.
+    /// file type, quantization mix, tensors, context length, chat templates (family, screen)
+    /// and the profile's verdict with the first error. Only headers are read, in parallel; a
+    /// progress bar shows on a terminal.
     ///
     /// Exit status: 0 when every model is accepted, 1 when one is rejected, 2 when one cannot
     /// be read (it is still a row).

@@ -53,11 +53,13 @@ struct Row {
     quantization: Option<String>,
     tensors: Option<usize>,
     context_length: Option<u64>,
+    /// The chat templates: families, named ones as `NAME=FAMILY`, and the screen's worst.
+    template: Option<String>,
     verdict: &'static str,
     error: Option<String>,
 }
 
-const COLUMNS: [&str; 15] = [
+const COLUMNS: [&str; 16] = [
     "path",
     "bytes",
     "shards",
@@ -71,6 +73,7 @@ const COLUMNS: [&str; 15] = [
     "quantization",
     "tensors",
     "context_length",
+    "template",
     "verdict",
     "error",
 ];
@@ -261,10 +264,11 @@ fn describe(gguf: &Gguf<'_>, row: &mut Row) {
     row.quantization = (!mix.is_empty()).then(|| mix.join(", "));
     row.tensors = Some(s.tensors);
     row.context_length = s.hparams.context_length;
+    row.template = crate::template::scan_cell(gguf);
 }
 
 /// The row's fields in [`COLUMNS`] order, as text (`None` when unknown).
-fn fields(r: &Row) -> [Option<String>; 15] {
+fn fields(r: &Row) -> [Option<String>; 16] {
     let n = |v: Option<u64>| v.map(|v| v.to_string());
     [
         Some(r.path.clone()),
@@ -280,6 +284,7 @@ fn fields(r: &Row) -> [Option<String>; 15] {
         r.quantization.clone(),
         n(r.tensors.map(|t| t as u64)),
         n(r.context_length),
+        r.template.clone(),
         Some(r.verdict.to_string()),
         r.error.clone(),
     ]
@@ -291,7 +296,7 @@ fn write_text(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
         let show = |i: usize| terminal(f[i].as_deref().unwrap_or("-").as_bytes()).into_owned();
         writeln!(
             out,
-            "{}  {} bytes{}  v{} {}  {} \"{}\" {} {} params  {} tensors ({})  ctx {}  {}{}",
+            "{}  {} bytes{}  v{} {}  {} \"{}\" {} {} params  {} tensors ({})  ctx {}  template {}  {}{}",
             show(0),
             show(1),
             if r.shards > 1 {
@@ -309,6 +314,7 @@ fn write_text(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
             show(10),
             show(12),
             show(13),
+            show(14),
             r.error
                 .as_ref()
                 .map_or(String::new(), |e| format!(": {}", terminal(e.as_bytes()))),
@@ -322,8 +328,14 @@ fn write_csv(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
     for r in rows {
         let cells: Vec<String> = fields(r)
             .iter()
-            .map(|f| {
-                let f = f.as_deref().unwrap_or("");
+            .enumerate()
+            .map(|(i, f)| {
+                // Template names are the file's text: their control characters escaped.
+                let escaped = f.as_deref().map(|f| match i {
+                    13 => terminal(f.as_bytes()),
+                    _ => f.into(),
+                });
+                let f = escaped.as_deref().unwrap_or("");
                 if f.contains([',', '"', '\n', '\r']) {
                     format!("\"{}\"", f.replace('"', "\"\""))
                 } else {

@@ -128,6 +128,72 @@ fn find<'a>(found: &'a [ChatTemplate], name: &str) -> Option<&'a ChatTemplate> {
         })
 }
 
+/// The screen's result in a few words.
+fn screened(findings: &[screen::Finding]) -> String {
+    match findings.iter().map(|f| f.severity).max() {
+        None => "no findings".to_string(),
+        Some(worst) => format!("{} finding(s), worst {worst}", findings.len()),
+    }
+}
+
+/// The lines `gguf dump --summary` adds for a file with chat templates: each template's family
+/// (as llama.cpp detects it), size and screen result; nothing for a file without one.
+pub fn summary(gguf: &Gguf<'_>, out: &mut impl Write) -> io::Result<()> {
+    let (found, errors) = templates(gguf);
+    for t in &found {
+        let name = match &t.name {
+            None => String::new(),
+            Some(n) => format!("{}: ", terminal(n.as_bytes())),
+        };
+        writeln!(
+            out,
+            "{:<14} {name}{}, {} bytes, screen: {}",
+            "chat template",
+            gguf_template::family::family(&t.source),
+            t.source.len(),
+            screened(&screen::screen(&t.source))
+        )?;
+    }
+    for e in &errors {
+        writeln!(out, "{:<14} {}", "chat template", terminal(e.to_string().as_bytes()))?;
+    }
+    Ok(())
+}
+
+/// `gguf scan`'s template cell: the default template's family, each named one as
+/// `NAME=FAMILY` (the name as stored: escaped where it is printed), then `screen: SEVERITY`,
+/// the worst finding, when there is one, and `not a string` for a template key that is not
+/// text; `None` for a file without templates.
+pub fn scan_cell(gguf: &Gguf<'_>) -> Option<String> {
+    let (found, errors) = templates(gguf);
+    if found.is_empty() && errors.is_empty() {
+        return None;
+    }
+    let mut parts: Vec<String> = found
+        .iter()
+        .map(|t| {
+            let family = gguf_template::family::family(&t.source);
+            match &t.name {
+                None => family.to_string(),
+                Some(name) => format!("{name}={family}"),
+            }
+        })
+        .collect();
+    if !errors.is_empty() {
+        parts.push(format!("{} not a string", errors.len()));
+    }
+    let worst = found
+        .iter()
+        .flat_map(|t| screen::screen(&t.source))
+        .map(|f| f.severity)
+        .max();
+    let mut cell = parts.join(" ");
+    if let Some(worst) = worst {
+        cell += &format!("; screen: {worst}");
+    }
+    Some(cell)
+}
+
 /// Every template: a heading (key, size, family, screen), then its source, indented and
 /// escaped line by line.
 fn list(found: &[ChatTemplate], out: &mut impl Write) -> io::Result<()> {
@@ -136,10 +202,7 @@ fn list(found: &[ChatTemplate], out: &mut impl Write) -> io::Result<()> {
             writeln!(out)?;
         }
         let findings = screen::screen(&t.source);
-        let screened = match findings.iter().map(|f| f.severity).max() {
-            None => "no findings".to_string(),
-            Some(worst) => format!("{} finding(s), worst {worst}", findings.len()),
-        };
+        let screened = screened(&findings);
         writeln!(
             out,
             "{} ({}): {} bytes, {} lines, family {}, screen: {screened}",
