@@ -105,19 +105,32 @@ fn lists_prints_and_escapes() {
         out.starts_with("tokenizer.chat_template (default): "),
         "{out}"
     );
-    assert!(out.contains(", family phi3, screen: no findings\n"), "{out}");
+    assert!(
+        out.contains(", family phi3, screen: no findings\n"),
+        "{out}"
+    );
     assert!(
         out.contains("tokenizer.chat_template.hostile\\e]0;t\\u{7} (hostile\\e]0;t\\u{7}): "),
         "{out}"
     );
-    assert!(out.contains("family chatml, screen: 1 finding(s), worst high"), "{out}");
-    assert!(out.contains("    {{ '<|im_start|>' }}\\e[31mred\\u{202e}\n"), "{out}");
+    assert!(
+        out.contains("family chatml, screen: 1 finding(s), worst high"),
+        "{out}"
+    );
+    assert!(
+        out.contains("    {{ '<|im_start|>' }}\\e[31mred\\u{202e}\n"),
+        "{out}"
+    );
 
     // --name prints the stored bytes (standard output is not a terminal here).
     let named = ["template", file, "--name", "hostile\x1b]0;t\x07"];
     assert_eq!(gguf(&named), (0, hostile.to_owned(), String::new()));
     let phi3 = OwnedGguf::open(common::root().join(PHI3)).unwrap();
-    let stored = phi3.gguf().get_str("tokenizer.chat_template").unwrap().to_owned();
+    let stored = phi3
+        .gguf()
+        .get_str("tokenizer.chat_template")
+        .unwrap()
+        .to_owned();
     assert_eq!(
         gguf(&["template", PHI3, "--name", "default"]),
         (0, stored.clone(), String::new())
@@ -148,7 +161,10 @@ fn exit_codes() {
     let raises = phi3_with(
         &dir,
         "raises.gguf",
-        &[("tokenizer.chat_template", "{{ raise_exception('no system role') }}")],
+        &[(
+            "tokenizer.chat_template",
+            "{{ raise_exception('no system role') }}",
+        )],
     );
     let raises = raises.to_str().unwrap();
     let render = |file: &str, m: &str| gguf(&["template", file, "--render", "--messages", m]);
@@ -156,8 +172,15 @@ fn exit_codes() {
     // The template raises, does not parse, or the file is not GGUF: 1.
     let (code, _, err) = render(raises, messages);
     assert_eq!(code, 1);
-    assert!(err.contains("the template raised an exception: no system role"), "{err}");
-    let syntax = phi3_with(&dir, "syntax.gguf", &[("tokenizer.chat_template", "{% if %}")]);
+    assert!(
+        err.contains("the template raised an exception: no system role"),
+        "{err}"
+    );
+    let syntax = phi3_with(
+        &dir,
+        "syntax.gguf",
+        &[("tokenizer.chat_template", "{% if %}")],
+    );
     assert_eq!(render(syntax.to_str().unwrap(), messages).0, 1);
     let junk = dir.join("junk.gguf");
     std::fs::write(&junk, b"not a gguf file").unwrap();
@@ -170,15 +193,25 @@ fn exit_codes() {
     std::fs::write(&number, b.build().unwrap()).unwrap();
     let (code, out, err) = gguf(&["template", number.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(out.starts_with("tokenizer.chat_template (default)"), "{out}");
-    assert!(err.contains("\"tokenizer.chat_template.n\": value is not a string"), "{err}");
+    assert!(
+        out.starts_with("tokenizer.chat_template (default)"),
+        "{out}"
+    );
+    assert!(
+        err.contains("\"tokenizer.chat_template.n\": value is not a string"),
+        "{err}"
+    );
 
     // No such template, messages that are not JSON, no file, usage: 2.
     let (code, _, err) = gguf(&["template", PHI3, "--name", "nope"]);
     assert_eq!(code, 2);
     assert!(err.contains("no chat template named \"nope\""), "{err}");
     let bare = dir.join("bare.gguf");
-    std::fs::write(&bare, GgufBuilder::new(gguf_grammar::Ctx::V3_LE).build().unwrap()).unwrap();
+    std::fs::write(
+        &bare,
+        GgufBuilder::new(gguf_grammar::Ctx::V3_LE).build().unwrap(),
+    )
+    .unwrap();
     let bare = bare.to_str().unwrap();
     let (code, out, err) = gguf(&["template", bare]);
     assert_eq!((code, out.as_str()), (0, ""));
@@ -187,7 +220,10 @@ fn exit_codes() {
     let (code, _, err) = render(PHI3, not_json.to_str().unwrap());
     assert_eq!(code, 2);
     assert!(err.contains("not JSON"), "{err}");
-    assert_eq!(render(dir.join("absent.gguf").to_str().unwrap(), messages).0, 2);
+    assert_eq!(
+        render(dir.join("absent.gguf").to_str().unwrap(), messages).0,
+        2
+    );
     assert_eq!(gguf(&["template", PHI3, "--messages", messages]).0, 2);
     assert_eq!(gguf(&["template", PHI3, "--render"]).0, 2);
     // Messages that are not a list of objects are bad input, not a template failure.
@@ -238,14 +274,34 @@ fn check_lints_the_templates() {
         "{out}"
     );
     let cases = [
-        ("{% if %}", "error[template-syntax]", "line 1, column 7: does not parse"),
-        ("{% with a = 1 %}{{ a }}{% endwith %}", "error[template-llama-cpp-syntax]", "minja) does not parse the `with` statement"),
-        ("{{ messages[5].content.x }}", "error[template-minimal-render]", "does not render a one-message conversation"),
-        ("{{ '<|nope|>' }}{{ add_generation_prompt }}", "warning[template-token-not-in-vocab]", "\"<|nope|>\" is written by the template"),
+        (
+            "{% if %}",
+            "error[template-syntax]",
+            "line 1, column 7: does not parse",
+        ),
+        (
+            "{% with a = 1 %}{{ a }}{% endwith %}",
+            "error[template-llama-cpp-syntax]",
+            "minja) does not parse the `with` statement",
+        ),
+        (
+            "{{ messages[5].content.x }}",
+            "error[template-minimal-render]",
+            "does not render a one-message conversation",
+        ),
+        (
+            "{{ '<|nope|>' }}{{ add_generation_prompt }}",
+            "warning[template-token-not-in-vocab]",
+            "\"<|nope|>\" is written by the template",
+        ),
     ];
     let mut template_json = Vec::new();
     for (i, (source, label, message)) in cases.iter().enumerate() {
-        let file = phi3_with(&dir, &format!("{i}.gguf"), &[("tokenizer.chat_template", source)]);
+        let file = phi3_with(
+            &dir,
+            &format!("{i}.gguf"),
+            &[("tokenizer.chat_template", source)],
+        );
         let (code, out, err) = gguf(&["check", file.to_str().unwrap()]);
         assert_eq!((code, err.as_str()), (0, ""), "{source}");
         let line = out
@@ -269,7 +325,13 @@ fn check_lints_the_templates() {
         .iter()
         .find(|d| d["code"] == "template-llama-cpp-syntax")
         .unwrap();
-    assert_eq!((&d["level"], &d["path"]), (&"error".into(), &"kv[24] \"tokenizer.chat_template\"".into()));
+    assert_eq!(
+        (&d["level"], &d["path"]),
+        (
+            &"error".into(),
+            &"kv[24] \"tokenizer.chat_template\"".into()
+        )
+    );
     // A template key that is not a string.
     let phi3 = OwnedGguf::open(common::root().join(PHI3)).unwrap();
     let mut b = GgufBuilder::from_gguf(phi3.gguf());
@@ -289,7 +351,11 @@ fn check_lints_the_templates() {
 fn edit_sets_templates() {
     let dir = common::scratch("template-edit");
     let _clean = common::RemoveOnDrop(dir.clone());
-    let start = phi3_with(&dir, "start.gguf", &[("tokenizer.chat_template.old", "{{ 'old' }}")]);
+    let start = phi3_with(
+        &dir,
+        "start.gguf",
+        &[("tokenizer.chat_template.old", "{{ 'old' }}")],
+    );
     let start = start.to_str().unwrap();
     let keys = |path: &Path| -> Vec<(String, String)> {
         let model = OwnedGguf::open(path).unwrap();
@@ -317,13 +383,23 @@ fn edit_sets_templates() {
     let jinja = dir.join("t.jinja");
     std::fs::write(&jinja, "{% for m in messages %}{{ m.content }}{% endfor %}").unwrap();
     let out = dir.join("jinja.gguf");
-    let args = ["edit", start, "--chat-template", jinja.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let args = [
+        "edit",
+        start,
+        "--chat-template",
+        jinja.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
     assert_eq!(gguf(&args), (0, String::new(), String::new()));
     let after = keys(&out);
     assert_eq!(after[..after.len() - 1], untouched[..]);
     assert_eq!(
         after.last().unwrap(),
-        &("tokenizer.chat_template".into(), "{% for m in messages %}{{ m.content }}{% endfor %}".into())
+        &(
+            "tokenizer.chat_template".into(),
+            "{% for m in messages %}{{ m.content }}{% endfor %}".into()
+        )
     );
 
     // A config with a list: named ones (names made [A-Za-z0-9_]), their names, then the default.
@@ -337,12 +413,22 @@ fn edit_sets_templates() {
     .unwrap();
     let out = dir.join("config.gguf");
     let config = config.to_str().unwrap();
-    let args = ["edit", start, "--chat-template-config", config, "-o", out.to_str().unwrap()];
+    let args = [
+        "edit",
+        start,
+        "--chat-template-config",
+        config,
+        "-o",
+        out.to_str().unwrap(),
+    ];
     assert_eq!(gguf(&args), (0, String::new(), String::new()));
     let after = keys(&out);
     let n = untouched.len();
     assert_eq!(after[..n], untouched[..]);
-    let tail: Vec<(&str, &str)> = after[n..].iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let tail: Vec<(&str, &str)> = after[n..]
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     assert_eq!(
         tail,
         [
@@ -359,30 +445,61 @@ fn edit_sets_templates() {
     std::fs::write(dir.join("empty.json"), r#"{"chat_template": ""}"#).unwrap();
     let out = dir.join("empty.gguf");
     let empty = dir.join("empty.json");
-    let args = ["edit", start, "--chat-template-config", empty.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let args = [
+        "edit",
+        start,
+        "--chat-template-config",
+        empty.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
     assert_eq!(gguf(&args).0, 0);
     assert_eq!(keys(&out), before);
 
     // Refused: a template that does not parse, a config that is not one. Nothing written.
     std::fs::write(&jinja, "{% for m in messages %}").unwrap();
     let out = dir.join("refused.gguf");
-    let args = ["edit", start, "--chat-template", jinja.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let args = [
+        "edit",
+        start,
+        "--chat-template",
+        jinja.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
     let (code, _, err) = gguf(&args);
     assert_eq!(code, 2);
     assert!(err.contains("the chat template does not parse"), "{err}");
     assert!(!out.exists());
     std::fs::write(dir.join("bad.json"), r#"{"chat_template": [3]}"#).unwrap();
     let bad = dir.join("bad.json");
-    let args = ["edit", start, "--chat-template-config", bad.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let args = [
+        "edit",
+        start,
+        "--chat-template-config",
+        bad.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
     assert_eq!(gguf(&args).0, 2);
     assert!(!out.exists());
 
     // One llama.cpp's engine would not parse: written, with a warning.
     std::fs::write(&jinja, "{{ [1, 2,][0] }}").unwrap();
-    let args = ["edit", start, "--chat-template", jinja.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    let args = [
+        "edit",
+        start,
+        "--chat-template",
+        jinja.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ];
     let (code, _, err) = gguf(&args);
     assert_eq!(code, 0);
-    assert!(err.contains("llama.cpp 0.3.16's engine does not parse a trailing comma"), "{err}");
+    assert!(
+        err.contains("llama.cpp 0.3.16's engine does not parse a trailing comma"),
+        "{err}"
+    );
     assert!(out.exists());
 }
 
@@ -398,25 +515,53 @@ fn summary_and_scan_show_templates() {
         out.contains("\nchat template  phi3, 269 bytes, screen: no findings\n"),
         "{out}"
     );
-    let (_, out, _) = gguf(&["dump", "--summary", "tests/conformance/cases/minimal-llama.gguf"]);
+    let (_, out, _) = gguf(&[
+        "dump",
+        "--summary",
+        "tests/conformance/cases/minimal-llama.gguf",
+    ]);
     assert!(!out.contains("chat template"), "{out}");
 
     let hostile = "{{ messages[0].__class__ }}<|im_start|>";
-    let file = phi3_with(&dir, "h.gguf", &[("tokenizer.chat_template.x\x1b[2J", hostile)]);
+    let file = phi3_with(
+        &dir,
+        "h.gguf",
+        &[("tokenizer.chat_template.x\x1b[2J", hostile)],
+    );
     let (_, out, _) = gguf(&["dump", "--summary", file.to_str().unwrap()]);
     assert!(
-        out.contains("\nchat template  x\\e[2J: chatml, 39 bytes, screen: 1 finding(s), worst high\n"),
+        out.contains(
+            "\nchat template  x\\e[2J: chatml, 39 bytes, screen: 1 finding(s), worst high\n"
+        ),
         "{out}"
     );
     let path = file.to_str().unwrap();
     let (_, text, _) = gguf(&["scan", path]);
-    assert!(text.contains("  template phi3 x\\e[2J=chatml; screen: high  "), "{text}");
+    assert!(
+        text.contains("  template phi3 x\\e[2J=chatml; screen: high  "),
+        "{text}"
+    );
     let (_, csv, _) = gguf(&["scan", "--csv", path]);
-    assert!(csv.lines().next().unwrap().contains(",context_length,template,verdict,"), "{csv}");
+    assert!(
+        csv.lines()
+            .next()
+            .unwrap()
+            .contains(",context_length,template,verdict,"),
+        "{csv}"
+    );
     assert!(csv.contains(",phi3 x\\e[2J=chatml; screen: high,"), "{csv}");
     assert!(!csv.contains('\x1b') && !text.contains('\x1b'));
-    let (_, jsonl, _) = gguf(&["scan", "--jsonl", path, PHI3, "tests/conformance/cases/minimal-llama.gguf"]);
-    let rows: Vec<Value> = jsonl.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let (_, jsonl, _) = gguf(&[
+        "scan",
+        "--jsonl",
+        path,
+        PHI3,
+        "tests/conformance/cases/minimal-llama.gguf",
+    ]);
+    let rows: Vec<Value> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     assert_eq!(rows[0]["template"], "phi3 x\x1b[2J=chatml; screen: high");
     assert_eq!(rows[1]["template"], "phi3");
     assert_eq!(rows[2]["template"], Value::Null);

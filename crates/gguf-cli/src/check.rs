@@ -185,7 +185,10 @@ fn judge_all(
 ) -> (Vec<Diagnostic>, Option<serde_json::Value>) {
     let mut found = judge(gguf, file_len, profile, schema);
     found.extend(template_diagnostics(gguf));
-    (found, Some(gguf_template::report::report(gguf, false, true, true)))
+    (
+        found,
+        Some(gguf_template::report::report(gguf, false, true, true)),
+    )
 }
 
 /// The lint of every chat template (crate `gguf-template`) as diagnostics on its key/value.
@@ -195,7 +198,10 @@ fn template_diagnostics(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     use gguf_grammar::validate::{Code, References};
     let mut out = Vec::new();
     for (key, found) in gguf_template::lint::lint_gguf(gguf) {
-        let Some(index) = gguf.kvs.iter().position(|kv| kv.key.as_bytes() == key.as_bytes())
+        let Some(index) = gguf
+            .kvs
+            .iter()
+            .position(|kv| kv.key.as_bytes() == key.as_bytes())
         else {
             continue;
         };
@@ -204,7 +210,9 @@ fn template_diagnostics(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
             // Every lint code is in the one list (tests/cli_template.rs checks them all).
             debug_assert!(Code::from_name(d.code).is_some(), "{}", d.code);
             let code = Code::from_name(d.code).unwrap_or(Code::TemplateSyntax);
-            let place = d.location.map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));
+            let place = d
+                .location
+                .map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));
             out.push(Diagnostic {
                 code,
                 severity: code.severity(),

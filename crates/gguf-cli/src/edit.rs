@@ -48,7 +48,11 @@ pub struct Args {
     /// --chat-template-file does: every `tokenizer.chat_template*` key is removed and
     /// `tokenizer.chat_template` added at the end (before the other edits apply). A template
     /// that does not parse is refused; one llama.cpp's engine would not parse is a warning.
-    #[arg(long, value_name = "FILE.jinja", conflicts_with = "chat_template_config")]
+    #[arg(
+        long,
+        value_name = "FILE.jinja",
+        conflicts_with = "chat_template_config"
+    )]
     chat_template: Option<PathBuf>,
     /// Set the chat templates from a tokenizer_config.json's `chat_template`, as
     /// gguf_new_metadata --chat-template-config does: a string is the template; a list of
@@ -203,7 +207,9 @@ pub fn run(args: Args) -> Result<(), Failure> {
         let (file, read, len) = crate::input::with_data(source)?;
         (data_file, header) = (file, read);
         let mut builder = GgufBuilder::from_header_and_file(header.gguf(), &data_file, len);
-        template.iter().for_each(|t| t.apply(header.gguf(), &mut builder));
+        template
+            .iter()
+            .for_each(|t| t.apply(header.gguf(), &mut builder));
         builder
     };
     for edit in &args.edits.0 {

@@ -155,7 +155,12 @@ pub fn summary(gguf: &Gguf<'_>, out: &mut impl Write) -> io::Result<()> {
         )?;
     }
     for e in &errors {
-        writeln!(out, "{:<14} {}", "chat template", terminal(e.to_string().as_bytes()))?;
+        writeln!(
+            out,
+            "{:<14} {}",
+            "chat template",
+            terminal(e.to_string().as_bytes())
+        )?;
     }
     Ok(())
 }
@@ -207,13 +212,19 @@ fn list(found: &[ChatTemplate], out: &mut impl Write) -> io::Result<()> {
             out,
             "{} ({}): {} bytes, {} lines, family {}, screen: {screened}",
             terminal(t.key.as_bytes()),
-            t.name.as_deref().map_or("default".into(), |n| terminal(n.as_bytes())),
+            t.name
+                .as_deref()
+                .map_or("default".into(), |n| terminal(n.as_bytes())),
             t.source.len(),
             t.source.lines().count(),
             gguf_template::family::family(&t.source),
         )?;
         for f in &findings {
-            writeln!(out, "  screen {}", gguf_grammar::escape::controls(&f.to_string()))?;
+            writeln!(
+                out,
+                "  screen {}",
+                gguf_grammar::escape::controls(&f.to_string())
+            )?;
         }
         for line in t.source.lines() {
             writeln!(out, "    {}", terminal(line.as_bytes()))?;
@@ -247,19 +258,23 @@ fn render_one(
         ..Conversation::default()
     };
     let special = SpecialTokens::from_gguf(gguf);
-    let text = render(&template.source, &conversation, &special, &Limits::default()).map_err(
-        |e| {
-            let message = format!(
-                "{shown}: {}: {}",
-                terminal(template.key.as_bytes()),
-                gguf_grammar::escape::terminal(e.to_string().as_bytes())
-            );
-            match e {
-                gguf_template::RenderError::Input(_) => Failure::Unreadable(message),
-                _ => Failure::Invalid(message),
-            }
-        },
-    )?;
+    let text = render(
+        &template.source,
+        &conversation,
+        &special,
+        &Limits::default(),
+    )
+    .map_err(|e| {
+        let message = format!(
+            "{shown}: {}: {}",
+            terminal(template.key.as_bytes()),
+            gguf_grammar::escape::terminal(e.to_string().as_bytes())
+        );
+        match e {
+            gguf_template::RenderError::Input(_) => Failure::Unreadable(message),
+            _ => Failure::Invalid(message),
+        }
+    })?;
     let written = if args.json {
         let doc = serde_json::json!({ "key": template.key, "name": template.name, "text": text });
         writeln!(out, "{doc}")
@@ -349,8 +364,8 @@ pub fn template_edit(
     } else if let Some(path) = config {
         shown = crate::shown(path);
         let bad = |what: &str| Failure::Unreadable(format!("{shown}: {what}"));
-        let doc: serde_json::Value = serde_json::from_str(&read(path)?)
-            .map_err(|e| bad(&format!("not JSON: {e}")))?;
+        let doc: serde_json::Value =
+            serde_json::from_str(&read(path)?).map_err(|e| bad(&format!("not JSON: {e}")))?;
         match doc.get("chat_template") {
             None | Some(serde_json::Value::Null) => return Ok(None),
             Some(serde_json::Value::String(s)) if s.is_empty() => return Ok(None),
@@ -358,19 +373,23 @@ pub fn template_edit(
             Some(serde_json::Value::Array(list)) if list.is_empty() => return Ok(None),
             Some(serde_json::Value::Array(list)) => {
                 for (i, choice) in list.iter().enumerate() {
-                    let choice = choice.as_object().ok_or_else(|| {
-                        bad(&format!("chat_template[{i}] is not an object"))
-                    })?;
+                    let choice = choice
+                        .as_object()
+                        .ok_or_else(|| bad(&format!("chat_template[{i}] is not an object")))?;
                     let name = match choice.get("name") {
                         None | Some(serde_json::Value::Null) => String::new(),
                         Some(serde_json::Value::String(s)) => s.clone(),
-                        Some(_) => return Err(bad(&format!("chat_template[{i}].name is not a string"))),
+                        Some(_) => {
+                            return Err(bad(&format!("chat_template[{i}].name is not a string")))
+                        }
                     };
                     let template = match choice.get("template") {
                         None | Some(serde_json::Value::Null) => continue,
                         Some(serde_json::Value::String(s)) => s.clone(),
                         Some(_) => {
-                            return Err(bad(&format!("chat_template[{i}].template is not a string")))
+                            return Err(bad(&format!(
+                                "chat_template[{i}].template is not a string"
+                            )))
                         }
                     };
                     // gguf-py keeps ASCII letters and digits and turns the rest into `_`.
@@ -416,7 +435,10 @@ pub fn template_edit(
         match name {
             None => default = Some(source),
             Some(name) => {
-                put(format!("{TEMPLATE_KEY}.{name}"), OwnedValue::from(source.as_str()));
+                put(
+                    format!("{TEMPLATE_KEY}.{name}"),
+                    OwnedValue::from(source.as_str()),
+                );
                 if !names.contains(&name) {
                     names.push(name);
                 }

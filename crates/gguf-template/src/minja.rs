@@ -173,8 +173,9 @@ fn raw_statement(gap: &str) -> Option<usize> {
         return None;
     }
     let start = gap.rfind("{%")?;
-    let rest = gap[start + 2..].trim_start_matches(['-', '+', '~']).trim_start();
+    let rest = gap[start + 2..]
+        .trim_start_matches(['-', '+', '~'])
+        .trim_start();
     let word = rest.strip_prefix("raw")?;
     (!word.starts_with(|c: char| c.is_alphanumeric() || c == '_')).then_some(start)
 }
-

@@ -134,12 +134,18 @@ fn llama_cpp_syntax_as_recorded() {
     // AssistantTracker extension, for assistant-token masks) and has `{% do %}` (an extension
     // transformers does not load).
     const KNOWN: [&str; 2] = ["generation", "do"];
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/templates/llama-cpp-syntax.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/templates/llama-cpp-syntax.json"
+    );
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let (mut flagged, mut differ, mut wrong) = (0, Vec::new(), Vec::new());
     for case in doc["cases"].as_array().unwrap() {
-        let (id, source) = (case["id"].as_str().unwrap(), case["source"].as_str().unwrap());
+        let (id, source) = (
+            case["id"].as_str().unwrap(),
+            case["source"].as_str().unwrap(),
+        );
         let jinja2 = case["jinja2"].as_bool().unwrap();
         let minja = case["llama.cpp"].as_bool().unwrap();
         if gguf_template::render::parse(source).is_ok() != jinja2 {
@@ -156,6 +162,10 @@ fn llama_cpp_syntax_as_recorded() {
         }
     }
     assert_eq!(differ, KNOWN, "our parse vs jinja2's");
-    assert_eq!(wrong, Vec::<String>::new(), "template-llama-cpp-syntax vs llama.cpp");
+    assert_eq!(
+        wrong,
+        Vec::<String>::new(),
+        "template-llama-cpp-syntax vs llama.cpp"
+    );
     assert!(flagged >= 20, "{flagged}");
 }
