@@ -19,7 +19,8 @@
 # llama.cpp's own, and our lint's verdict on whether llama.cpp's engine parses it equals
 # llama.cpp's; the parse verdicts of tests/templates/llama-cpp-syntax.json are still those of
 # transformers and llama.cpp; the renders tests/cli_template.rs expects
-# (tests/templates/cli-expected.json) are transformers'.
+# (tests/templates/cli-expected.json) are transformers'; and `gguf edit --chat-template-config`
+# writes the keys gguf-py's gguf_new_metadata writes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 verbose=()
@@ -96,9 +97,12 @@ cargo build --quiet --bin gguf
 cat > "$tmp/tokenizer_config.json" <<'JSON'
 {"chat_template": [{"name": "tool use", "template": "{{ 'tools' }}"}, {"name": "default", "template": "{% for m in messages %}{{ m.content }}{% endfor %}"}]}
 JSON
-"$(dirname "$GGUF_PYTHON")/gguf-new-metadata" tests/corpus/ggml-vocab-phi-3.gguf "$tmp/py.gguf" \
+# The input has an old named template, which both remove.
+target/debug/gguf edit tests/conformance/cases/minimal-llama.gguf -o "$tmp/in.gguf" \
+    --set "tokenizer.chat_template.old=string:{{ 'old' }}" --set "tokenizer.chat_template=string:x"
+"$(dirname "$GGUF_PYTHON")/gguf-new-metadata" "$tmp/in.gguf" "$tmp/py.gguf" \
     --chat-template-config "$tmp/tokenizer_config.json" >/dev/null 2>&1
-target/debug/gguf edit tests/corpus/ggml-vocab-phi-3.gguf -o "$tmp/ours.gguf" \
+target/debug/gguf edit "$tmp/in.gguf" -o "$tmp/ours.gguf" \
     --chat-template-config "$tmp/tokenizer_config.json"
 "$GGUF_PYTHON" - "$tmp/py.gguf" "$tmp/ours.gguf" <<'PY'
 import sys
