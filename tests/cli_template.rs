@@ -261,13 +261,21 @@ fn a_shard_reads_the_first_shards_templates() {
     );
 }
 
-/// `gguf check` reports each template's lint on its key (the verdict unchanged: no reader
-/// refuses a file for its template), and `--json` has a `template` section.
+/// `gguf check --schema` (and `--profile llama.cpp`) reports each template's lint on its key
+/// (the verdict unchanged: no reader refuses a file for its template); `--json` always has a
+/// `template` section.
 #[test]
 fn check_lints_the_templates() {
     let dir = common::scratch("template-check");
     let _clean = common::RemoveOnDrop(dir.clone());
-    let (code, out, _) = gguf(&["check", PHI3]);
+    assert_eq!(gguf(&["check", PHI3]), (0, String::new(), String::new()));
+    let (code, out, _) = gguf(&["check", "--profile", "llama.cpp", PHI3]);
+    assert_eq!(code, 1, "a vocabulary-only file");
+    assert!(
+        out.contains("warning[template-no-generation-prompt]"),
+        "{out}"
+    );
+    let (code, out, _) = gguf(&["check", "--schema", PHI3]);
     assert_eq!(code, 0);
     assert!(
         out.contains(": warning[template-no-generation-prompt] kv[24] \"tokenizer.chat_template\": chat template: "),
@@ -302,14 +310,14 @@ fn check_lints_the_templates() {
             &format!("{i}.gguf"),
             &[("tokenizer.chat_template", source)],
         );
-        let (code, out, err) = gguf(&["check", file.to_str().unwrap()]);
+        let (code, out, err) = gguf(&["check", "--schema", file.to_str().unwrap()]);
         assert_eq!((code, err.as_str()), (0, ""), "{source}");
         let line = out
             .lines()
             .find(|l| l.contains(label))
             .unwrap_or_else(|| panic!("{source}: no {label} in {out}"));
         assert!(line.contains(message), "{line}");
-        let (_, json, _) = gguf(&["check", "--json", file.to_str().unwrap()]);
+        let (_, json, _) = gguf(&["check", "--schema", "--json", file.to_str().unwrap()]);
         template_json.push(serde_json::from_str::<Value>(&json).unwrap());
     }
     let doc = &template_json[1][0];
@@ -338,7 +346,7 @@ fn check_lints_the_templates() {
     b.set("tokenizer.chat_template.n", 7u32);
     let number = dir.join("number.gguf");
     std::fs::write(&number, b.build().unwrap()).unwrap();
-    let (code, out, _) = gguf(&["check", number.to_str().unwrap()]);
+    let (code, out, _) = gguf(&["check", "--schema", number.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(out.contains("error[template-not-text]"), "{out}");
 }

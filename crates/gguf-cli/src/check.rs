@@ -30,7 +30,8 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Also check the model against the LLaMA-family schema of its architecture (keys,
-    /// tokenizer, hyperparameters, tensor names and shapes); a schema error rejects.
+    /// tokenizer, hyperparameters, tensor names and shapes; a schema error rejects) and lint
+    /// its chat templates (`template-*`, which never reject).
     #[arg(long)]
     schema: bool,
     /// For a shard (NAME-00001-of-0000N.gguf), check this file alone. Without it every
@@ -176,7 +177,8 @@ fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Ve
     found
 }
 
-/// [`judge`] and the chat templates' lint, with the `template` section of `--json`.
+/// [`judge`] and, with the model rules (`--schema`, `--profile llama.cpp`), the chat
+/// templates' lint; with the `template` section of `--json` (always).
 fn judge_all(
     gguf: &Gguf<'_>,
     file_len: u64,
@@ -184,7 +186,10 @@ fn judge_all(
     schema: Schema,
 ) -> (Vec<Diagnostic>, Option<serde_json::Value>) {
     let mut found = judge(gguf, file_len, profile, schema);
-    found.extend(template_diagnostics(gguf));
+    // A model rule, as the schema's: the container profiles do not read templates.
+    if schema != Schema::Off {
+        found.extend(template_diagnostics(gguf));
+    }
     (
         found,
         Some(gguf_template::report::report(gguf, false, true, true)),
