@@ -64,6 +64,13 @@ for f in "$work"/archs/*.gguf; do
     done
 done
 
+# A variant the mutations do not make: llama4 with experts in every second block only
+# (interleave_moe_layer_step 2), whose blocks 0 and 2 must then be dense.
+mkdir -p "$work/variants"
+"$GGUF_BIN" edit "$work/archs/tiny-llama4.gguf" --set llama4.interleave_moe_layer_step=2 \
+    -o "$work/variants/llama4-moe-step-2.gguf" >/dev/null
+cases+=("variants/llama4-moe-step-2.gguf=$work/variants/llama4-moe-step-2.gguf")
+
 paths=()
 for c in "${cases[@]}"; do
     paths+=("${c#*=}")

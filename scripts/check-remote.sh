@@ -10,6 +10,8 @@
 #     gguf diff takes URLs; `gguf template URL` equals `gguf template FILE`;
 #   - `gguf map URL` (text, JSON and the --html page) equals `gguf map FILE` for a corpus file and the sparse
 #     file (bounded as above), and a shard's URL maps its whole set as the local shard does.
+#   - `gguf fit URL` (text, JSON, hf://, a remote shard) equals `gguf fit FILE`, fetching at most
+#     the header + 1 MiB (nginx's log), as `--verbose` reports.
 # Without nginx the checks are skipped with a note, except in CI (CI=true), where that fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -194,3 +196,28 @@ set -e
 ((status == 1)) || fail "gguf diff shard-URL FILE: exit $status (want 1)"
 grep -q '^key removed    split.count: uint16 3$' "$work/remote" || fail "gguf diff shard-URL FILE: $(head -3 "$work/remote")"
 echo "check-remote: gguf diff of URLs" >&2
+
+# gguf fit of a URL: the local file's figures (text and JSON, a sweep of context sizes, a
+# shard set), fetched from the header alone (counted in nginx's log against the data start).
+data_start=$("$gguf" dump --json "$model" | grep -o '"tensor_data_offset": *[0-9]*' | grep -o '[0-9]*$')
+for format in "" --json; do
+    "$gguf" fit $format --ctx-size 512,4096,0 "$model" >"$work/local"
+    : >"$work/logs/access.log"
+    "$gguf" fit $format --verbose --ctx-size 512,4096,0 "$base/smollm2.gguf" >"$work/remote" 2>"$work/err" || { cat "$work/err" >&2; fail "gguf fit $format URL"; }
+    cmp -s "$work/local" "$work/remote" || { diff "$work/local" "$work/remote" | head -5 >&2; fail "gguf fit $format $base/smollm2.gguf differs from the local file's"; }
+    sleep 0.2
+    requests=$(grep -c ' /smollm2.gguf$' "$work/logs/access.log")
+    bytes=$(awk '$NF == "/smollm2.gguf" { s += $3 } END { print s + 0 }' "$work/logs/access.log")
+    ((bytes <= data_start + 1048576)) || fail "gguf fit URL: $bytes bytes fetched (header $data_start + 1 MiB at most)"
+    grep -q "$requests requests, $bytes bytes fetched" "$work/err" || fail "fit --verbose disagrees with nginx's log: $(cat "$work/err")"
+done
+: >"$work/logs/access.log"
+HF_ENDPOINT="$base" "$gguf" fit --json --ctx-size 512,4096,0 hf://owner/repo/model.gguf >"$work/remote"
+cmp -s "$work/local" "$work/remote" || fail "gguf fit hf:// differs from the local file's"
+sleep 0.2
+hf_bytes=$(awk '$NF == "/owner/repo/resolve/main/model.gguf" { s += $3 } END { print s + 0 }' "$work/logs/access.log")
+((hf_bytes <= data_start + 1048576)) || fail "gguf fit hf://: $hf_bytes bytes fetched"
+"$gguf" fit "$work/root/smol-00001-of-00003.gguf" >"$work/local"
+"$gguf" fit "$base/smol-00001-of-00003.gguf" >"$work/remote" 2>/dev/null || fail "gguf fit of a remote shard"
+cmp -s "$work/local" "$work/remote" || fail "gguf fit of a remote shard differs from the local set's"
+echo "check-remote: gguf fit of a URL (and hf://, a shard set) equals the local file's: $requests requests, $bytes bytes of $(stat -L -c %s "$model") (data starts at $data_start)" >&2

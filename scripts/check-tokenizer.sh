@@ -24,8 +24,7 @@ if grep -v -F -x -f crates/gguf-tokenizer/src/pre.rs "$tmp/arms.txt" >&2; then
     exit 1
 fi
 
-manifest=crates/gguf-tokenizer/Cargo.toml
-cargo fmt --manifest-path "$manifest" -- --check
-cargo clippy --manifest-path "$manifest" --all-targets -- -D warnings
-# Release: the round trip encodes every token of 17 vocabularies.
-cargo test --release --manifest-path "$manifest" -- --nocapture
+# fmt, clippy and the crate's unit and `check` tests run in scripts/test.sh's workspace steps;
+# here the tests that need llama.cpp (required, not skipped: GGUF_REQUIRE_LLAMA). Release:
+# the round trip encodes every token of 17 vocabularies.
+cargo test --release -p gguf-tokenizer --test vectors --test reference -- --nocapture

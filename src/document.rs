@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::error::{Error, GetError, ReadError};
+use crate::error::{Error, GetError};
 use crate::ggml_type::GgmlType;
 use crate::grammar::file::{file, File};
 use crate::grammar::header::Header;
@@ -13,7 +13,7 @@ use crate::grammar::value::Array;
 use crate::grammar::value::Value;
 use crate::grammar::{align_up, finish};
 use crate::grammar::{Endian, Version};
-use crate::stream::ReadBuf;
+use crate::read_buf::ReadBuf;
 use crate::summary::Summary;
 
 /// The key whose u32 value sets the alignment of the tensor data.
@@ -56,6 +56,7 @@ pub fn alignment(first_alignment_u32: Option<u32>) -> u64 {
 /// # Ok(()) }
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Gguf<'a> {
     /// Version, byte order and counts.
     pub header: Header,
@@ -76,6 +77,7 @@ pub struct Gguf<'a> {
 
 /// A tensor descriptor with its place in the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Tensor<'a> {
     /// The descriptor as stored.
     pub info: TensorInfo<'a>,
@@ -412,25 +414,6 @@ self_cell::self_cell!(
 );
 
 impl OwnedGguf {
-    /// Opens the file at `path` and parses its header. With the `mmap` feature (a default)
-    /// the file is memory-mapped and [`OwnedGguf::bytes`] is the whole file, tensor data
-    /// included; without it only the header is read into memory (as
-    /// [`crate::stream::read_file_header`]), and tensor data is read with
-    /// [`crate::file_range`].
-    pub fn open(path: impl AsRef<Path>) -> Result<Self, ReadError> {
-        #[cfg(feature = "mmap")]
-        {
-            let bytes = OwnedBytes::Mapped(GgufFile::open(path)?);
-            Ok(Self::parse(bytes, None)?)
-        }
-        #[cfg(not(feature = "mmap"))]
-        {
-            let file = std::fs::File::open(path)?;
-            let len = file.metadata()?.len();
-            crate::stream::read_file_header(file, len)
-        }
-    }
-
     /// Takes `bytes` (a whole file, or a prefix holding its header) and parses them.
     pub fn from_vec(bytes: Vec<u8>) -> Result<Self, Error> {
         Self::from_vec_with(bytes, None)
@@ -439,6 +422,12 @@ impl OwnedGguf {
     /// As [`OwnedGguf::from_vec`] with a forced byte order (`None` detects it).
     pub fn from_vec_with(bytes: Vec<u8>, endian: Option<Endian>) -> Result<Self, Error> {
         Self::parse(OwnedBytes::Read(ReadBuf::Heap(bytes)), endian)
+    }
+
+    /// Parses a memory-mapped file.
+    #[cfg(feature = "mmap")]
+    pub(crate) fn from_map(file: GgufFile) -> Result<Self, Error> {
+        Self::parse(OwnedBytes::Mapped(file), None)
     }
 
     fn parse(bytes: OwnedBytes, endian: Option<Endian>) -> Result<Self, Error> {
@@ -594,7 +583,7 @@ mod tests {
 
     #[test]
     fn an_owned_document_can_leave_the_function_that_read_it() {
-        fn load(path: &Path) -> Result<OwnedGguf, ReadError> {
+        fn load(path: &Path) -> Result<OwnedGguf, crate::ReadError> {
             OwnedGguf::open(path)
         }
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -614,7 +603,7 @@ mod tests {
         assert!(matches!(err.kind, crate::ErrorKind::Truncated { .. }));
         assert!(matches!(
             load(&root.join("no-such.gguf")),
-            Err(ReadError::Io(_))
+            Err(crate::ReadError::Io(_))
         ));
     }
 

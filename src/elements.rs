@@ -42,7 +42,7 @@ use std::marker::PhantomData;
 
 use crate::grammar::string::GgufStr;
 use crate::grammar::value::{Array, ValueType};
-use crate::grammar::{ascii_length, Endian, LengthPrefix};
+use crate::grammar::{ascii_length, Big, ByteOrder, Endian, LengthPrefix, Little};
 
 /// Bytes [`Strs`] checks as UTF-8 at a time: large enough to amortise the call, small enough
 /// that the bytes are still in cache when the strings are read.
@@ -182,7 +182,7 @@ impl<'a> Strs<'a> {
         mut block: TextStrings<'a>,
         elements: &'a [u8],
         len: u64,
-    ) -> (TextStrings<'a>, Option<Result<&'a str, StrError<'a>>>) {
+    ) -> (TextStrings<'a>, Option<Result<&'a str, StrError>>) {
         if block.left == 0 {
             return (block, None);
         }
@@ -203,7 +203,7 @@ impl<'a> Strs<'a> {
         let index = len - block.left;
         block.left -= 1;
         block.rest = valid_prefix(&elements[end..end]);
-        (block, Some(check_alone(s, index)))
+        (block, Some(check_alone(elements, s, index)))
     }
 
     /// Only the strings that are not UTF-8: the check validation makes, with no per-string
@@ -221,7 +221,7 @@ impl<'a> Strs<'a> {
     /// let invalid: Vec<u64> = arr.strs().unwrap().invalid().map(|e| e.index).collect();
     /// assert_eq!(invalid, [1]);
     /// ```
-    pub fn invalid(self) -> impl Iterator<Item = StrError<'a>> {
+    pub fn invalid(self) -> impl Iterator<Item = StrError> + 'a {
         let elements = self.elements;
         let mut walk = Strings {
             rest: &elements[offset(elements, self.block.rest.as_bytes())..],
@@ -246,7 +246,7 @@ impl<'a> Strs<'a> {
         std::iter::from_fn(move || loop {
             for s in alone.0.by_ref() {
                 alone.1 += 1;
-                if let Err(e) = check_alone(s.as_bytes(), alone.1 - 1) {
+                if let Err(e) = check_alone(elements, s.as_bytes(), alone.1 - 1) {
                     return Some(e);
                 }
             }
@@ -267,7 +267,7 @@ impl<'a> Strs<'a> {
     #[inline(always)]
     pub fn try_each<E>(
         mut self,
-        mut each: impl FnMut(Result<&'a str, StrError<'a>>) -> Result<(), E>,
+        mut each: impl FnMut(Result<&'a str, StrError>) -> Result<(), E>,
     ) -> Result<(), E> {
         self.block.prefix.specialise(|prefix| {
             while let Some(item) = self.next_with(prefix) {
@@ -280,7 +280,7 @@ impl<'a> Strs<'a> {
     /// [`Iterator::next`] with `prefix` (`self.block.prefix`) passed in, so that a caller
     /// can make it a constant.
     #[inline(always)]
-    fn next_with(&mut self, prefix: LengthPrefix) -> Option<Result<&'a str, StrError<'a>>> {
+    fn next_with(&mut self, prefix: LengthPrefix) -> Option<Result<&'a str, StrError>> {
         match self.block.next_in(prefix) {
             Some(text) => Some(Ok(text)),
             None => {
@@ -306,7 +306,7 @@ fn valid_prefix(bytes: &[u8]) -> &str {
 }
 
 impl<'a> Iterator for Strs<'a> {
-    type Item = Result<&'a str, StrError<'a>>;
+    type Item = Result<&'a str, StrError>;
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
@@ -341,39 +341,64 @@ impl<'a> Iterator for Strs<'a> {
 /// The UTF-8 check of one string outside a valid run.
 #[cold]
 #[inline(never)]
-fn check_alone(s: &[u8], index: u64) -> Result<&str, StrError<'_>> {
+fn check_alone<'a>(elements: &[u8], s: &'a [u8], index: u64) -> Result<&'a str, StrError> {
     simdutf8::compat::from_utf8(s).map_err(|e| StrError {
         index,
-        bytes: GgufStr(s),
+        offset: offset(elements, s),
+        len: s.len(),
         valid_up_to: e.valid_up_to(),
     })
 }
 
-/// A string element that is not UTF-8: which element, its bytes, and where the first
-/// invalid sequence starts.
+/// A string element that is not UTF-8: which element, where its bytes are, and where the
+/// first invalid sequence starts. It owns nothing, so it can leave the function that read
+/// the file (`?` into `Box<dyn Error>`); [`bytes`](StrError::bytes) gives the string back.
+///
+/// ```
+/// use gguf_grammar::grammar::{value::array, Ctx};
+///
+/// let bytes = b"\x08\0\0\0\x01\0\0\0\0\0\0\0\x02\0\0\0\0\0\0\0a\xff";
+/// let (_, arr) = array(Ctx::V3_LE)(bytes).unwrap();
+/// let err = arr.strs().unwrap().next().unwrap().unwrap_err();
+/// assert_eq!(err.to_string(), "[0]: string of 2 bytes is not UTF-8 (invalid sequence at byte 1)");
+/// assert_eq!(err.bytes(arr).as_bytes(), b"a\xff");
+/// let boxed: Box<dyn std::error::Error> = err.into();
+/// # let _ = boxed;
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StrError<'a> {
+pub struct StrError {
     /// The element's index in the array.
     pub index: u64,
-    /// The element's bytes as stored.
-    pub bytes: GgufStr<'a>,
+    /// Where the element's bytes start in the array's element bytes
+    /// ([`Array::raw_elements`]), after its length prefix.
+    pub offset: usize,
+    /// The element's length in bytes.
+    pub len: usize,
     /// Bytes of valid UTF-8 before the first invalid sequence.
     pub valid_up_to: usize,
 }
 
-impl std::fmt::Display for StrError<'_> {
+impl StrError {
+    /// The element's bytes as stored in `array`, the array it was read from.
+    ///
+    /// # Panics
+    /// When `array` is not that array and does not have as many element bytes.
+    pub fn bytes<'a>(&self, array: Array<'a>) -> GgufStr<'a> {
+        GgufStr(&array.raw_elements()[self.offset..self.offset + self.len])
+    }
+}
+
+impl std::fmt::Display for StrError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
             "[{}]: string of {} bytes is not UTF-8 (invalid sequence at byte {})",
-            self.index,
-            self.bytes.len(),
-            self.valid_up_to
+            self.index, self.len, self.valid_up_to
         )
     }
 }
 
-impl std::error::Error for StrError<'_> {}
+impl std::error::Error for StrError {}
 
 /// O(1) access by index to the strings of a string array, from [`Array::string_index`].
 #[derive(Clone, Debug)]
@@ -409,39 +434,7 @@ impl<'a> StringIndex<'a> {
     }
 }
 
-/// A fixed-size numeric element type: `u8` … `u64`, `i8` … `i64`, `f32`, `f64`.
-pub trait Number: bytemuck::Pod + private::Sealed {
-    /// The GGUF value type this Rust type reads.
-    const TYPE: ValueType;
-    /// Decodes one element from its bytes in little-endian order (`bytes` has the type's size).
-    fn from_le(bytes: &[u8]) -> Self;
-    /// Decodes one element from its bytes in big-endian order (`bytes` has the type's size).
-    fn from_be(bytes: &[u8]) -> Self;
-}
-
-mod private {
-    pub trait Sealed {}
-}
-
-macro_rules! numbers {
-    ($($t:ty => $ty:ident),*) => {$(
-        impl private::Sealed for $t {}
-        impl Number for $t {
-            const TYPE: ValueType = ValueType::$ty;
-            #[inline(always)]
-            fn from_le(bytes: &[u8]) -> Self {
-                bytes.try_into().map_or(Self::default(), <$t>::from_le_bytes)
-            }
-            #[inline(always)]
-            fn from_be(bytes: &[u8]) -> Self {
-                bytes.try_into().map_or(Self::default(), <$t>::from_be_bytes)
-            }
-        }
-    )*};
-}
-
-numbers!(u8 => U8, i8 => I8, u16 => U16, i16 => I16, u32 => U32, i32 => I32,
-         u64 => U64, i64 => I64, f32 => F32, f64 => F64);
+pub use crate::grammar::endian::Number;
 
 /// The elements of a numeric array decoded one by one, from [`Array::numbers`].
 #[derive(Clone, Debug)]
@@ -456,11 +449,7 @@ impl<T: Number> Iterator for Numbers<'_, T> {
 
     #[inline]
     fn next(&mut self) -> Option<T> {
-        let bytes = self.chunks.next()?;
-        Some(match self.endian {
-            Endian::Little => T::from_le(bytes),
-            Endian::Big => T::from_be(bytes),
-        })
+        Some(self.endian.read(self.chunks.next()?))
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -471,8 +460,8 @@ impl<T: Number> Iterator for Numbers<'_, T> {
     /// order is not tested per element.
     fn fold<B, F: FnMut(B, T) -> B>(self, init: B, f: F) -> B {
         match self.endian {
-            Endian::Little => self.chunks.map(T::from_le).fold(init, f),
-            Endian::Big => self.chunks.map(T::from_be).fold(init, f),
+            Endian::Little => self.chunks.map(|b| Little.read(b)).fold(init, f),
+            Endian::Big => self.chunks.map(|b| Big.read(b)).fold(init, f),
         }
     }
 }
@@ -618,8 +607,8 @@ impl<'a> Array<'a> {
         out.reserve_exact(chunks.len());
         // One loop per byte order, so that each compiles to a plain copy or byte swap.
         match self.ctx().endian {
-            Endian::Little => out.extend(chunks.map(T::from_le)),
-            Endian::Big => out.extend(chunks.map(T::from_be)),
+            Endian::Little => out.extend(chunks.map(|b| Little.read::<T>(b))),
+            Endian::Big => out.extend(chunks.map(|b| Big.read::<T>(b))),
         }
         true
     }
@@ -701,19 +690,31 @@ mod tests {
             assert_eq!(index.get(strings.len()), None);
 
             let checked: Vec<_> = arr.strs().unwrap().collect();
+            let prefix = if ctx.version == crate::Version::V1 {
+                4
+            } else {
+                8
+            };
+            let mut at = 0;
             for (i, (got, s)) in checked.iter().zip(&expected).enumerate() {
+                at += prefix;
                 match std::str::from_utf8(s) {
                     Ok(text) => assert_eq!(got, &Ok(text), "{ctx:?} [{i}]"),
                     Err(e) => assert_eq!(
                         got,
                         &Err(StrError {
                             index: i as u64,
-                            bytes: GgufStr(s),
+                            offset: at,
+                            len: s.len(),
                             valid_up_to: e.valid_up_to()
                         }),
                         "{ctx:?} [{i}]"
                     ),
                 }
+                if let Err(e) = got {
+                    assert_eq!(e.bytes(arr).as_bytes(), *s, "{ctx:?} [{i}]");
+                }
+                at += s.len();
             }
             assert_eq!(checked.len(), strings.len());
         }
@@ -732,9 +733,9 @@ mod tests {
                         .collect();
                     let bytes = encode(ctx, &strings);
                     let arr = parse_in(ctx, &bytes);
-                    let expected: Vec<StrError<'_>> =
+                    let expected: Vec<StrError> =
                         arr.strs().unwrap().filter_map(Result::err).collect();
-                    let found: Vec<StrError<'_>> = arr.strs().unwrap().invalid().collect();
+                    let found: Vec<StrError> = arr.strs().unwrap().invalid().collect();
                     assert_eq!(found, expected, "{ctx:?} {strings:x?}");
                     let by_std = strings.iter().filter(|s| std::str::from_utf8(s).is_err());
                     assert_eq!(found.len(), by_std.count());

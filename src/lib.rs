@@ -66,6 +66,7 @@ pub mod escape;
 pub mod file_range;
 pub mod ggml_type;
 pub mod grammar;
+mod read_buf;
 pub mod stream;
 pub mod summary;
 #[cfg(feature = "validate")]

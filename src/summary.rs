@@ -137,6 +137,7 @@ impl Hparams<'_> {
 /// assert_eq!(s.bits_per_weight(), Some(19840.0 * 8.0 / 9824.0));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub struct Summary<'a> {
     /// The hyperparameters (architecture, context, layers, heads, vocabulary...).
     pub hparams: Hparams<'a>,

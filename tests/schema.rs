@@ -753,3 +753,30 @@ fn cli_dump_summary() {
     assert_eq!(code, 0);
     snapshot("schema-minimal-llama-summary", &out);
 }
+
+/// Each profile's JSON names the implementation and version it models; `--profile llama.cpp`
+/// is named so, not by the container profile it applies (before: `"profile": "ggml-data"`
+/// and no `models`).
+#[test]
+fn json_names_the_profile_and_the_version_it_models() {
+    let file = "tests/conformance/cases/minimal-llama.gguf";
+    let expect = [
+        ("llama.cpp", "llama.cpp", "llama-cpp-python 0.3.16"),
+        ("ggml", "ggml", "GGML_TYPE_COUNT 43"),
+        ("ggml-data", "ggml-data", "also loading the tensor data"),
+        ("gguf-py", "gguf-py", "gguf-py 0.19.0"),
+        ("spec", "spec", "GGUF v3"),
+        (
+            "strict",
+            "strict",
+            "all of ggml, ggml-data, gguf-py and spec",
+        ),
+    ];
+    for (flag, name, models) in expect {
+        let out = common::gguf_in_root(&["check", "--json", "--profile", flag, file]);
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json[0]["profile"], name, "{flag}");
+        let said = json[0]["models"].as_str().unwrap_or("");
+        assert!(said.contains(models), "{flag}: {said}");
+    }
+}

@@ -3,23 +3,25 @@
 // map viewer's CSS and JS (crates/gguf-tools/src/render/map.html, crates/gguf-tools/src/render/map_view.js), the page script
 // (web/src/inspector.js) and, as the worker's source, the Kaitai Struct runtime, the
 // JavaScript parser compiled from grammar/gguf.ksy (debug mode: every field records its span)
-// and web/src/worker.js.
+// and web/src/worker.js; and, as the analysis worker's source, web/src/analysis.js, with the
+// WebAssembly module of crates/gguf-wasm gzipped (level 9) and base64-encoded beside it.
 //
-// Usage: node build-inspector.js OUT.html   (run by scripts/build-inspector.sh)
+// Usage: node build-inspector.js OUT.html GGUF_WASM.wasm   (run by scripts/build-inspector.sh)
 "use strict";
 
 const fs = require("fs");
 const path = require("path");
 const yaml = require("js-yaml");
+const zlib = require("zlib");
 const compiler = require("kaitai-struct-compiler");
 
 const root = path.resolve(__dirname, "../..");
 const read = (p) => fs.readFileSync(path.join(root, p), "utf8");
 
 async function main() {
-  const out = process.argv[2];
-  if (!out) {
-    process.stderr.write("usage: node build-inspector.js OUT.html\n");
+  const [out, wasm] = process.argv.slice(2);
+  if (!out || !wasm) {
+    process.stderr.write("usage: node build-inspector.js OUT.html GGUF_WASM.wasm\n");
     process.exit(2);
   }
   const ksy = yaml.load(read("grammar/gguf.ksy"));
@@ -41,6 +43,8 @@ async function main() {
     "/*WORKER*/": read("web/src/worker.js"),
     "/*VIEW*/": read("crates/gguf-tools/src/render/map_view.js"),
     "/*INSPECTOR*/": read("web/src/inspector.js"),
+    "/*ANALYSIS*/": read("web/src/analysis.js"),
+    "/*WASM*/": zlib.gzipSync(fs.readFileSync(wasm), { level: 9 }).toString("base64"),
   };
   let page = read("web/src/inspector.html");
   for (const [marker, text] of Object.entries(parts)) {

@@ -142,24 +142,10 @@ fn kernel(ty: GgmlType) -> Option<(usize, usize, Run)> {
     })
 }
 
-/// The f16 at `b[i..i + 2]` (little-endian) as f32, exactly as numpy converts it: NaN
-/// payloads are kept, signalling NaNs stay signalling.
+/// The f16 at `b[i..i + 2]` (little-endian) as f32, exactly as numpy converts it.
 #[inline(always)]
 fn f16(b: &[u8], i: usize) -> f32 {
-    f16_bits(u16::from_le_bytes([b[i], b[i + 1]]))
-}
-
-#[inline(always)]
-fn f16_bits(h: u16) -> f32 {
-    let sign = ((h & 0x8000) as u32) << 16;
-    let exp = h & 0x7c00;
-    let sig = (h & 0x03ff) as u32;
-    match exp {
-        // zero or subnormal: sig * 2^-24, exact in f32
-        0 => f32::from_bits(sign | (sig as f32 * f32::from_bits(0x3380_0000)).to_bits()),
-        0x7c00 => f32::from_bits(sign | 0x7f80_0000 | (sig << 13)),
-        _ => f32::from_bits(sign | (((h & 0x7fff) as u32 + 0x1_c000) << 13)),
-    }
+    super::f16::to_f32(u16::from_le_bytes([b[i], b[i + 1]]))
 }
 
 /// Value `j` of 32 stored as q4_0 packs them: low nibbles first, then high nibbles.
@@ -551,7 +537,7 @@ fn iq1_s(b: &[u8; 50], y: &mut [f32; 256]) {
 fn iq1_m(b: &[u8; 56], y: &mut [f32; 256]) {
     let (qs, qh) = (&b[..32], &b[32..48]);
     let sc = [u16_at(b, 48), u16_at(b, 50), u16_at(b, 52), u16_at(b, 54)];
-    let d = f16_bits(
+    let d = super::f16::to_f32(
         (sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000),
     );
     for (m, y) in y.chunks_exact_mut(8).enumerate() {
@@ -573,25 +559,6 @@ fn iq1_m(b: &[u8; 56], y: &mut [f32; 256]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn f16_edges() {
-        for (h, f) in [
-            (0x0000u16, 0x0000_0000u32),
-            (0x8000, 0x8000_0000),
-            (0x0001, 0x3380_0000),
-            (0x8001, 0xb380_0000),
-            (0x03ff, 0x387f_c000),
-            (0x3c00, 0x3f80_0000),
-            (0x7bff, 0x477f_e000),
-            (0x7c00, 0x7f80_0000),
-            (0x7c01, 0x7f80_2000), // signalling NaN stays signalling, as in numpy
-            (0xfc01, 0xff80_2000),
-            (0x7e01, 0x7fc0_2000),
-        ] {
-            assert_eq!(f16_bits(h).to_bits(), f, "{h:#x}");
-        }
-    }
 
     #[test]
     fn every_supported_type_has_a_matching_layout() {

@@ -47,14 +47,18 @@
 //! assert_eq!((names[0].as_bytes(), rest), (&b"a"[..], &b"!"[..]));
 //! ```
 
+pub mod endian;
 pub mod file;
 pub mod header;
 pub mod kv;
+pub mod span;
 pub mod string;
 pub mod tensor_info;
 pub mod value;
 
 use nom::number::streaming as number;
+
+pub use endian::{Big, ByteOrder, Endian, Little};
 
 use crate::error::{Error, ErrorKind, GrammarError};
 
@@ -90,34 +94,6 @@ pub fn finish<'a, O>(
             GrammarError::at(&[], truncated_kind("input", needed)).located(input.len())
         }
     })
-}
-
-/// Byte order of every multi-byte field after the magic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Endian {
-    /// Little endian: what llama.cpp writes.
-    Little,
-    /// Big endian (byte-swapped files, written by gguf-py for big-endian hosts).
-    Big,
-}
-
-impl Endian {
-    /// `"little"` or `"big"`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Endian::Little => "little",
-            Endian::Big => "big",
-        }
-    }
-}
-
-impl From<Endian> for nom::number::Endianness {
-    fn from(endian: Endian) -> Self {
-        match endian {
-            Endian::Little => nom::number::Endianness::Little,
-            Endian::Big => nom::number::Endianness::Big,
-        }
-    }
 }
 
 /// A GGUF version whose layout is known.
@@ -287,10 +263,14 @@ impl LengthPrefix {
         then: impl Fn(u64, &'a [u8]) -> Option<R>,
     ) -> Option<R> {
         match self {
-            LengthPrefix::U32Le => read_prefix(input, |b| u32::from_le_bytes(b).into(), then),
-            LengthPrefix::U32Be => read_prefix(input, |b| u32::from_be_bytes(b).into(), then),
-            LengthPrefix::U64Le => read_prefix(input, u64::from_le_bytes, then),
-            LengthPrefix::U64Be => read_prefix(input, u64::from_be_bytes, then),
+            LengthPrefix::U32Le => {
+                read_prefix(input, |b: [u8; 4]| Little.read::<u32>(&b).into(), then)
+            }
+            LengthPrefix::U32Be => {
+                read_prefix(input, |b: [u8; 4]| Big.read::<u32>(&b).into(), then)
+            }
+            LengthPrefix::U64Le => read_prefix(input, |b: [u8; 8]| Little.read(&b), then),
+            LengthPrefix::U64Be => read_prefix(input, |b: [u8; 8]| Big.read(&b), then),
         }
     }
 

@@ -234,6 +234,19 @@ codes! {
     /// A tensor in more than one shard.
     SetDuplicateTensor = "set-duplicate-tensor", Error, NONE;
 
+    /// A BPE merge that is not two token texts and a space, or whose joined text is no
+    /// token.
+    TokenizerMergeUnknown = "tokenizer-merge-unknown", Warning, NONE;
+    /// A BPE vocabulary without the token of a byte-alphabet character that UTF-8 text can
+    /// need.
+    TokenizerByteAlphabet = "tokenizer-byte-alphabet", Warning, NONE;
+    /// A byte-type token llama.cpp cannot decode to a byte (its text is not `<0xXX>`, or the
+    /// vocabulary is BPE or WPM).
+    TokenizerByteToken = "tokenizer-byte-token", Error, NONE;
+    /// A special-token id naming a token that is not a control, user-defined or unknown
+    /// token: it decodes as text.
+    TokenizerSpecialType = "tokenizer-special-type", Warning, NONE;
+
     /// A chat template key whose value is not a UTF-8 string.
     TemplateNotText = "template-not-text", Error, NONE;
     /// A chat template that does not parse (jinja2's syntax), with its line and column.

@@ -170,6 +170,28 @@ impl Profile {
         }
     }
 
+    /// The implementation and version whose rules the profile follows.
+    ///
+    /// ```
+    /// use gguf_grammar::validate::Profile;
+    /// assert_eq!(Profile::GgufPy.models(), "gguf-py 0.19.0's GGUFReader");
+    /// ```
+    pub fn models(self) -> &'static str {
+        match self {
+            Profile::Ggml => {
+                "ggml's gguf_init_from_file reading metadata only (GGUF_VERSION 3, \
+                 GGML_TYPE_COUNT 43, little-endian x86-64), as recorded in tests/conformance"
+            }
+            Profile::GgmlData => {
+                "ggml's gguf_init_from_file also loading the tensor data (GGUF_VERSION 3, \
+                 GGML_TYPE_COUNT 43, little-endian x86-64), as recorded in tests/conformance"
+            }
+            Profile::GgufPy => "gguf-py 0.19.0's GGUFReader",
+            Profile::Spec => "the GGUF specification (ggml's docs/gguf.md, GGUF v3)",
+            Profile::Strict => "all of ggml, ggml-data, gguf-py and spec",
+        }
+    }
+
     /// Whether a diagnostic rejected by `rejected_by` makes this profile reject the file.
     ///
     /// ```

@@ -201,6 +201,9 @@ struct Shapes {
     ff_exp_shared: Option<u64>,
     /// `{arch}.leading_dense_block_count`: blocks before it have no experts.
     dense_lead: u64,
+    /// `{arch}.interleave_moe_layer_step` (llama4): only blocks `i` with `(i + 1) % step == 0`
+    /// have experts; 0 when absent.
+    moe_step: u64,
 }
 
 impl Shapes {
@@ -231,7 +234,9 @@ impl Shapes {
 
     /// Whether a tensor of `when` belongs to block `block` (`None`: a global tensor).
     fn applies(&self, when: When, block: Option<u64>) -> bool {
-        let dense_block = block.is_some_and(|b| b < self.dense_lead);
+        let dense_block = block.is_some_and(|b| {
+            b < self.dense_lead || (self.moe_step > 0 && (b + 1) % self.moe_step != 0)
+        });
         match when {
             When::Always => true,
             When::Dense => self.experts == 0 || dense_block,
@@ -617,6 +622,7 @@ impl<'a> Checker<'_, 'a> {
             ff_shexp: get(EXPERT_SHARED_FF_LENGTH).or(ff),
             ff_exp_shared: mul(ff_exp, get(EXPERT_SHARED_COUNT)),
             dense_lead: get(LEADING_DENSE_BLOCK_COUNT).unwrap_or(0),
+            moe_step: get(INTERLEAVE_MOE_LAYER_STEP).unwrap_or(0),
         }
     }
 

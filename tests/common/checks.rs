@@ -59,7 +59,7 @@ pub fn fast_paths_agree(array: Array<'_>) {
                     (Ok(text), Ok(expected)) => assert_eq!(*text, expected),
                     (Err(e), Err(expected)) => {
                         assert_eq!(
-                            (e.index, e.bytes, e.valid_up_to),
+                            (e.index, e.bytes(array), e.valid_up_to),
                             (i as u64, *s, expected.valid_up_to())
                         );
                         invalid.push(*e);

@@ -1,14 +1,29 @@
 // The inspector page: reads the chosen file's header in File.slice() pages (1 MiB first, then on
 // as far as the parser asks, never the whole file), hands them to the worker, and shows the
-// summary, tensor table, upload advice and the map viewer. Nothing leaves the page.
+// summary, tensor table, upload advice and the map viewer; then hands the header to the
+// analysis worker (web/src/analysis.js, the Rust of crates/gguf-wasm) for the chat templates,
+// llama.cpp's verdict and the memory estimate. Nothing leaves the page.
 "use strict";
 
 const MiB = 1 << 20;
 const LIMIT = 256 * MiB; // as in the worker
 const $ = (id) => document.getElementById(id);
 const workerUrl = URL.createObjectURL(new Blob([$("worker-src").textContent], { type: "text/javascript" }));
+const analysisUrl = URL.createObjectURL(new Blob([$("analysis-src").textContent], { type: "text/javascript" }));
 const fmt = (n) => Number(n).toLocaleString("en");
 window.gguf_inspector = { bytesRead: 0, done: false };
+let analyst = null; // the current file's analysis worker
+
+// The module of crates/gguf-wasm, compiled once: gzipped and base64-encoded in the page.
+let wasmModule = null;
+function compiled() {
+  if (!wasmModule) {
+    const gz = Uint8Array.from(atob($("wasm-gz").textContent), (c) => c.charCodeAt(0));
+    const stream = new Blob([gz]).stream().pipeThrough(new DecompressionStream("gzip"));
+    wasmModule = new Response(stream).arrayBuffer().then((b) => WebAssembly.compile(b));
+  }
+  return wasmModule;
+}
 
 function cell(tr, text, tag) {
   const td = document.createElement(tag || "td");
@@ -35,7 +50,9 @@ function inspect(file) {
   let end = 0;
   const state = (window.gguf_inspector = { bytesRead: 0, done: false, name: file.name });
   $("error").textContent = $("progress").textContent = "";
-  for (const id of ["panels", "mapHeader", "mapMain"]) $(id).classList.add("hidden");
+  for (const id of ["panels", "analysis", "mapHeader", "mapMain"]) $(id).classList.add("hidden");
+  if (analyst) analyst.terminate();
+  analyst = null;
   const readTo = async (target) => {
     const next = Math.min(file.size, target);
     const page = await file.slice(end, next).arrayBuffer();
@@ -95,10 +112,12 @@ function show(file, m, state) {
   $("summaryTable").querySelectorAll("tr").forEach((tr, i) => (tr.dataset.field = ["file", "version", "endian", "tensors", "kvs", "tokens", "alignment", "data", "size", "read"][i]));
   table($("tensors"), r.tensors.map((t) => [t.name, t.type, "[" + t.dims.join(", ") + "]", t.offset, t.bytes === null ? "?" : t.bytes]), ["name", "type", "dims", "offset", "bytes"]);
   advise(file, m, r);
-  for (const id of ["panels", "mapHeader", "mapMain"]) $(id).classList.remove("hidden");
+  for (const id of ["panels", "analysis", "mapHeader", "mapMain"]) $(id).classList.remove("hidden");
   // A fresh copy of the viewer's elements for each file: the previous file's listeners go.
   for (const id of ["mapHeader", "mapMain"]) $(id).replaceWith($(id).cloneNode(true));
   showMap({ title: file.name, file_size: file.size, count_width: r.cw, rows: r.rows }, new Uint8Array(m.header));
+  // After the map, so that compiling and running the module never delays it.
+  analyse(m.header.slice(0), file.size, state);
 }
 
 // What a server accepting uploads of files like this one should check, with this file's figures.
@@ -121,17 +140,169 @@ function advise(file, m, r) {
     [maxDims <= 4, `Tensors: at most ${maxDims} dims here; reject n_dims > 4 and unknown ggml types.`],
     [outside === 0, outside ? `${outside} tensor(s) have no size or lie past the end of the file: reject.` : "Every tensor's data lies inside the file."],
   ];
+  // A chat template is a program (Jinja) that runtimes execute on every request: the one part
+  // of a GGUF file that is code. Its screen result comes with the analysis.
+  const templates = r.rows.filter((row) => row[3] === "kv" && /^kv\[\d+\] "tokenizer\.chat_template(\..*)?"$/.test(row[4])).length;
+  items.push(templates
+    ? ["warn", `Code: ${templates} chat template${templates > 1 ? "s" : ""} (Jinja programs that runtimes execute on every request, not inert data): render only in a sandboxed engine, never with an unsandboxed jinja2 (CVE-2024-34359), and screen ${templates > 1 ? "them" : "it"} (below).`, "template"]
+    : [true, "No chat template: nothing in this header is code; the rest is data, safe to parse under the limits above.", "template"]);
+  items.push([true, "llama.cpp 0.3.16's model loader: analysing the header…", "loader"]);
   const ul = document.createElement("ul");
-  for (const [ok, text] of items) {
+  for (const [ok, text, name] of items) {
     const li = document.createElement("li");
     li.textContent = text;
-    if (!ok) li.className = "bad";
+    if (ok !== true) li.className = ok === "warn" ? "warn" : "bad";
+    if (name) li.dataset.item = name;
     ul.append(li);
   }
   const title = document.createElement("b");
   title.textContent = "Upload validation";
   $("advice").replaceChildren(title, ul);
 }
+
+// The analysis of the header by the module of crates/gguf-wasm, in its own worker.
+function analyse(header, size, state) {
+  const worker = (analyst = new Worker(analysisUrl));
+  for (const id of ["templates", "loader", "fit"]) status(id, "analysing…");
+  state.analysed = false;
+  state.fit = null;
+  worker.onmessage = (e) => {
+    const m = e.data;
+    if (worker !== analyst) return;
+    if (m.analysis !== undefined) {
+      state.analysisText = m.analysis;
+      const a = (state.analysis = JSON.parse(m.analysis));
+      if (a.error) {
+        for (const id of ["templates", "loader"]) status(id, `the crate's parser refuses this header: ${a.error}`, "bad");
+      } else {
+        showTemplates(a.templates);
+        showLoader(a.llama_cpp);
+      }
+      state.analysed = true;
+      askFit();
+    } else if (m.fit !== undefined) {
+      if (m.nCtx !== state.asked) return;
+      state.fit = { nCtx: m.nCtx, text: m.fit };
+      showFit(JSON.parse(m.fit), m.nCtx);
+    } else if (m.failed !== undefined) {
+      const message = `the analysis stopped: ${m.failed}`;
+      if (m.nCtx === undefined) {
+        state.analysisFailed = m.failed;
+        for (const id of ["templates", "loader", "fit"]) status(id, message, "bad");
+        state.analysed = true;
+      } else {
+        state.fit = { nCtx: m.nCtx, failed: m.failed };
+        status("fit", message, "bad");
+      }
+    }
+  };
+  compiled()
+    .then((module) => worker.postMessage({ module, header, size }, [header.buffer]))
+    .catch((err) => {
+      state.analysisFailed = String(err);
+      for (const id of ["templates", "loader", "fit"]) status(id, `the analysis could not start: ${err}`, "bad");
+      state.analysed = true;
+    });
+}
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  if (cls) e.className = cls;
+  return e;
+}
+// Replaces what a panel shows below its title (and, for the memory panel, its input).
+function panel(id, ...nodes) {
+  const box = $(id);
+  box.querySelectorAll(":scope > .body").forEach((n) => n.remove());
+  const body = el("div", undefined, "body");
+  body.append(...nodes);
+  box.append(body);
+}
+const status = (id, text, cls) => panel(id, el("div", text, "status" + (cls ? " " + cls : "")));
+function list(lines) {
+  const ul = el("ul");
+  for (const [text, cls] of lines) ul.append(el("li", text, cls));
+  return ul;
+}
+const where = (line, column) => (line == null ? "" : `${line}:${column == null ? 1 : column}: `);
+
+// Every template with its screen findings, its lint and its source (as text, never run).
+function showTemplates(report) {
+  const nodes = [];
+  if (!report.templates.length && !report.errors.length) nodes.push(el("div", "None: this file carries no chat template.", "status"));
+  for (const t of report.templates) {
+    const div = el("div", undefined, "template");
+    div.dataset.key = t.key;
+    div.append(el("div", `${t.key} (${fmt(t.bytes)} bytes)`, "key"));
+    const high = t.screen.some((f) => f.severity !== "low");
+    div.append(el("div", t.screen.length ? `Screen: ${t.screen.length} finding${t.screen.length > 1 ? "s" : ""}` : "Screen: nothing a chat template should not need.", t.screen.length ? (high ? "bad" : "warn") : "ok"));
+    if (t.screen.length) div.append(list(t.screen.map((f) => [`${where(f.line, f.column)}${f.severity} [${f.code}] ${f.message}`, f.severity === "low" ? "warn" : "bad"])));
+    div.append(el("div", t.lint.length ? `Lint: ${t.lint.length} diagnostic${t.lint.length > 1 ? "s" : ""}` : "Lint: renders a one-message and an ordinary conversation, opens the assistant's turn.", t.lint.length ? (t.lint.some((d) => d.level === "error") ? "bad" : "warn") : "ok"));
+    if (t.lint.length) div.append(list(t.lint.map((d) => [`${d.level} [${d.code}] ${where(d.line, d.column)}${d.message}`, d.level === "error" ? "bad" : "warn"])));
+    const details = el("details");
+    details.append(el("summary", "source"), el("pre", t.source, "source"));
+    div.append(details);
+    nodes.push(div);
+  }
+  for (const e of report.errors) nodes.push(el("div", `${e.key}: ${e.problem}`, "bad"));
+  panel("templates", ...nodes);
+  // The advisory's template item, with the screen's result.
+  const item = document.querySelector('#advice li[data-item="template"]');
+  const findings = report.templates.reduce((n, t) => n + t.screen.length, 0);
+  if (item && report.templates.length) {
+    item.textContent += findings ? ` The screen found ${findings} thing${findings > 1 ? "s" : ""} a chat template never needs: treat this file as hostile.` : " The screen found nothing a chat template never needs.";
+    if (findings) item.className = "bad";
+  }
+}
+
+// llama.cpp 0.3.16's verdict from the header, as `gguf check --profile llama.cpp`.
+function showLoader(v) {
+  const verdict = v.accepted
+    ? el("div", "Accepts this file, as far as the header shows (the container rules of ggml-data and the model schema of its architecture; the tensor data is not read).", "ok verdict")
+    : el("div", "Rejects this file: its loader fails or aborts on it.", "bad verdict");
+  verdict.dataset.accepted = v.accepted;
+  const rows = v.diagnostics.map((d) => [`${d.level} [${d.code}] ${d.path ? d.path + ": " : ""}${d.message}`, d.level === "error" ? "bad" : d.level === "warning" ? "warn" : ""]);
+  panel("loader", verdict, ...(rows.length ? [list(rows)] : []));
+  const item = document.querySelector('#advice li[data-item="loader"]');
+  const errors = v.diagnostics.filter((d) => d.level === "error").length;
+  item.textContent = v.accepted
+    ? "llama.cpp 0.3.16's model loader accepts it, as far as the header shows (the rules below)."
+    : `llama.cpp 0.3.16's model loader rejects it (${errors} error${errors === 1 ? "" : "s"} below): reject it too, or tell the uploader why.`;
+  item.className = v.accepted ? "" : "bad";
+}
+
+function askFit() {
+  const state = window.gguf_inspector;
+  const text = $("ctx").value.trim();
+  const n = /^\d+$/.test(text) ? Number(text) : NaN;
+  if (!(n <= 4294967295)) return status("fit", "The context size is a whole number from 0 to 4,294,967,295.", "bad");
+  state.asked = n;
+  status("fit", "estimating…");
+  analyst.postMessage({ fit: n });
+}
+
+const bytes = (n) => `${fmt(n)} (${(n / 2 ** 20).toFixed(1)} MiB)`;
+// The estimate per device, as `gguf fit`'s table: weights, KV cache, output, compute, total.
+function showFit(estimates, nCtx) {
+  if (estimates.error) return status("fit", estimates.error, "bad");
+  const e = estimates[0];
+  const t = el("table");
+  const head = el("tr");
+  for (const h of ["device", "weights", "KV cache", "output", "compute*", "total"]) head.append(el("th", h));
+  t.append(head);
+  for (const d of e.devices) {
+    const tr = el("tr");
+    tr.dataset.device = d.device;
+    tr.append(el("td", d.device));
+    for (const k of ["weights", "cache", "output", "compute", "total"]) tr.append(el("td", bytes(d[k]), "n"));
+    t.append(tr);
+  }
+  const caches = e.caches.map((c) => [`${c.kind}${c.swa ? " (sliding window)" : ""}: ${fmt(c.cells)} cells, K ${c.type_k || "-"} ${bytes(c.k_bytes)}, V ${c.type_v || "-"} ${bytes(c.v_bytes)}`]);
+  panel("fit", el("div", `${e.architecture}, context ${fmt(e.n_ctx)}${nCtx === 0 ? " (the training context)" : ""}, batch ${fmt(e.n_batch)}, micro-batch ${fmt(e.n_ubatch)}:`), t, list(caches), el("div", "* the compute buffer is an estimate; the other figures are the sizes llama.cpp allocates. More knobs: gguf fit --help."));
+}
+
+$("ctx").addEventListener("change", () => analyst && window.gguf_inspector.analysed && askFit());
 
 $("file").addEventListener("change", (e) => e.target.files[0] && inspect(e.target.files[0]));
 const drop = $("drop");

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use gguf_tools::edit::{replace_atomically, EditError, Replace};
+use gguf_tools::edit::{replace_atomically, CheckError, EditError, Replace};
 
 use crate::shown;
 
@@ -40,7 +40,11 @@ pub fn write(path: &Path, bytes: &[u8], name: Name) -> Result<(), String> {
         },
         |temp| match std::fs::read(temp) {
             Ok(read) if read == bytes => Ok(()),
-            Ok(_) => Err(EditError::Check("it reads back different".into())),
+            Ok(_) => Err(CheckError::Differs {
+                path: path.to_path_buf(),
+                what: "it reads back different".into(),
+            }
+            .into()),
             Err(source) => Err(EditError::Io {
                 path: temp.to_path_buf(),
                 source,
@@ -76,10 +80,28 @@ pub fn message(dest: &Path, e: &EditError) -> String {
             shown(path),
             gguf_grammar::escape::terminal(source.to_string().as_bytes())
         ),
+        EditError::Check(e) => format!(
+            "{}: the written file failed its check: {}",
+            shown(dest),
+            check_message(e)
+        ),
         e => format!(
             "{}: {}",
             shown(dest),
             gguf_grammar::escape::terminal(e.to_string().as_bytes())
         ),
+    }
+}
+
+/// Why a written file failed its check, with its path escaped for the terminal.
+pub fn check_message(e: &CheckError) -> String {
+    let escaped = |what: &dyn std::fmt::Display| {
+        gguf_grammar::escape::terminal(what.to_string().as_bytes()).into_owned()
+    };
+    match e {
+        CheckError::Read { path, source } => format!("{}: {}", shown(path), escaped(source)),
+        CheckError::NotGguf { path, source } => format!("{}: {}", shown(path), escaped(source)),
+        CheckError::Differs { path, what } => format!("{}: {}", shown(path), escaped(what)),
+        e => escaped(e),
     }
 }

@@ -30,8 +30,9 @@ pub struct Args {
     #[arg(long)]
     json: bool,
     /// Also check the model against the LLaMA-family schema of its architecture (keys,
-    /// tokenizer, hyperparameters, tensor names and shapes; a schema error rejects) and lint
-    /// its chat templates (`template-*`, which never reject).
+    /// tokenizer, hyperparameters, tensor names and shapes) and its vocabulary against
+    /// llama.cpp's tokenizer (the tokenizer-* codes); a schema error rejects. Also lint its
+    /// chat templates (the template-* codes, which never reject).
     #[arg(long)]
     schema: bool,
     /// For a shard (NAME-00001-of-0000N.gguf), check this file alone. Without it every
@@ -51,18 +52,20 @@ pub struct Args {
 
 #[derive(Clone, Copy, ValueEnum)]
 pub enum CheckProfile {
-    /// What ggml's C reader accepts reading metadata only.
+    /// What ggml's C reader accepts reading metadata only (gguf_init_from_file, GGUF_VERSION 3,
+    /// GGML_TYPE_COUNT 43, as recorded in tests/conformance).
     Ggml,
-    /// What ggml's C reader accepts when it also loads the tensor data.
+    /// What ggml's C reader accepts when it also loads the tensor data (the same ggml).
     GgmlData,
     /// What gguf-py 0.19.0's GGUFReader accepts.
     GgufPy,
-    /// The GGUF specification's rules.
+    /// The GGUF specification's rules (ggml's docs/gguf.md, GGUF v3).
     Spec,
     /// All of them.
     Strict,
-    /// llama.cpp 0.3.16's model loader (llama_model_load_from_file, default parameters):
-    /// ggml-data's container rules, the model schema (--schema), and tensors required.
+    /// The model loader of the llama.cpp vendored in llama-cpp-python 0.3.16
+    /// (llama_model_load_from_file, default parameters): ggml-data's container rules, the
+    /// model schema (--schema), and tensors required.
     #[value(name = "llama.cpp")]
     LlamaCpp,
 }
@@ -152,6 +155,11 @@ impl From<CheckProfile> for Profile {
     }
 }
 
+/// What `--profile llama.cpp` follows.
+const LLAMA_CPP_MODELS: &str = "the model loader of the llama.cpp vendored in llama-cpp-python \
+     0.3.16 (llama_model_load_from_file, default parameters, CPU), as recorded in \
+     tests/llama/verdicts.json";
+
 /// Which model rules apply besides the profile's.
 #[derive(Clone, Copy, PartialEq)]
 enum Schema {
@@ -167,6 +175,7 @@ fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Ve
     let mut found = validate::check(gguf, file_len, profile);
     if schema != Schema::Off {
         found.extend(validate::schema::check_model(gguf));
+        found.extend(gguf_tokenizer::check::check(gguf));
     }
     if schema == Schema::LlamaCpp {
         for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {
@@ -241,6 +250,11 @@ fn check(
     verbose: bool,
 ) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
+    // What the JSON names: `--profile llama.cpp` applies ggml-data's container rules.
+    let label = match schema {
+        Schema::LlamaCpp => ("llama.cpp", LLAMA_CPP_MODELS),
+        _ => (profile.name(), profile.models()),
+    };
     let (mut rejected, mut unreadable) = (false, false);
     let mut written = Ok(());
     let mut documents = Vec::new();
@@ -291,7 +305,7 @@ fn check(
                 }
                 if json {
                     documents.push(serde_json::json!({
-                        "file": shown, "profile": profile.name(), "accepted": false,
+                        "file": shown, "profile": label.0, "models": label.1, "accepted": false,
                         "error": message, "diagnostics": [],
                     }));
                 }
@@ -304,7 +318,7 @@ fn check(
             && set::accepts_set(&diagnostics);
         rejected |= !accepted;
         if json {
-            let mut document = check_json(&shown, profile, accepted, &diagnostics);
+            let mut document = check_json(&shown, profile, label, accepted, &diagnostics);
             document["template"] = template.unwrap_or_default();
             documents.push(document);
         } else {
@@ -370,11 +384,13 @@ fn check_line(
     writeln!(out)
 }
 
-/// `{"file", "profile", "accepted", "diagnostics": [{"level", "code", "severity", "offset",
-/// "span", "path", "message", "rejected_by"}]}`
+/// `{"file", "profile", "models", "accepted", "diagnostics": [{"level", "code", "severity",
+/// "offset", "span", "path", "message", "rejected_by"}]}`; `models` names the implementation
+/// and version the profile follows.
 fn check_json(
     file: &str,
     profile: Profile,
+    label: (&str, &str),
     accepted: bool,
     diagnostics: &[Diagnostic],
 ) -> serde_json::Value {
@@ -396,7 +412,8 @@ fn check_json(
         .collect();
     serde_json::json!({
         "file": file,
-        "profile": profile.name(),
+        "profile": label.0,
+        "models": label.1,
         "accepted": accepted,
         "diagnostics": diagnostics,
     })

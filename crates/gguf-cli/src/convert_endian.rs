@@ -11,7 +11,7 @@ use gguf_grammar::escape::terminal;
 use gguf_grammar::file_range::{range_is, read_exact_at};
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Endian, GgmlType};
-use gguf_tools::edit::{replace_atomically, EditError, Replace};
+use gguf_tools::edit::{replace_atomically, CheckError, EditError, Replace};
 use gguf_tools::source::Source;
 
 use crate::Failure;
@@ -107,16 +107,24 @@ pub fn run(args: Args) -> Result<(), Failure> {
         (Some(out), _) => resolve(out),
         (None, _) => resolve(&args.file),
     };
-    let dest_shown = crate::shown(&dest);
-    let convert = |out: &mut dyn Write, check: Option<&File>| -> Result<u64, String> {
-        let put = |out: &mut dyn Write, chunk: &[u8], at: u64| -> Result<(), String> {
+    let differs = |what: String| {
+        EditError::from(CheckError::Differs {
+            path: dest.clone(),
+            what,
+        })
+    };
+    let convert = |out: &mut dyn Write, check: Option<&File>| -> Result<u64, EditError> {
+        let put = |out: &mut dyn Write, chunk: &[u8], at: u64| -> Result<(), EditError> {
             match check.map(|written| range_is(written, at, chunk)) {
-                None => out.write_all(chunk).map_err(|e| e.to_string()),
+                None => out.write_all(chunk).map_err(|source| EditError::Io {
+                    path: dest.clone(),
+                    source,
+                }),
                 Some(Ok(true)) => Ok(()),
-                Some(Ok(false)) => Err(format!(
-                    "{dest_shown}: the converted file differs from the expected bytes at offset {at:#x}"
-                )),
-                Some(Err(e)) => Err(format!("{dest_shown}: reading it back: {e}")),
+                Some(Ok(false)) => Err(differs(format!(
+                    "the converted file differs from the expected bytes at offset {at:#x}"
+                ))),
+                Some(Err(e)) => Err(differs(format!("reading it back: {e}"))),
             }
         };
         put(out, &head, 0)?;
@@ -134,9 +142,13 @@ pub fn run(args: Args) -> Result<(), Failure> {
             while at < end {
                 let to = at.saturating_add(step).min(end);
                 buf.resize((to - at) as usize, 0);
-                read_exact_at(&file, at, &mut buf).map_err(|e| format!("{shown}: {e}"))?;
+                read_exact_at(&file, at, &mut buf).map_err(|source| CheckError::Read {
+                    path: args.file.clone(),
+                    source,
+                })?;
                 if let (true, Some(ty)) = (swap, ty) {
-                    swap_blocks(ty, &mut buf).map_err(|e| e.to_string())?;
+                    // The types were checked convertible above.
+                    swap_blocks(ty, &mut buf).map_err(|e| differs(e.to_string()))?;
                 }
                 put(out, &buf, at)?;
                 at = to;
@@ -144,34 +156,37 @@ pub fn run(args: Args) -> Result<(), Failure> {
         }
         Ok(file_len)
     };
-    let failed = EditError::Check;
     replace_atomically(
         &dest,
         &Replace::default(),
         None,
-        |out| convert(out, None).map_err(failed),
+        |out| convert(out, None),
         |temp: &Path| {
             // Read back with positioned reads (no memory map: a file cut short meanwhile is an
             // error, not a SIGBUS): parses in the new byte order, and every byte is what was meant.
-            let read_back = |e: &dyn std::fmt::Display| failed(format!("{dest_shown}: {e}"));
-            let written = File::open(temp).map_err(|e| read_back(&e))?;
+            let written = File::open(temp).map_err(|source| EditError::Io {
+                path: dest.clone(),
+                source,
+            })?;
             let (again, len) = Source::open(temp)
                 .and_then(|mut source| source.read_header())
-                .map_err(|e| read_back(&e))?;
+                .map_err(|source| CheckError::NotGguf {
+                    path: dest.clone(),
+                    source,
+                })?;
             if again.gguf().endian() != target || len != file_len {
-                return Err(failed(format!(
-                    "{dest_shown}: the converted file does not read back"
-                )));
+                return Err(differs("the converted file does not read back".into()));
             }
-            convert(&mut std::io::sink(), Some(&written))
-                .map(|_| ())
-                .map_err(failed)
+            convert(&mut std::io::sink(), Some(&written)).map(|_| ())
         },
     )
     .map_err(|e| match e {
         // The conversion's own errors name their file: a source that shrank or is unreadable,
         // output that does not read back.
-        EditError::Check(why) => Failure::Invalid(format!("{why}; nothing written")),
+        EditError::Check(why) => Failure::Invalid(format!(
+            "{}; nothing written",
+            crate::atomic::check_message(&why)
+        )),
         e => Failure::Unreadable(crate::atomic::message(&dest, &e)),
     })?;
     Ok(())

@@ -1,6 +1,7 @@
 //! `gguf fit`: the memory llama.cpp allocates to run a model ([`gguf_fit`]), from its header
 //! alone, for one or more context sizes.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
@@ -145,10 +146,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
         .map_err(|e| {
             Failure::Invalid(format!("{shown}: {}", terminal(e.to_string().as_bytes())))
         })?;
-    if args.json {
-        println!("{}", render::json(&estimates));
+    let text = if args.json {
+        format!("{}\n", render::json(&estimates))
     } else {
-        print!("{}", render::text(&estimates));
+        render::text(&estimates)
+    };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        // A closed pipe (`gguf fit … | head`) is the reader's choice, not a failure.
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Failure::Unreadable(format!("writing output: {e}")))
+        }
+        _ => Ok(()),
     }
-    Ok(())
 }

@@ -1,10 +1,14 @@
-//! The compute buffer: an estimate of what `ggml_backend_sched_reserve` allocates for the
+//! The compute buffer: what `ggml_backend_sched_reserve` allocates for the
+//! worst-case graph `llama_context` reserves. For dense llama graphs (`llm_build_llama`
+//! without experts) ggml-alloc itself is replayed on a description of that graph
+//! (`alloc.rs`), which gives llama.cpp's figure to the byte, fragmentation included.
+//! Every other architecture gets the fitted model below, an estimate of the same buffer for the
 //! worst-case graph `llama_context` reserves (a ubatch of `T = min(n_ctx, n_ubatch)` tokens,
 //! every token an output, attention over the whole cache).
 //!
 //! ggml-alloc (ggml-alloc.c) gives each graph node memory when it is computed and frees it
 //! after its last consumer, so the buffer is the high-water mark of the tensors alive at
-//! once (plus fragmentation, which is not modelled). The model is the largest of three
+//! once (plus fragmentation, which this model does not include). The model is the largest of three
 //! phases of the llama-style decoder graph (llama-graph.cpp), in f32 unless said, fitted to
 //! llama.cpp's reported sizes on tiny models that vary one dimension at a time:
 //!
@@ -21,7 +25,8 @@
 //!   `T·(in_proj + 2·conv + 2·d_inner + 2)` (the input projection, the convolution input and
 //!   output, the scan's output and gate) and, per sequence, twice the `r` state (mamba: also
 //!   the `s` state); fitted on a tiny mamba and a tiny mamba2; rwkv's graph is not modelled
-//!   beyond this.
+//!   beyond this. In a hybrid, a recurrent layer's phase holds the f32 mask too, and its f16
+//!   cast only if an attention layer came first (fitted on a tiny jamba, checked on falcon-h1).
 //!
 //! The test table (`scripts/check-fit.sh`) gives the error per case.
 
@@ -30,7 +35,37 @@ use crate::{Buffer, Device, Estimate, MemoryKind, Params};
 /// The compute buffer of the CPU backend. With layers offloaded llama.cpp splits the graph
 /// across devices; this estimate does not model the split and reports the whole on the CPU.
 pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
+    let simulated = crate::alloc::models(e)
+        .then(|| simulated(e, params))
+        .flatten();
+    let bytes = simulated.unwrap_or_else(|| analytic(e, params));
+    vec![Buffer {
+        name: "CPU".into(),
+        device: Device::Cpu,
+        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
+    }]
+}
+
+/// ggml-alloc replayed on the graphs `llama_context` reserves (`graph_reserve`): the prompt
+/// graph of `min(n_ctx, n_ubatch)` tokens (rounded up to a multiple of the sequences) and the
+/// one-token-per-sequence graph; the buffer is the larger.
+fn simulated(e: &Estimate, params: &Params) -> Option<u128> {
+    let n_seqs = if params.kv_unified {
+        1
+    } else {
+        u64::from(params.n_parallel.max(1))
+    };
+    let n_tokens = u64::from(e.n_ctx.min(e.n_ubatch)).div_ceil(n_seqs) * n_seqs;
+    let pp = crate::alloc::llama(e, params, n_tokens).peak()?;
+    let tg = crate::alloc::llama(e, params, n_seqs).peak()?;
+    Some(u128::from(pp.max(tg)))
+}
+
+fn analytic(e: &Estimate, params: &Params) -> u128 {
     let hp = &e.hparams;
+    if hp.arch == "rwkv6" {
+        return rwkv6(e, params);
+    }
     // u128: the products of four 32-bit header values cannot overflow.
     let t = u128::from(e.n_ctx.min(e.n_ubatch));
     let f32 = 4u128;
@@ -107,22 +142,63 @@ pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
         };
         let in_proj = 2 * d_inner + groups + heads;
         let conv = d_inner + groups;
-        // mamba (not mamba2) also copies its s state.
-        let s_copy = if hp.arch == "mamba" {
-            u128::from(hp.n_embd_s())
-        } else {
-            0
+        // mamba also copies its s state. mamba2's scan writes its output and the new states
+        // in one tensor (`d_inner·T + n_seqs·n_embd_s`), which ggml-alloc puts in the block
+        // the convolution's input (`conv·(T + n_seqs·(d_conv − 1))`, the concat of the old
+        // conv state and x) just freed when it fits there (ggml-alloc's trace, ubatch 8 to
+        // 64); when it does not, the states come on top.
+        let n_embd_s = u128::from(hp.n_embd_s());
+        let scan_out = d_inner * t + n_seqs * n_embd_s;
+        let conv_in = conv * (t + n_seqs * u128::from(hp.ssm_d_conv.saturating_sub(1)));
+        let s_copy = match hp.arch.as_str() {
+            "mamba" => n_embd_s,
+            "mamba2" if scan_out > conv_in => n_embd_s,
+            _ => 0,
         };
         f32 * t * (in_proj + 2 * conv + 2 * d_inner + 2)
             + f32 * n_seqs * (2 * u128::from(hp.n_embd_r()) + 8 + s_copy)
     };
     let output = f32 * t * (u128::from(hp.n_vocab) + 2 * n_embd);
-    let bytes = (at_attention + attention.max(recurrent))
+    // A recurrent layer runs beside the f32 mask (an input, alive from the start) until the
+    // first attention layer casts it to f16 for flash attention, which frees it: from then
+    // on beside the f16 cast. (jamba's first layer is recurrent; falcon-h1 runs attention
+    // before the mixer in every layer.)
+    let first_attention = kv
+        .iter()
+        .filter_map(|c| c.layers.first())
+        .map(|l| l.layer)
+        .min();
+    let held = (0..hp.n_layer)
+        .filter(|&il| hp.recurrent_layers.get(il as usize) == Some(&true))
+        .map(|il| match first_attention {
+            Some(a) if params.flash_attn && a <= il => mask_f16,
+            _ => mask,
+        })
+        .max()
+        .unwrap_or(mask);
+    let recurrent_phase = if recurrent == 0 { 0 } else { held + recurrent };
+    (at_attention + attention)
+        .max(recurrent_phase)
         .max(if params.flash_attn { mask_f16 } else { mask } + ffn)
-        .max(output);
-    vec![Buffer {
-        name: "CPU".into(),
-        device: Device::Cpu,
-        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
-    }]
+        .max(output)
+}
+
+/// rwkv6: the time mix's peak, `T·(13·n_embd + 2)` f32 values, plus per sequence the WKV
+/// state twice and the token-shift state (`2·n_embd_s + n_embd_r`), plus one aligned input;
+/// or the output head's logits when larger. Fitted on tiny rwkv6 models (n_embd 64 and 128,
+/// n_ff 128 and 256, ubatch 16 to 512, 1 to 4 sequences), exact on each; a channel mix
+/// far wider than the time mix is not modelled.
+fn rwkv6(e: &Estimate, params: &Params) -> u128 {
+    let hp = &e.hparams;
+    let t = u128::from(e.n_ctx.min(e.n_ubatch));
+    let n_embd = u128::from(hp.n_embd);
+    let n_seqs = if params.kv_unified {
+        1
+    } else {
+        u128::from(params.n_parallel.max(1))
+    };
+    let state = 4 * (2 * u128::from(hp.n_embd_s()) + u128::from(hp.n_embd_r()));
+    let time_mix = 4 * t * (13 * n_embd + 2) + n_seqs * state + 32;
+    let output = 4 * t * (u128::from(hp.n_vocab) + 2 * n_embd);
+    time_mix.max(output)
 }

@@ -31,6 +31,7 @@
 
 #![deny(missing_docs)]
 
+mod alloc;
 pub mod compute;
 pub mod hparams;
 pub mod render;

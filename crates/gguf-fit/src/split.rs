@@ -136,6 +136,20 @@ mod tests {
     }
 
     #[test]
+    fn three_devices_partial_offload() {
+        // n_layer 4, ngl 3, split 1:2:1: i_gpu_start = 4 - 3 = 1, act = min(3, 5) = 3; split
+        // points .25, .75, 1. Layer 0 on the CPU; layers 1, 2, 3: x = 0, 1/3, 2/3, and the
+        // first point above x is .25 (GPU0), .75 (GPU1), .75 (GPU1); the output (il 4):
+        // 4 - 1 = 3 >= act, so the CPU.
+        assert_eq!(
+            layer_devices(4, 3, 3, &[1.0, 2.0, 1.0]),
+            vec![Cpu, Gpu(0), Gpu(1), Gpu(1), Cpu]
+        );
+        // A negative -ngl offloads nothing: i_gpu_start = n_layer, act = -1.
+        assert_eq!(layer_devices(4, -1, 1, &[]), vec![Cpu; 5]);
+    }
+
+    #[test]
     fn zero_share_device_gets_nothing() {
         assert_eq!(layer_devices(2, 99, 2, &[0.0, 1.0]), vec![Gpu(1); 3]);
     }

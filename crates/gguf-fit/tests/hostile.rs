@@ -122,3 +122,40 @@ fn no_panics() {
         "{ok} estimates, {refused} refused"
     );
 }
+
+/// A dense llama whose caches fit the arithmetic but whose reserved graph does not (2^31
+/// heads of one value over 2^31 cells: KQ is 2^73 bytes): the replayed graph gives way to the
+/// fitted model instead of overflowing (before: "attempt to multiply with overflow").
+#[test]
+fn a_graph_too_large_for_the_arithmetic() {
+    let mut b = GgufBuilder::new(Ctx::V3_LE);
+    b.kv("general.architecture", "llama");
+    for (key, v) in [
+        ("block_count", 1u32),
+        ("embedding_length", 64),
+        ("context_length", 1 << 31),
+        ("attention.head_count", 1 << 31),
+        ("attention.head_count_kv", 1),
+        ("attention.key_length", 1),
+        ("attention.value_length", 1),
+        ("feed_forward_length", 1),
+    ] {
+        b.kv(format!("llama.{key}"), v);
+    }
+    b.kv(
+        "tokenizer.ggml.tokens",
+        OwnedValue::array(ValueType::String, ["a", "b"]),
+    );
+    b.tensor("token_embd.weight", &[64, 2], GgmlType::F32, &[0u8; 512]);
+    let bytes = b.build().unwrap();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let e = estimate(
+        &gguf,
+        &Params {
+            n_ctx: 1 << 31,
+            ..Params::default()
+        },
+    )
+    .unwrap();
+    assert!(e.compute[0].bytes > 1 << 60, "{:?}", e.compute);
+}

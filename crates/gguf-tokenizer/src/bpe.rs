@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::unicode::len_utf8;
-use crate::{Error, TokenId, Tokenizer};
+use crate::{Error, Map, TokenId, Tokenizer};
 
 /// No interned id: a text that is neither a token nor a merge side can take part in no merge.
 const NONE: u32 = u32::MAX;
@@ -24,11 +24,17 @@ struct Symbol {
 /// leftmost, first (llm_bigram_bpe::comparator).
 type Bigram = Reverse<(u32, i32, i32, usize, usize)>;
 
-/// Reusable buffers.
+/// Words cached per session at most: bounds the cache's memory on a long text of distinct
+/// words.
+const CACHE_WORDS: usize = 1 << 16;
+
+/// Reusable buffers, and the ids of the words already merged in this session (a word's ids
+/// depend on its text alone, and text repeats words).
 #[derive(Default)]
 pub(crate) struct Session {
     symbols: Vec<Symbol>,
     queue: BinaryHeap<Bigram>,
+    cache: Map<Vec<u8>, Vec<TokenId>>,
 }
 
 impl Session {
@@ -44,8 +50,17 @@ impl Session {
                 "text decodes to a code point past U+10FFFF (llama.cpp throws)".into(),
             )
         })?;
-        for word in &words {
-            self.word(tok, word, out);
+        for word in words {
+            if let Some(ids) = self.cache.get(&word) {
+                out.extend_from_slice(ids);
+                continue;
+            }
+            let start = out.len();
+            self.word(tok, &word, out);
+            if self.cache.len() == CACHE_WORDS {
+                self.cache.clear();
+            }
+            self.cache.insert(word, out[start..].to_vec());
         }
         Ok(())
     }

@@ -18,6 +18,9 @@ mod unicode_data;
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::OnceLock;
+
+use aho_corasick::{AhoCorasick, MatchKind};
 
 use gguf_grammar::{GetError, Gguf};
 
@@ -158,6 +161,8 @@ pub struct Tokenizer {
     merge_ids: Map<Vec<u8>, u32>,
     pre_tokenizer: Option<pre::PreTokenizer>,
     special_tokens: Vec<TokenId>,
+    /// All of `special_tokens`' texts, searched at once (built on first use).
+    special_finder: OnceLock<Option<AhoCorasick>>,
     pieces: Vec<Vec<u8>>,
     max_token_len: usize,
     bos: Option<TokenId>,
@@ -178,6 +183,8 @@ pub struct Tokenizer {
 }
 
 mod bpe;
+#[cfg(feature = "check")]
+pub mod check;
 mod rwkv;
 mod spm;
 mod ugm;
@@ -597,6 +604,7 @@ impl Tokenizer {
             merge_ids,
             pre_tokenizer,
             special_tokens,
+            special_finder: OnceLock::new(),
             pieces: Vec::new(),
             max_token_len,
             bos,
@@ -839,9 +847,10 @@ impl Tokenizer {
     /// tokens first.
     fn partition(&self, text: &[u8], parse_special: bool) -> Vec<Frag> {
         let mut frags = vec![Frag::Text(0, text.len())];
-        for &id in &self.special_tokens {
+        let present = self.specials_present(text);
+        for (k, &id) in self.special_tokens.iter().enumerate() {
             let t = &self.tokens[id as usize];
-            if !parse_special && t.attr & (attr::CONTROL | attr::UNKNOWN) != 0 {
+            if !present[k] || !parse_special && t.attr & (attr::CONTROL | attr::UNKNOWN) != 0 {
                 continue;
             }
             let needle = &t.text[..];
@@ -889,6 +898,29 @@ impl Tokenizer {
             frags = next;
         }
         frags
+    }
+
+    /// Which of `special_tokens` occur anywhere in `text`, in one pass over it: a token
+    /// absent from the text is absent from every fragment of it.
+    fn specials_present(&self, text: &[u8]) -> Vec<bool> {
+        let finder = self.special_finder.get_or_init(|| {
+            let texts = self
+                .special_tokens
+                .iter()
+                .map(|&id| &self.tokens[id as usize].text);
+            AhoCorasick::builder()
+                .match_kind(MatchKind::Standard)
+                .build(texts)
+                .ok()
+        });
+        let Some(finder) = finder else {
+            return vec![true; self.special_tokens.len()];
+        };
+        let mut present = vec![false; self.special_tokens.len()];
+        for m in finder.find_overlapping_iter(text) {
+            present[m.pattern().as_usize()] = true;
+        }
+        present
     }
 
     /// One token's text as `llama_token_to_piece(vocab, id, .., lstrip = 0, special)`:
@@ -1076,25 +1108,7 @@ fn is_space(b: u8) -> bool {
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    if needle.is_empty() || needle.len() > hay.len() {
-        return (needle.is_empty()).then_some(0);
-    }
-    let first = needle[0];
-    let last = hay.len() - needle.len();
-    let mut i = 0;
-    while i <= last {
-        match hay[i..=last].iter().position(|&b| b == first) {
-            None => return None,
-            Some(p) => {
-                i += p;
-                if &hay[i..i + needle.len()] == needle {
-                    return Some(i);
-                }
-                i += 1;
-            }
-        }
-    }
-    None
+    memchr::memmem::find(hay, needle)
 }
 
 #[derive(Clone, Copy, Debug)]

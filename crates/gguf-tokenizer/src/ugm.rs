@@ -1,45 +1,44 @@
 //! `llm_tokenizer_ugm`: SentencePiece's normalisation through the precompiled character
 //! map (an XOR-compressed double array), then Viterbi over token scores.
 
-use std::collections::BTreeMap;
-
 use crate::unicode::{self, len_utf8};
-use crate::{attr, Error, Token, TokenId, Tokenizer};
+use crate::{attr, Error, Map, Token, TokenId, Tokenizer};
 
-/// llama.cpp's `naive_trie`.
+/// llama.cpp's `naive_trie`: the children of every node in one hash map keyed by (node,
+/// byte), and a value per node.
 #[derive(Default, Debug)]
 pub(crate) struct Trie {
-    nodes: Vec<(BTreeMap<u8, u32>, Option<u32>)>,
+    children: Map<(u32, u8), u32>,
+    values: Vec<Option<u32>>,
 }
 
 impl Trie {
     pub(crate) fn insert(&mut self, key: &[u8], value: u32) {
-        if self.nodes.is_empty() {
-            self.nodes.push(Default::default());
+        if self.values.is_empty() {
+            self.values.push(None);
         }
-        let mut node = 0;
+        let mut node = 0u32;
         for &b in key {
-            node = match self.nodes[node].0.get(&b) {
-                Some(&n) => n as usize,
+            node = match self.children.get(&(node, b)) {
+                Some(&n) => n,
                 None => {
-                    let n = self.nodes.len();
-                    self.nodes.push(Default::default());
-                    self.nodes[node].0.insert(b, n as u32);
+                    let n = self.values.len() as u32;
+                    self.values.push(None);
+                    self.children.insert((node, b), n);
                     n
                 }
             };
         }
-        self.nodes[node].1 = Some(value);
+        self.values[node as usize] = Some(value);
     }
-    /// The root, if anything was inserted.
     pub(crate) fn root(&self) -> Option<usize> {
-        (!self.nodes.is_empty()).then_some(0)
+        (!self.values.is_empty()).then_some(0)
     }
     pub(crate) fn child(&self, node: usize, b: u8) -> Option<usize> {
-        self.nodes[node].0.get(&b).map(|&n| n as usize)
+        self.children.get(&(node as u32, b)).map(|&n| n as usize)
     }
     pub(crate) fn value(&self, node: usize) -> Option<u32> {
-        self.nodes[node].1
+        self.values[node]
     }
     /// `get_longest_prefix`: how deep the key walks into the trie (token or not).
     fn walk_len(&self, key: &[u8]) -> usize {

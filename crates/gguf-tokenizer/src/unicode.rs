@@ -175,6 +175,9 @@ pub(crate) fn cpt_to_utf8(cpt: u32, out: &mut Vec<u8>) -> Option<()> {
 
 /// `unicode_tolower`.
 pub(crate) fn tolower(cpt: u32) -> u32 {
+    if cpt < 0x80 {
+        return u32::from((cpt as u8).to_ascii_lowercase());
+    }
     match LOWERCASE.binary_search_by_key(&cpt, |&(c, _)| c) {
         Ok(i) => LOWERCASE[i].1,
         Err(_) => cpt,
@@ -183,6 +186,10 @@ pub(crate) fn tolower(cpt: u32) -> u32 {
 
 /// `unicode_cpts_normalize_nfd`'s map of one code point.
 pub(crate) fn nfd(cpt: u32) -> u32 {
+    // The table starts with 0 -> 0, then the first code point that changes.
+    if cpt < RANGES_NFD[1].0 {
+        return cpt;
+    }
     let i = RANGES_NFD.partition_point(|&(first, _, _)| first <= cpt);
     match i.checked_sub(1).map(|i| RANGES_NFD[i]) {
         Some((first, last, to)) if first <= cpt && cpt <= last => to,
@@ -235,4 +242,26 @@ pub(crate) fn cpt_to_byte(cpt: u32) -> Option<u8> {
             .collect()
     });
     rev.get(&cpt).copied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ASCII shortcuts of `tolower` and `nfd` give what the tables give.
+    #[test]
+    fn fast_paths_match_the_tables() {
+        for c in 0..0x100u32 {
+            let lower = match LOWERCASE.binary_search_by_key(&c, |&(c, _)| c) {
+                Ok(i) => LOWERCASE[i].1,
+                Err(_) => c,
+            };
+            assert_eq!(tolower(c), lower, "tolower {c:#x}");
+            let to = RANGES_NFD
+                .iter()
+                .find(|&&(first, last, _)| first <= c && c <= last)
+                .map_or(c, |&(_, _, to)| to);
+            assert_eq!(nfd(c), to, "nfd {c:#x}");
+        }
+    }
 }

@@ -119,7 +119,7 @@ pub enum EditError {
     Cancelled,
     /// The written file did not read back as intended; nothing was replaced.
     #[error("the written file failed its check: {0}")]
-    Check(String),
+    Check(#[from] CheckError),
     /// A file operation failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -127,6 +127,37 @@ pub enum EditError {
         path: PathBuf,
         /// What failed.
         source: io::Error,
+    },
+}
+
+/// Why a written file failed its check (see [`EditError::Check`]).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckError {
+    /// A file being copied or compared could not be read to the end: it shrank meanwhile, or
+    /// reading it failed.
+    #[error("{}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        source: gguf_grammar::file_range::RangeError,
+    },
+    /// The written file does not read back as GGUF.
+    #[error("{}: {source}", path.display())]
+    NotGguf {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: crate::source::SourceError,
+    },
+    /// The written file reads back, but not as it was written.
+    #[error("{}: {what}", path.display())]
+    Differs {
+        /// The file.
+        path: PathBuf,
+        /// What differs, and where.
+        what: String,
     },
 }
 

@@ -41,6 +41,7 @@ use std::fmt::Write as _;
 
 use sha2::{Digest, Sha256};
 
+use gguf_grammar::data::f16;
 use gguf_grammar::validate::{self, Code, Diagnostic, Profile};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
@@ -306,17 +307,17 @@ fn tensor_data(ggml_type: GgmlType, n: u64, seed: u64) -> Vec<u8> {
             out.extend_from_slice(&(code(seed, i) as f32 / 64.0).to_le_bytes());
         }),
         GgmlType::F16 => (0..n).for_each(|i| {
-            out.extend_from_slice(&f16_bits(code(seed, i) as f32 / 64.0).to_le_bytes());
+            out.extend_from_slice(&f16::from_f32(code(seed, i) as f32 / 64.0).to_le_bytes());
         }),
         // block_q8_0: f16 d, then 32 int8 quants.
         GgmlType::Q8_0 => (0..n).step_by(32).for_each(|first| {
-            out.extend_from_slice(&f16_bits(1.0 / 64.0).to_le_bytes());
+            out.extend_from_slice(&f16::from_f32(1.0 / 64.0).to_le_bytes());
             out.extend((first..first + 32).map(|i| code(seed, i) as u8));
         }),
         // block_q4_K: f16 d, f16 dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles.
         GgmlType::Q4_K => (0..n).step_by(256).for_each(|first| {
-            out.extend_from_slice(&f16_bits(1.0 / 16.0).to_le_bytes());
-            out.extend_from_slice(&f16_bits(1.0 / 16.0).to_le_bytes());
+            out.extend_from_slice(&f16::from_f32(1.0 / 16.0).to_le_bytes());
+            out.extend_from_slice(&f16::from_f32(1.0 / 16.0).to_le_bytes());
             let scales: [u8; 8] = [1, 2, 3, 4, 5, 6, 7, 8];
             out.extend_from_slice(&pack_scales_mins(scales, [8; 8]));
             // Each 64 values: 32 bytes, value l in the low nibble of byte l, value 32 + l in
@@ -346,19 +347,6 @@ fn pack_scales_mins(scales: [u8; 8], mins: [u8; 8]) -> [u8; 12] {
         q[j + 8] = scales[j + 4] & 15 | (mins[j + 4] & 15) << 4;
     }
     q
-}
-
-/// IEEE half-precision bits of `x`, for the zero and normal values the pattern uses (exact:
-/// the mantissa's low 13 bits are zero).
-fn f16_bits(x: f32) -> u16 {
-    let bits = x.to_bits();
-    let sign = ((bits >> 16) & 0x8000) as u16;
-    if x == 0.0 {
-        return sign;
-    }
-    let exponent = ((bits >> 23) & 0xff) as i32 - 127 + 15;
-    let mantissa = ((bits >> 13) & 0x3ff) as u16;
-    sign | ((exponent as u16) << 10) | mantissa
 }
 
 /// What the crate's validator says about a file: the parse error, or each profile's verdict.
@@ -731,15 +719,6 @@ fn spm_vocabulary(b: &mut GgufBuilder<'_>, tokens: &[String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn f16_of_pattern_values_is_exact() {
-        assert_eq!(f16_bits(1.0 / 64.0), 0x2400);
-        assert_eq!(f16_bits(1.0 / 16.0), 0x2c00);
-        assert_eq!(f16_bits(-127.0 / 64.0), 0xbff0);
-        assert_eq!(f16_bits(1.0), 0x3c00);
-        assert_eq!(f16_bits(0.0), 0);
-    }
 
     #[test]
     fn scales_unpack_as_ggml_reads_them() {

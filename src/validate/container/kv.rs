@@ -165,7 +165,7 @@ impl<'a> Checker<'_, 'a> {
                 // can be too long in fewer bytes than the limit.
                 let invalid = array
                     .strs()
-                    .map(|strs| strs.invalid().map(|e| (e.index, e.bytes)));
+                    .map(|strs| strs.invalid().map(|e| (e.index, e.bytes(array))));
                 let long = array
                     .strings()
                     .filter(|_| array.raw_elements().len() as u64 > GGML_MAX_STRING)

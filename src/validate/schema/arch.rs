@@ -201,6 +201,8 @@ pub const EXPERT_SHARED_FF_LENGTH: &str = "{arch}.expert_shared_feed_forward_len
 pub const EXPERT_SHARED_COUNT: &str = "{arch}.expert_shared_count";
 /// `{arch}.leading_dense_block_count`: the first blocks, dense in a mixture-of-experts model.
 pub const LEADING_DENSE_BLOCK_COUNT: &str = "{arch}.leading_dense_block_count";
+/// `{arch}.interleave_moe_layer_step`: llama4's blocks with experts are every step-th.
+pub const INTERLEAVE_MOE_LAYER_STEP: &str = "{arch}.interleave_moe_layer_step";
 
 /// DeepSeek's expert layout (all four required).
 pub const DEEPSEEK_KEYS: &[KeySpec] = &[

@@ -179,6 +179,50 @@ const PHI3: &[ExpectedTensor] = &[
     bd("ffn_down.weight", &[Ff, Embd], true),
     bd("ffn_up.weight", &[Embd, Ff2], true),
 ];
+/// ChatGLM's fused projections: q, k and v (bias optional), gate and up. (Without
+/// `attn_qkv` the loader takes separate q, k, v instead; the table requires the fused form,
+/// the one the converter writes. GLM-4 has no `attn_qkv` in llama-arch.cpp's names, so its
+/// loader always takes them apart.)
+const GLM: &[ExpectedTensor] = &[
+    b("attn_qkv.weight", &[Embd, Qkv]),
+    bo("attn_qkv.bias", &[Qkv]),
+    b("attn_output.weight", &[Embd, Embd]),
+    bd("ffn_up.weight", &[Embd, Ff2], true),
+    bd("ffn_down.weight", &[Ff, Embd], true),
+];
+const GLM4: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Q]),
+    b("attn_k.weight", &[Embd, K]),
+    b("attn_v.weight", &[Embd, V]),
+    b("attn_output.weight", &[Embd, Embd]),
+    bd("ffn_up.weight", &[Embd, Ff2], true),
+    bd("ffn_down.weight", &[Ff, Embd], true),
+];
+/// Llama 4: one shared expert as wide as the routed ones.
+const LLAMA4_SHARED: &[ExpectedTensor] = &[
+    be("ffn_gate_shexp.weight", &[Embd, FfExp], true),
+    be("ffn_down_shexp.weight", &[FfExp, Embd], true),
+    be("ffn_up_shexp.weight", &[Embd, FfExp], true),
+];
+const LLAMA4_KEYS: &[KeySpec] = &[
+    KeySpec {
+        name: EXPERT_FF_LENGTH,
+        ty: KeyType::Count,
+        required: true,
+    },
+    KeySpec {
+        name: INTERLEAVE_MOE_LAYER_STEP,
+        ty: KeyType::Count,
+        required: true,
+    },
+];
+/// EXAONE 4: no pre-attention norm; q, k, v and a square output projection.
+const EXAONE4: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Q]),
+    b("attn_k.weight", &[Embd, K]),
+    b("attn_v.weight", &[Embd, V]),
+    b("attn_output.weight", &[Embd, Embd]),
+];
 const POS_EMBD: &[ExpectedTensor] = &[g("position_embd.weight", &[Embd, Ctx])];
 const BLOOM_EMBD_NORM: &[ExpectedTensor] = &[
     g("token_embd_norm.weight", &[Embd]),
@@ -754,6 +798,59 @@ pub const ARCHITECTURES: &[Architecture] = &[
             Bpe("olmo"),
         )
     },
+    // Chunked attention in 3 of every 4 blocks (`set_swa_pattern(4)`): block 3 is the first
+    // with full attention.
+    Architecture {
+        swa_pattern: 4,
+        ..arch(
+            "llama4",
+            &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, LLAMA4_KEYS, T],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT_OPT,
+                ATTN_NORM,
+                ATTN,
+                FFN_NORM,
+                ROPE_FREQS,
+                FFN_GLU,
+                MOE_FF_EXP,
+                LLAMA4_SHARED
+            ],
+            AllExperts,
+            Bpe("llama4"),
+        )
+    },
+    arch(
+        "exaone4",
+        &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW_OPT, T],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, EXAONE4, ROPE_FREQS, POST_NORMS, QK_NORM, FFN_GLU],
+        Never,
+        Bpe("exaone4"),
+    ),
+    arch(
+        "chatglm",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, GLM, FFN_NORM],
+        Never,
+        Bpe("chatglm-bpe"),
+    ),
+    arch(
+        "glm4",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            GLM4,
+            ATTN_BIAS_OPT,
+            POST_NORMS,
+            FFN_NORM
+        ],
+        Never,
+        Bpe("glm4"),
+    ),
     arch(
         "command-r",
         &[BASE_KEYS, NORM_EPS, LOGIT_SCALE, T],

@@ -475,5 +475,177 @@ pub fn all() -> Vec<Tiny> {
             bytes: s.build(),
         });
     }
+    // jamba: hybrid memory, a mamba layer (no KV heads: recurrent state) then an attention
+    // layer (KV cache), each with a dense feed-forward; d_inner = 2·n_embd, as its loader
+    // requires; tied embeddings.
+    {
+        let mut s = Spec::new("jamba", 128);
+        let (n_embd, d_inner, d_state, d_conv, dt_rank) = (64u64, 128u64, 16u64, 4u64, 4u64);
+        s.kv("context_length", 4096u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 2u32)
+            .kv("feed_forward_length", 128u32)
+            .kv("attention.head_count", 4u32)
+            .kv("attention.head_count_kv", u32s(&[0, 2]))
+            .kv("ssm.conv_kernel", d_conv as u32)
+            .kv("ssm.inner_size", d_inner as u32)
+            .kv("ssm.state_size", d_state as u32)
+            .kv("ssm.time_step_rank", dt_rank as u32)
+            .kv("attention.layer_norm_rms_epsilon", 1e-5f32);
+        s.t("token_embd.weight", &[n_embd, 128], GgmlType::F16).t(
+            "output_norm.weight",
+            &[n_embd],
+            GgmlType::F32,
+        );
+        for i in 0..2 {
+            let w = |n: &str| format!("blk.{i}.{n}.weight");
+            let b = |n: &str| format!("blk.{i}.{n}.bias");
+            s.t(&w("attn_norm"), &[n_embd], GgmlType::F32);
+            if i == 0 {
+                s.t(&w("ssm_in"), &[n_embd, 2 * d_inner], GgmlType::F16)
+                    .t(&w("ssm_conv1d"), &[d_conv, d_inner], GgmlType::F32)
+                    .t(&b("ssm_conv1d"), &[d_inner], GgmlType::F32)
+                    .t(
+                        &w("ssm_x"),
+                        &[d_inner, dt_rank + 2 * d_state],
+                        GgmlType::F16,
+                    )
+                    .t(&w("ssm_dt_norm"), &[dt_rank], GgmlType::F32)
+                    .t(&w("ssm_dt"), &[dt_rank, d_inner], GgmlType::F16)
+                    .t(&b("ssm_dt"), &[d_inner], GgmlType::F32)
+                    .t(&w("ssm_b_norm"), &[d_state], GgmlType::F32)
+                    .t(&w("ssm_c_norm"), &[d_state], GgmlType::F32)
+                    .t(
+                        &format!("blk.{i}.ssm_a"),
+                        &[d_state, d_inner],
+                        GgmlType::F32,
+                    )
+                    .t(&format!("blk.{i}.ssm_d"), &[d_inner], GgmlType::F32)
+                    .t(&w("ssm_out"), &[d_inner, n_embd], GgmlType::F16);
+            } else {
+                s.t(&w("attn_q"), &[n_embd, n_embd], GgmlType::F16)
+                    .t(&w("attn_k"), &[n_embd, 32], GgmlType::F16)
+                    .t(&w("attn_v"), &[n_embd, 32], GgmlType::F16)
+                    .t(&w("attn_output"), &[n_embd, n_embd], GgmlType::F16);
+            }
+            s.t(&w("ffn_norm"), &[n_embd], GgmlType::F32)
+                .t(&w("ffn_gate"), &[n_embd, 128], GgmlType::F16)
+                .t(&w("ffn_down"), &[128, n_embd], GgmlType::F16)
+                .t(&w("ffn_up"), &[n_embd, 128], GgmlType::F16);
+        }
+        out.push(Tiny {
+            name: "jamba-hybrid.gguf",
+            bytes: s.build(),
+        });
+    }
+    // falcon-h1: every layer has both a mamba2 mixer (recurrent state) and attention (KV
+    // cache), side by side; its loader names the feed-forward norm without `.weight`.
+    {
+        let mut s = Spec::new("falcon-h1", 128);
+        let (n_embd, d_inner, d_state, d_conv, n_head, n_group) =
+            (64u64, 128u64, 16u64, 4u64, 8u64, 2u64);
+        let conv = d_inner + 2 * n_group * d_state;
+        s.kv("context_length", 4096u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 2u32)
+            .kv("feed_forward_length", 128u32)
+            .kv("attention.head_count", 4u32)
+            .kv("attention.head_count_kv", 2u32)
+            .kv("ssm.conv_kernel", d_conv as u32)
+            .kv("ssm.inner_size", d_inner as u32)
+            .kv("ssm.state_size", d_state as u32)
+            .kv("ssm.time_step_rank", n_head as u32)
+            .kv("ssm.group_count", n_group as u32)
+            .kv("attention.layer_norm_rms_epsilon", 1e-5f32);
+        s.t("token_embd.weight", &[n_embd, 128], GgmlType::F16).t(
+            "output_norm.weight",
+            &[n_embd],
+            GgmlType::F32,
+        );
+        for i in 0..2 {
+            let w = |n: &str| format!("blk.{i}.{n}.weight");
+            let b = |n: &str| format!("blk.{i}.{n}.bias");
+            s.t(
+                &w("ssm_in"),
+                &[n_embd, d_inner + conv + n_head],
+                GgmlType::F16,
+            )
+            .t(&w("ssm_conv1d"), &[d_conv, conv], GgmlType::F32)
+            .t(&b("ssm_conv1d"), &[conv], GgmlType::F32)
+            .t(&b("ssm_dt"), &[n_head], GgmlType::F32)
+            .t(&format!("blk.{i}.ssm_a"), &[1, n_head], GgmlType::F32)
+            .t(&format!("blk.{i}.ssm_d"), &[1, n_head], GgmlType::F32)
+            .t(&w("ssm_norm"), &[d_inner / n_group, n_group], GgmlType::F32)
+            .t(&w("ssm_out"), &[d_inner, n_embd], GgmlType::F16)
+            .t(&w("attn_q"), &[n_embd, n_embd], GgmlType::F16)
+            .t(&w("attn_k"), &[n_embd, 32], GgmlType::F16)
+            .t(&w("attn_v"), &[n_embd, 32], GgmlType::F16)
+            .t(&w("attn_output"), &[n_embd, n_embd], GgmlType::F16)
+            .t(&w("attn_norm"), &[n_embd], GgmlType::F32)
+            .t(&format!("blk.{i}.ffn_norm"), &[n_embd], GgmlType::F32)
+            .t(&w("ffn_gate"), &[n_embd, 128], GgmlType::F16)
+            .t(&w("ffn_down"), &[128, n_embd], GgmlType::F16)
+            .t(&w("ffn_up"), &[n_embd, 128], GgmlType::F16);
+        }
+        out.push(Tiny {
+            name: "falcon-h1-hybrid.gguf",
+            bytes: s.build(),
+        });
+    }
+    // rwkv6: recurrent state only (token shift and the WKV state, 4 heads of 16).
+    {
+        let mut s = Spec::new("rwkv6", 128);
+        let (n_embd, head, mix, decay, n_ff) = (64u64, 16u64, 8u64, 8u64, 128u64);
+        s.kv("context_length", 1048576u32)
+            .kv("embedding_length", n_embd as u32)
+            .kv("block_count", 2u32)
+            .kv("feed_forward_length", n_ff as u32)
+            .kv("attention.head_count", 0u32)
+            .kv("attention.layer_norm_epsilon", 1e-5f32)
+            .kv("wkv.head_size", head as u32)
+            .kv("time_mix_extra_dim", mix as u32)
+            .kv("time_decay_extra_dim", decay as u32)
+            .kv("rescale_every_n_layers", 6u32);
+        s.t("token_embd.weight", &[n_embd, 128], GgmlType::F16)
+            .t("token_embd_norm.weight", &[n_embd], GgmlType::F32)
+            .t("token_embd_norm.bias", &[n_embd], GgmlType::F32)
+            .t("output_norm.weight", &[n_embd], GgmlType::F32)
+            .t("output_norm.bias", &[n_embd], GgmlType::F32)
+            .t("output.weight", &[n_embd, 128], GgmlType::F16);
+        for i in 0..2 {
+            let w = |n: &str| format!("blk.{i}.{n}.weight");
+            let b = |n: &str| format!("blk.{i}.{n}.bias");
+            let f32 = GgmlType::F32;
+            let f16 = GgmlType::F16;
+            s.t(&w("attn_norm"), &[n_embd], f32)
+                .t(&b("attn_norm"), &[n_embd], f32)
+                .t(&w("attn_norm_2"), &[n_embd], f32)
+                .t(&b("attn_norm_2"), &[n_embd], f32)
+                .t(&w("time_mix_w1"), &[n_embd, mix * 5], f32)
+                .t(&w("time_mix_w2"), &[mix, n_embd, 5], f32)
+                .t(&w("time_mix_lerp_x"), &[n_embd, 1, 1], f32)
+                .t(&w("time_mix_lerp_fused"), &[n_embd, 1, 1, 5], f32)
+                .t(&w("time_mix_first"), &[head, n_embd / head], f32)
+                .t(&w("time_mix_decay"), &[n_embd], f32)
+                .t(&w("time_mix_decay_w1"), &[n_embd, decay], f32)
+                .t(&w("time_mix_decay_w2"), &[decay, n_embd], f32)
+                .t(&w("time_mix_key"), &[n_embd, n_embd], f16)
+                .t(&w("time_mix_value"), &[n_embd, n_embd], f16)
+                .t(&w("time_mix_receptance"), &[n_embd, n_embd], f16)
+                .t(&w("time_mix_gate"), &[n_embd, n_embd], f16)
+                .t(&w("time_mix_ln"), &[n_embd], f32)
+                .t(&b("time_mix_ln"), &[n_embd], f32)
+                .t(&w("time_mix_output"), &[n_embd, n_embd], f16)
+                .t(&w("channel_mix_lerp_k"), &[n_embd, 1, 1], f32)
+                .t(&w("channel_mix_lerp_r"), &[n_embd, 1, 1], f32)
+                .t(&w("channel_mix_key"), &[n_embd, n_ff], f16)
+                .t(&w("channel_mix_value"), &[n_ff, n_embd], f16)
+                .t(&w("channel_mix_receptance"), &[n_embd, n_embd], f16);
+        }
+        out.push(Tiny {
+            name: "rwkv6.gguf",
+            bytes: s.build(),
+        });
+    }
     out
 }

@@ -166,7 +166,7 @@ fn leaves<W: Write>(
         for s in strs {
             match s {
                 Ok(text) => out.str_element(text, &mut is_first)?,
-                Err(e) => return Err(not_utf8(e.bytes, e.valid_up_to)),
+                Err(e) => return Err(not_utf8(e.bytes(array), e.valid_up_to)),
             }
         }
         *first = is_first;

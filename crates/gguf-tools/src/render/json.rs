@@ -107,7 +107,7 @@ fn array_fields<W: Write>(array: Array<'_>, out: &mut Chunk<'_, W>) -> io::Resul
             Ok(text) => out.str_element(text, &mut first),
             Err(e) => {
                 out.write_all(chunk::separator(&mut first))?;
-                string(e.bytes, out)
+                string(e.bytes(array), out)
             }
         })?;
     } else if !chunk::numbers::<Native, _>(array, &mut first, out)? {

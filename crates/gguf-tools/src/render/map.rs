@@ -17,9 +17,9 @@ use super::json;
 use super::text::Scalar;
 use gguf_grammar::error::{ConstructPath as Path, Segment};
 use gguf_grammar::escape::Terminal;
+use gguf_grammar::grammar::span::{self, Span};
 use gguf_grammar::grammar::string::GgufStr;
 use gguf_grammar::grammar::value::{Array, Value};
-use gguf_grammar::grammar::Ctx;
 use gguf_grammar::Gguf;
 
 /// One construct of the header and its bytes.
@@ -80,7 +80,6 @@ pub fn rows<'a, E>(
 ) -> Result<(), E> {
     Walker {
         gguf,
-        ctx: gguf.header.ctx,
         path: String::new(),
         note: String::new(),
         each: &mut each,
@@ -90,7 +89,6 @@ pub fn rows<'a, E>(
 
 struct Walker<'g, 'a, F> {
     gguf: &'g Gguf<'a>,
-    ctx: Ctx,
     /// The current path; each level appends its segment and truncates it again.
     path: String,
     note: String,
@@ -141,6 +139,23 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
         self.emit(offset, len, depth, kind, None, 1)
     }
 
+    /// The row of `span`, named `base + its field`.
+    fn span(
+        &mut self,
+        base: usize,
+        span: &Span,
+        depth: u32,
+        kind: &'static str,
+        note: std::fmt::Arguments<'_>,
+    ) -> Result<(), E> {
+        self.path.truncate(base);
+        let _ = write!(self.path, "{}", span.path());
+        self.note.clear();
+        let _ = self.note.write_fmt(note);
+        let len = span.range.end - span.range.start;
+        self.emit(span.range.start, len, depth, kind, None, 1)
+    }
+
     fn offset(&self, part: &[u8]) -> u64 {
         // Every slice handed out by the parsed document lies inside its input.
         self.gguf.offset_of(part).unwrap_or(0)
@@ -149,7 +164,6 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
     fn file(&mut self, file_size: u64) -> Result<(), E> {
         let gguf = self.gguf;
         let header = gguf.header;
-        let cw = self.ctx.count_width();
         self.path.clear();
         self.path.push_str("header");
         self.note.clear();
@@ -161,21 +175,12 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
             header.tensor_count,
             header.kv_count
         );
-        self.emit(0, 8 + 2 * cw, 0, "header", None, 1)?;
-        self.field(
+        let [magic, version, tensor_count, kv_count] = header.spans();
+        self.emit(0, kv_count.range.end, 0, "header", None, 1)?;
+        self.span(0, &magic, 1, "magic", format_args!("\"GGUF\""))?;
+        self.span(
             0,
-            "header.magic",
-            0,
-            4,
-            1,
-            "magic",
-            format_args!("\"GGUF\""),
-        )?;
-        self.field(
-            0,
-            "header.version",
-            4,
-            4,
+            &version,
             1,
             "version",
             format_args!(
@@ -184,82 +189,64 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
                 gguf.endian().name()
             ),
         )?;
-        let counts = [
-            ("header.tensor_count", header.tensor_count),
-            ("header.kv_count", header.kv_count),
-        ];
-        for (i, (name, n)) in counts.into_iter().enumerate() {
-            self.field(
-                0,
-                name,
-                8 + i as u64 * cw,
-                cw,
-                1,
-                "count",
-                format_args!("{n}"),
-            )?;
+        for (span, n) in [
+            (tensor_count, header.tensor_count),
+            (kv_count, header.kv_count),
+        ] {
+            self.span(0, &span, 1, "count", format_args!("{n}"))?;
         }
         for (index, pair) in gguf.kvs.iter().enumerate() {
             self.path.clear();
-            let _ = write!(self.path, "kv[{index}] {}", quoted(pair.key));
+            let path = [Segment::Kv(index as u64), Segment::Name(pair.key.lossy())];
+            let _ = write!(self.path, "{}", Path(path.into()));
             let base = self.path.len();
             let start = self.offset(pair.raw);
             self.note.clear();
             let _ = write!(self.note, "{}", TypeName(pair.value));
             self.emit(start, pair.raw.len() as u64, 0, "kv", None, 1)?;
-            self.string(base, ".key", start, pair.key, 1)?;
-            let tag_at = start + cw + pair.key.len() as u64;
+            let [key_len, key, ty_span, value] = pair.spans(start);
+            self.string(base, &key_len, &key, pair.key, 1)?;
             let ty = pair.value.value_type();
-            self.field(
+            self.span(
                 base,
-                ".type",
-                tag_at,
-                4,
+                &ty_span,
                 1,
                 "value_type",
                 format_args!("{} ({})", ty, ty.tag()),
             )?;
-            let value_end = start + pair.raw.len() as u64;
-            self.value(base, ".value", tag_at + 4, value_end, pair.value, 1)?;
+            self.value(base, &value, pair.value, 1)?;
         }
         for (index, tensor) in gguf.tensors.iter().enumerate() {
             let info = &tensor.info;
             self.path.clear();
-            let _ = write!(self.path, "tensor[{index}] {}", quoted(info.name));
+            let path = [
+                Segment::Tensor(index as u64),
+                Segment::Name(info.name.lossy()),
+            ];
+            let _ = write!(self.path, "{}", Path(path.into()));
             let base = self.path.len();
             let start = self.offset(info.raw);
             self.note.clear();
             let _ = write!(self.note, "{} {:?}", info.ggml_type, info.dims);
             self.emit(start, info.raw.len() as u64, 0, "tensor_info", None, 1)?;
-            self.string(base, ".name", start, info.name, 1)?;
-            let mut at = start + cw + info.name.len() as u64;
-            self.field(
+            let spans = info.spans(start);
+            let [name_len, name, n_dims] = [&spans[0], &spans[1], &spans[2]];
+            self.string(base, name_len, name, info.name, 1)?;
+            self.span(
                 base,
-                ".n_dims",
-                at,
-                4,
+                n_dims,
                 1,
                 "n_dims",
                 format_args!("{}", info.dims.len()),
             )?;
-            at += 4;
-            for (d, dim) in info.dims.iter().enumerate() {
-                self.field(
-                    base,
-                    &format!(".dims[{d}]"),
-                    at,
-                    cw,
-                    1,
-                    "dim",
-                    format_args!("{dim}"),
-                )?;
-                at += cw;
+            let dims = &spans[3..3 + info.dims.len()];
+            for (span, dim) in dims.iter().zip(&info.dims) {
+                self.span(base, span, 1, "dim", format_args!("{dim}"))?;
             }
-            self.field(
+            let [ty, offset] = [&spans[3 + info.dims.len()], &spans[4 + info.dims.len()]];
+            self.span(
                 base,
-                ".type",
-                at,
-                4,
+                ty,
                 1,
                 "ggml_type",
                 format_args!("{} ({})", info.ggml_type, info.ggml_type.0),
@@ -268,11 +255,9 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
                 Some(abs) => format!("data at {abs}"),
                 None => "data offset overflows".to_string(),
             };
-            self.field(
+            self.span(
                 base,
-                ".offset",
-                at + 4,
-                8,
+                offset,
                 1,
                 "offset",
                 format_args!("{} (relative; {absolute})", info.offset),
@@ -305,56 +290,42 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
         )
     }
 
-    /// A length-prefixed string at `at`: the length row and the bytes row, both at `depth`.
+    /// A length-prefixed string: the length row and the bytes row, both at `depth`.
     fn string(
         &mut self,
         base: usize,
-        name: &str,
-        at: u64,
+        len: &Span,
+        bytes: &Span,
         s: GgufStr<'a>,
         depth: u32,
     ) -> Result<(), E> {
-        let cw = self.ctx.count_width();
-        let len_name = format!("{name}_len");
-        self.field(
-            base,
-            &len_name,
-            at,
-            cw,
-            depth,
-            "string_len",
-            format_args!("{}", s.len()),
-        )?;
+        self.span(base, len, depth, "string_len", format_args!("{}", s.len()))?;
         self.path.truncate(base);
-        self.path.push_str(name);
-        self.emit(at + cw, s.len() as u64, depth, "string", Some(s), 1)
+        let _ = write!(self.path, "{}", bytes.path());
+        let n = bytes.range.end - bytes.range.start;
+        self.emit(bytes.range.start, n, depth, "string", Some(s), 1)
     }
 
-    /// A value of any type spanning `at..end`, named `base + name`.
-    fn value(
-        &mut self,
-        base: usize,
-        name: &str,
-        at: u64,
-        end: u64,
-        value: Value<'a>,
-        depth: u32,
-    ) -> Result<(), E> {
-        let element = name.starts_with('[');
+    /// A value of any type at `span` (a kv's `.value`, or an element `[i]`).
+    fn value(&mut self, base: usize, span: &Span, value: Value<'a>, depth: u32) -> Result<(), E> {
+        let element = matches!(span.field, Segment::Element(_));
         match value {
             // An array element: one row for its length and bytes.
             Value::String(s) if element => {
                 self.path.truncate(base);
-                self.path.push_str(name);
-                self.emit(at, end - at, depth, "string", Some(s), 1)
+                let _ = write!(self.path, "{}", span.path());
+                let len = span.range.end - span.range.start;
+                self.emit(span.range.start, len, depth, "string", Some(s), 1)
             }
-            Value::String(s) => self.string(base, name, at, s, depth),
+            Value::String(s) => {
+                let [len, bytes] =
+                    span::string("value", span.range.start, s, self.offset(s.as_bytes()));
+                self.string(base, &len, &bytes, s, depth)
+            }
             Value::Array(array) => {
-                self.field(
+                self.span(
                     base,
-                    name,
-                    at,
-                    end - at,
+                    span,
                     depth,
                     "array",
                     format_args!("{}", TypeName(value)),
@@ -362,40 +333,30 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
                 // A kv's array elements are `kv[n] "key"[i]`, as errors name them; a nested
                 // array's are `...[i][j]`.
                 let children = if element { self.path.len() } else { base };
-                self.array(children, at, array, depth + 1)
+                self.array(children, span.range.start, array, depth + 1)
             }
-            scalar => {
-                self.path.truncate(base);
-                self.path.push_str(name);
-                self.note.clear();
-                let _ = write!(self.note, "{}", Scalar(scalar));
-                self.emit(at, end - at, depth, "value", None, 1)
-            }
+            scalar => self.span(
+                base,
+                span,
+                depth,
+                "value",
+                format_args!("{}", Scalar(scalar)),
+            ),
         }
     }
 
     /// The parts of the array starting at `at` (its element type), named `base + ...`.
     fn array(&mut self, base: usize, at: u64, array: Array<'a>, depth: u32) -> Result<(), E> {
-        let cw = self.ctx.count_width();
         let ty = array.element_type();
-        self.field(
+        let [element_type, len] = array.spans(at);
+        self.span(
             base,
-            ".element_type",
-            at,
-            4,
+            &element_type,
             depth,
             "value_type",
             format_args!("{} ({})", ty, ty.tag()),
         )?;
-        self.field(
-            base,
-            ".len",
-            at + 4,
-            cw,
-            depth,
-            "count",
-            format_args!("{}", array.len()),
-        )?;
+        self.span(base, &len, depth, "count", format_args!("{}", array.len()))?;
         let elements_at = self.offset(array.raw_elements());
         match ty.fixed_size() {
             Some(size) => self.runs(base, elements_at, size, array, depth),
@@ -408,12 +369,17 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
                         Value::String(s) => self.offset(s.as_bytes()) + s.len() as u64,
                         // A nested array ends where the next element starts (or the array ends).
                         _ => match iter.clone().next() {
-                            Some(Value::Array(next)) => self.offset(next.raw_elements()) - 4 - cw,
+                            Some(Value::Array(next)) => {
+                                self.offset(next.raw_elements()) - next.header_len()
+                            }
                             _ => elements_at + array.raw_elements().len() as u64,
                         },
                     };
-                    let name = format!("[{index}]");
-                    self.value(base, &name, next_at, end, element, depth)?;
+                    let span = Span {
+                        field: Segment::Element(index),
+                        range: next_at..end,
+                    };
+                    self.value(base, &span, element, depth)?;
                     next_at = end;
                     index += 1;
                 }
@@ -447,7 +413,7 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
                 count += 1;
             }
             self.path.truncate(base);
-            let _ = write!(self.path, "[{index}]");
+            let _ = write!(self.path, "{}", Path(vec![Segment::Element(index)]));
             self.note.clear();
             let _ = write!(self.note, "{}", Scalar(first));
             if count > 1 {
@@ -462,11 +428,6 @@ impl<'a, E, F: FnMut(&Row<'a, '_>) -> Result<(), E>> Walker<'_, 'a, F> {
         }
         Ok(())
     }
-}
-
-/// A name shown in a path as errors show it: quoted, invalid UTF-8 as `\xNN`.
-fn quoted(name: GgufStr<'_>) -> Path {
-    Path(vec![Segment::Name(name.lossy())])
 }
 
 /// A value's type: `uint32`, `string`, `array[string; 128256]`.

@@ -62,7 +62,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use super::{shard_path, shard_prefix, SetError};
-use crate::edit::{replace_atomically, EditError, Replace};
+use crate::edit::{replace_atomically, CheckError, EditError, Replace};
 use crate::source::{Source, SourceError};
 use gguf_grammar::file_range::{copy_range, holds_copy, RangeError};
 use gguf_grammar::grammar::align_up;
@@ -530,7 +530,11 @@ fn write_model(
             let len = part.len();
             copy_range(part.file, part.data.start, len, out).map_err(|e| match e {
                 RangeError::Write(e) => io_err(e),
-                e => EditError::Check(format!("{}: {e}", part.path.display())),
+                source => CheckError::Read {
+                    path: part.path.to_path_buf(),
+                    source,
+                }
+                .into(),
             })?;
             // Below the alignment: a tensor's length padded differs by less than it.
             out.write_all(&zeros[..(padded(len) - len) as usize])
@@ -540,7 +544,12 @@ fn write_model(
         Ok(written)
     };
     let check = |temp: &Path| {
-        let bad = |why: String| EditError::Check(format!("{}: {why}", dest.display()));
+        let bad = |what: String| {
+            EditError::from(CheckError::Differs {
+                path: dest.to_path_buf(),
+                what,
+            })
+        };
         let io_err = |source| EditError::Io {
             path: temp.to_path_buf(),
             source,
@@ -549,7 +558,13 @@ fn write_model(
         let (head, len) = match Source::open(temp).and_then(|mut s| s.read_header()) {
             Ok(read) => read,
             Err(SourceError::Io { source, .. }) => return Err(io_err(source)),
-            Err(e) => return Err(bad(e.to_string())),
+            Err(source) => {
+                return Err(CheckError::NotGguf {
+                    path: dest.to_path_buf(),
+                    source,
+                }
+                .into())
+            }
         };
         let gguf = head.gguf();
         if gguf.kvs.len() != kvs.len() || gguf.tensors.len() != parts.len() {
@@ -560,8 +575,12 @@ fn write_model(
         for (t, part) in gguf.tensors.iter().zip(parts) {
             let same = match t.data_range(len) {
                 Ok(range) if range.end - range.start == part.len() => {
-                    holds_copy(&file, range.start, part.file, part.data.start, part.len())
-                        .map_err(|e| EditError::Check(format!("{}: {e}", part.path.display())))?
+                    holds_copy(&file, range.start, part.file, part.data.start, part.len()).map_err(
+                        |source| CheckError::Read {
+                            path: part.path.to_path_buf(),
+                            source,
+                        },
+                    )?
                 }
                 _ => false,
             };
