@@ -7,7 +7,7 @@
 #   - a server that ignores Range (max_ranges 0) gives the error, exit 2;
 #   - a 503 is retried 3 times, then exit 2; a refused connection gives exit 2 with the URL;
 #   - hf:// resolves under HF_ENDPOINT with HF_TOKEN sent; a shard's URL shows its whole set;
-#     gguf diff takes URLs;
+#     gguf diff takes URLs; `gguf template URL` equals `gguf template FILE`;
 #   - `gguf map URL` (text, JSON and the --html page) equals `gguf map FILE` for a corpus file and the sparse
 #     file (bounded as above), and a shard's URL maps its whole set as the local shard does.
 #   - `gguf fit URL` (text, JSON, hf://, a remote shard) equals `gguf fit FILE`, fetching at most
@@ -105,6 +105,15 @@ echo "check-remote: sparse 100 GB file: $requests requests, $bytes bytes (header
 ((bytes <= header + 1048576)) || fail "sparse: $bytes bytes fetched (at most $header + 1 MiB)"
 grep -q "$requests requests, $bytes bytes fetched" "$work/err" || fail "--verbose disagrees with nginx's log"
 
+# gguf template over HTTP (list, JSON, a render) equals the local one.
+phi3=tests/corpus/ggml-vocab-phi-3.gguf
+echo '[{"role": "user", "content": "Hi"}]' >"$work/messages.json"
+for args in "" "--json" "--render --messages $work/messages.json --add-generation-prompt"; do
+    "$gguf" template $args "$phi3" >"$work/local"
+    "$gguf" template $args "$base/$(basename "$phi3")" >"$work/remote" 2>"$work/err" || { cat "$work/err" >&2; fail "gguf template $args URL"; }
+    cmp -s "$work/local" "$work/remote" || fail "gguf template $args of a URL differs from the local file's"
+done
+
 # gguf map over HTTP equals the local map; the sparse file's stays within the same bounds.
 for format in "" --json; do
     "$gguf" map $format "$llama3" >"$work/local"
@@ -160,6 +169,11 @@ echo "check-remote: ranges refused, connection refused and hf:// behave" >&2
 
 # A shard set over HTTP: any shard's URL shows the whole model.
 "$gguf" split --split-max-tensors 100 "$model" "$work/root/smol" >/dev/null
+# A shard's URL: the templates of the first shard.
+"$gguf" template --name default "$work/root/smol-00001-of-00003.gguf" >"$work/local"
+"$gguf" template --name default "$base/smol-00002-of-00003.gguf" >"$work/remote" 2>"$work/err"
+grep -q "reading the templates of the first" "$work/err" || fail "remote shard template: $(cat "$work/err")"
+cmp -s "$work/local" "$work/remote" || fail "gguf template of a shard's URL differs from the first shard's"
 "$gguf" dump --summary "$base/smol-00002-of-00003.gguf" >"$work/remote" 2>/dev/null
 "$gguf" dump --summary "$model" >"$work/local"
 cmp -s "$work/local" "$work/remote" || fail "remote shard set: the summary differs from the model's"

@@ -15,6 +15,12 @@
 # transformers and our renderer get the same fixed `now`; llama.cpp gets it for its handlers'
 # date_string, but its minja reads the clock for strftime_now, so a run across midnight can
 # differ on the templates that call it.
+# Also: each template's family (crates/gguf-template's port of llm_chat_detect_template) equals
+# llama.cpp's own, and our lint's verdict on whether llama.cpp's engine parses it equals
+# llama.cpp's; the parse verdicts of tests/templates/llama-cpp-syntax.json are still those of
+# transformers and llama.cpp; the renders tests/cli_template.rs expects
+# (tests/templates/cli-expected.json) are transformers'; and `gguf edit --chat-template-config`
+# writes the keys gguf-py's gguf_new_metadata writes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 verbose=()
@@ -41,7 +47,7 @@ ref="$HOME/.cache/gguf-grammar/chat-template-ref-$hash"
 if [[ ! -x "$ref" ]]; then
     echo "check-templates.sh: building $ref" >&2
     g++ -std=c++17 -O1 -o "$ref.part" "$src" \
-        -I"$llama/src/include" -I"$llama/src/ggml/include" -I"$llama/src/common" -I"$llama/src/vendor" \
+        -I"$llama/src/include" -I"$llama/src/ggml/include" -I"$llama/src/common" -I"$llama/src/vendor" -I"$llama/src/src" \
         "$llama/build/common/libcommon.a" "$llama/build/src/libllama.a" \
         "$llama/build/ggml/src/libggml.a" "$llama/build/ggml/src/libggml-cpu.a" \
         "$llama/build/ggml/src/libggml-base.a" -fopenmp -lpthread
@@ -57,8 +63,15 @@ tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 "$GGUF_PYTHON" scripts/template_reference.py cases "$llama/src/models/templates" tests/corpus/*.gguf "$smollm2" \
     --conversations tests/templates/conversations.json -o "$tmp/cases.json"
-"$GGUF_PYTHON" scripts/template_reference.py transformers "$tmp/cases.json" -o "$tmp/transformers.json" 2>/dev/null
 "$ref" "$tmp/cases.json" "$tmp/llama.json"
+# The parse verdicts tests/templates/llama-cpp-syntax.json records (the rules of the lint
+# template-llama-cpp-syntax), from llama.cpp here and from transformers below.
+"$GGUF_PYTHON" scripts/template_reference.py syntax-cases tests/templates/llama-cpp-syntax.json -o "$tmp/syntax.json"
+"$ref" "$tmp/syntax.json" "$tmp/syntax-llama.json" 2>/dev/null
+# --cli-expected: the renders tests/cli_template.rs expects are transformers' too.
+"$GGUF_PYTHON" scripts/template_reference.py transformers "$tmp/cases.json" -o "$tmp/transformers.json" \
+    --cli-expected tests/templates/cli-expected.json \
+    --syntax tests/templates/llama-cpp-syntax.json --syntax-llama "$tmp/syntax-llama.json" 2>/dev/null
 "$ours_bin" "$tmp/cases.json" "$tmp/ours.json"
 "$GGUF_PYTHON" scripts/template_reference.py compare "$tmp/cases.json" "$tmp/ours.json" "$tmp/transformers.json" \
     "$tmp/llama.json" --differences tests/templates/reference-differences.json "${verbose[@]}"
@@ -77,3 +90,29 @@ if "$GGUF_PYTHON" scripts/template_reference.py compare "$tmp/cases.json" "$tmp/
     echo "check-templates.sh: the comparison did not catch a changed render" >&2
     exit 1
 fi
+
+# gguf edit --chat-template-config writes the template keys gguf-py's gguf_new_metadata writes
+# (one named template, so that its tokenizer.chat_templates, a Python set, has one order).
+cargo build --quiet --bin gguf
+cat > "$tmp/tokenizer_config.json" <<'JSON'
+{"chat_template": [{"name": "tool use", "template": "{{ 'tools' }}"}, {"name": "default", "template": "{% for m in messages %}{{ m.content }}{% endfor %}"}]}
+JSON
+# The input has an old named template, which both remove.
+target/debug/gguf edit tests/conformance/cases/minimal-llama.gguf -o "$tmp/in.gguf" \
+    --set "tokenizer.chat_template.old=string:{{ 'old' }}" --set "tokenizer.chat_template=string:x"
+"$(dirname "$GGUF_PYTHON")/gguf-new-metadata" "$tmp/in.gguf" "$tmp/py.gguf" \
+    --chat-template-config "$tmp/tokenizer_config.json" >/dev/null 2>&1
+target/debug/gguf edit "$tmp/in.gguf" -o "$tmp/ours.gguf" \
+    --chat-template-config "$tmp/tokenizer_config.json"
+"$GGUF_PYTHON" - "$tmp/py.gguf" "$tmp/ours.gguf" <<'PY'
+import sys
+from gguf import GGUFReader
+def fields(path):
+    r = GGUFReader(path)
+    return [(k, f.contents()) for k, f in r.fields.items() if not k.startswith("GGUF.")]
+py, ours = fields(sys.argv[1]), fields(sys.argv[2])
+t = lambda fs: [kv for kv in fs if kv[0].startswith("tokenizer.chat_template")]
+if t(py) != t(ours) or sorted(map(repr, py)) != sorted(map(repr, ours)):
+    sys.exit(f"check-templates.sh: gguf edit --chat-template-config differs from gguf_new_metadata:\n{t(py)}\n{t(ours)}")
+print(f"gguf edit --chat-template-config: the template keys of gguf_new_metadata ({len(t(py))} keys, in its order)")
+PY

@@ -3,12 +3,21 @@
   cases DIR GGUF... --conversations FILE -o CASES   the templates (every *.jinja in DIR, every
         template in each GGUF file as gguf-py reads it, with the special tokens transformers
         would bind) and the fixed conversations, as one JSON document
-  transformers CASES -o OUT   every template x conversation rendered by transformers' own
+  transformers CASES -o OUT [--cli-expected FILE]   every template x conversation rendered by transformers' own
         renderer (the two calls apply_chat_template makes: _normalize_chat_messages, then
         render_jinja_template with the special tokens as keyword arguments)
   compare CASES OURS TRANSFORMERS LLAMA --differences FILE   the table; exit 1 when ours differs
         from transformers anywhere, or when the differences between transformers and llama.cpp
         are not exactly the ones FILE lists
+  cli-expected FILE [--write]   the renders tests/cli_template.rs expects from `gguf template
+        --render` (tests/templates/cli-expected.json), each rendered again by transformers from the
+        GGUF file's template (or the template file the test embeds) with the file's special tokens;
+        exit 1 when one differs (--write records them instead)
+  syntax-cases FILE -o CASES   the templates of tests/templates/llama-cpp-syntax.json as a cases
+        document (one conversation) for llama.cpp's reference
+  transformers ... --syntax FILE --syntax-llama RESULTS   also require the parse verdicts FILE
+        records to be transformers' (its compiled jinja2 environment) and llama.cpp's (RESULTS:
+        the reference run on syntax-cases; an error starting "syntax:" is a refusal to parse)
   categorize TRANSFORMERS LLAMA --differences FILE   rewrite FILE's list of differences from a
         run, each with its cause (by template family; review the result by hand)
 
@@ -137,6 +146,100 @@ def cmd_transformers(args):
                 results[key] = {"error": f"runtime: {type(e).__name__}: {e}"}
     with open(args.o, "w", encoding="utf-8") as f:
         json.dump({"results": results}, f, ensure_ascii=False, indent=1)
+    # In the same process: importing transformers is the cost of a run.
+    if args.syntax and check_syntax(args.syntax, args.syntax_llama, ctu):
+        return 1
+    if args.cli_expected:
+        args.file, args.write = args.cli_expected, False
+        return cmd_cli_expected(args, cases)
+
+
+def cmd_syntax_cases(args):
+    with open(args.file, encoding="utf-8") as f:
+        doc = json.load(f)
+    cases = {
+        "now": "2026-01-01T00:00:00",
+        "now_epoch": 1767225600,
+        "templates": [
+            {"id": c["id"], "source": c["source"], "special": JINJA_SPECIAL, "gguf": None, "name": None}
+            for c in doc["cases"]
+        ],
+        "conversations": [{"id": "user", "add_generation_prompt": True,
+                           "messages": [{"role": "user", "content": "Hello"}]}],
+    }
+    with open(args.o, "w", encoding="utf-8") as f:
+        json.dump(cases, f, ensure_ascii=False, indent=1)
+
+
+def check_syntax(path, llama_path, ctu):
+    """The number of recorded parse verdicts that a reference no longer gives."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    with open(llama_path, encoding="utf-8") as f:
+        llama = json.load(f)["results"]
+    wrong = 0
+    for c in doc["cases"]:
+        try:
+            ctu._compile_jinja_template(c["source"])
+            jinja2_parses = True
+        except Exception:  # noqa: BLE001 - any refusal to compile is a verdict
+            jinja2_parses = False
+        r = llama[c["id"] + "|user"]
+        llama_parses = not r.get("error", "").startswith("syntax:")
+        for who, got in (("jinja2", jinja2_parses), ("llama.cpp", llama_parses)):
+            if got != c[who]:
+                print(f"FAIL syntax case {c['id']}: {who} parses: {got}, recorded {c[who]}")
+                wrong += 1
+    print(f"{len(doc['cases'])} parse verdicts of jinja2 and llama.cpp as recorded" if not wrong else "")
+    return wrong
+
+
+def cmd_cli_expected(args, cases=None):
+    from transformers.utils import chat_template_utils as ctu
+
+    read = {}
+
+    with open(args.file, encoding="utf-8") as f:
+        doc = json.load(f)
+    with open(doc["conversations"], encoding="utf-8") as f:
+        conversations = {c["id"]: c for c in json.load(f)}
+    failures = 0
+    for r in doc["renders"]:
+        # The test embeds template_file under the name, or renders the file's own template.
+        path = os.path.abspath(r["gguf"])
+        if path not in read:
+            # The file as the cases document read it, when there is one (gguf-py is slow).
+            known = [t for t in (cases or {}).get("templates", []) if t["gguf"] == path]
+            read[path] = known or gguf_templates(path)
+        found = read[path]
+        special = found[0]["special"]
+        if r.get("template_file"):
+            with open(r["template_file"], encoding="utf-8") as f:
+                source = f.read()
+        else:
+            source = next(t["source"] for t in found if t["name"] == r["name"])
+        c = conversations[r["conversation"]]
+        rendered, _ = ctu.render_jinja_template(
+            conversations=[ctu._normalize_chat_messages(c["messages"])],
+            tools=c.get("tools"),
+            documents=None,
+            chat_template=source,
+            add_generation_prompt=c["add_generation_prompt"],
+            **special,
+        )
+        if args.write:
+            r["text"] = rendered[0]
+        elif rendered[0] != r["text"]:
+            print(f"FAIL {r['gguf']} {r['name']} {r['conversation']}: transformers renders "
+                  f"{rendered[0]!r}, the test expects {r['text']!r}")
+            failures += 1
+    if args.write:
+        with open(args.file, "w", encoding="utf-8") as f:
+            json.dump(doc, f, indent=1, ensure_ascii=False)
+            f.write("\n")
+    else:
+        print(f"{len(doc['renders'])} expected CLI renders equal to transformers'")
+    return 1 if failures else 0
 
 
 def same(a, b):
@@ -195,6 +298,21 @@ def cmd_compare(args):
             else:
                 counts["transformers!=llama.cpp"] += 1
                 hf_llama_diffs[key] = first_difference(h, l)
+    # The family llama.cpp detects, and whether its engine parses the template, as ours say.
+    with open(args.ours, encoding="utf-8") as f:
+        ours_doc = json.load(f)
+    with open(args.llama, encoding="utf-8") as f:
+        llama_doc = json.load(f)
+    for t in cases["templates"]:
+        fam_ours, fam_llama = ours_doc["families"][t["id"]], llama_doc["families"][t["id"]]
+        if fam_ours != fam_llama:
+            failures.append(f"family of {t['id']}: ours {fam_ours}, llama.cpp {fam_llama}")
+        first = llama[f"{t['id']}|{cases['conversations'][0]['id']}"]
+        llama_parses = not first.get("error", "").startswith("syntax:")
+        if ours_doc["minja_parses"][t["id"]] != llama_parses:
+            failures.append(f"llama.cpp parses {t['id']}: {llama_parses}, our lint says the opposite")
+    families = sorted(set(llama_doc["families"].values()))
+    print(f"  families as llama.cpp detects them: {len(cases['templates'])} equal ({', '.join(families)})")
     for key, what in sorted(hf_llama_diffs.items()):
         if key not in listed_keys:
             failures.append(f"unlisted transformers/llama.cpp difference: {key}: {what}")
@@ -270,17 +388,26 @@ def main():
     t = sub.add_parser("transformers")
     t.add_argument("cases")
     t.add_argument("-o", required=True)
+    t.add_argument("--cli-expected", help="also check this file as the cli-expected command does")
+    t.add_argument("--syntax", help="also check the parse verdicts this file records")
+    t.add_argument("--syntax-llama", help="llama.cpp's results on the syntax cases")
+    y = sub.add_parser("syntax-cases")
+    y.add_argument("file")
+    y.add_argument("-o", required=True)
     m = sub.add_parser("compare")
     for a in ("cases", "ours", "transformers", "llama"):
         m.add_argument(a)
     m.add_argument("--differences", required=True)
     m.add_argument("-v", "--verbose", action="store_true")
+    x = sub.add_parser("cli-expected")
+    x.add_argument("file")
+    x.add_argument("--write", action="store_true")
     k = sub.add_parser("categorize")
     k.add_argument("transformers")
     k.add_argument("llama")
     k.add_argument("--differences", required=True)
     args = p.parse_args()
-    cmds = {"cases": cmd_cases, "transformers": cmd_transformers, "compare": cmd_compare, "categorize": cmd_categorize}
+    cmds = {"cases": cmd_cases, "transformers": cmd_transformers, "compare": cmd_compare, "cli-expected": cmd_cli_expected, "syntax-cases": cmd_syntax_cases, "categorize": cmd_categorize}
     return cmds[args.cmd](args) or 0
 
 

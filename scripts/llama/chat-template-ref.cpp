@@ -9,8 +9,10 @@
 // case's bos/eos. Messages are given in OpenAI's form, as llama-server takes them: a tool
 // call's arguments as a JSON string. The template is first parsed with minja alone, because
 // common_chat_templates_init silently falls back to chatml when it does not parse.
+// Each template's family is what llm_chat_detect_template (src/llama-chat.h) names it.
 
 #include "chat.h"
+#include "llama-chat.h"
 #include "llama.h"
 #include "log.h"
 #include <minja/chat-template.hpp>
@@ -34,6 +36,16 @@ static json openai_messages(json messages) {
     return messages;
 }
 
+// The name of a built-in format, as llama_chat_builtin_templates lists them.
+static std::string family_name(llm_chat_template t) {
+    std::vector<const char *> names(128);
+    int32_t n = llama_chat_builtin_templates(names.data(), names.size());
+    for (int32_t i = 0; i < n && i < (int32_t) names.size(); i++) {
+        if (llm_chat_template_from_str(names[i]) == t) return names[i];
+    }
+    return "unknown";
+}
+
 int main(int argc, char ** argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: %s CASES.json OUT.json\n", argv[0]);
@@ -45,6 +57,7 @@ int main(int argc, char ** argv) {
     json cases = json::parse(in);
     auto now = std::chrono::system_clock::from_time_t(cases["now_epoch"].get<long long>());
     json results = json::object();
+    json families = json::object();
     llama_backend_init();
     for (const auto & t : cases["templates"]) {
         std::string id = t["id"];
@@ -69,6 +82,7 @@ int main(int argc, char ** argv) {
             bos = t["special"].value("bos_token", "");
             eos = t["special"].value("eos_token", "");
         }
+        families[id] = family_name(llm_chat_detect_template(source));
         try {
             minja::chat_template check(source, bos, eos);
         } catch (const std::exception & e) {
@@ -101,6 +115,6 @@ int main(int argc, char ** argv) {
         if (model) llama_model_free(model);
     }
     std::ofstream out(argv[2]);
-    out << json{{"results", results}}.dump(1, ' ', false, json::error_handler_t::replace);
+    out << json{{"results", results}, {"families", families}}.dump(1, ' ', false, json::error_handler_t::replace);
     return 0;
 }

@@ -246,6 +246,23 @@ codes! {
     /// A special-token id naming a token that is not a control, user-defined or unknown
     /// token: it decodes as text.
     TokenizerSpecialType = "tokenizer-special-type", Warning, NONE;
+
+    /// A chat template key whose value is not a UTF-8 string.
+    TemplateNotText = "template-not-text", Error, NONE;
+    /// A chat template that does not parse (jinja2's syntax), with its line and column.
+    TemplateSyntax = "template-syntax", Error, NONE;
+    /// A chat template jinja2 parses but llama.cpp 0.3.16's engine (minja) does not: llama.cpp falls back to chatml.
+    TemplateLlamaCppSyntax = "template-llama-cpp-syntax", Error, NONE;
+    /// A chat template that fails for a one-message conversation.
+    TemplateMinimalRender = "template-minimal-render", Error, NONE;
+    /// A chat template that fails for a system/user/assistant/user conversation.
+    TemplateOrdinaryRender = "template-ordinary-render", Warning, NONE;
+    /// A chat template that never opens the assistant's turn (`add_generation_prompt` changes nothing).
+    TemplateNoGenerationPrompt = "template-no-generation-prompt", Warning, NONE;
+    /// A chat template that writes a special-looking token the vocabulary does not have.
+    TemplateTokenNotInVocab = "template-token-not-in-vocab", Warning, NONE;
+    /// A chat template that writes a BOS other than the file's `tokenizer.ggml.bos_token_id`.
+    TemplateBosMismatch = "template-bos-mismatch", Warning, NONE;
 }
 
 impl Code {

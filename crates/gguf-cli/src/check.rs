@@ -31,7 +31,8 @@ pub struct Args {
     json: bool,
     /// Also check the model against the LLaMA-family schema of its architecture (keys,
     /// tokenizer, hyperparameters, tensor names and shapes) and its vocabulary against
-    /// llama.cpp's tokenizer (the tokenizer-* codes); a schema error rejects.
+    /// llama.cpp's tokenizer (the tokenizer-* codes); a schema error rejects. Also lint its
+    /// chat templates (the template-* codes, which never reject).
     #[arg(long)]
     schema: bool,
     /// For a shard (NAME-00001-of-0000N.gguf), check this file alone. Without it every
@@ -181,6 +182,60 @@ fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Ve
     found
 }
 
+/// [`judge`] and, with the model rules (`--schema`, `--profile llama.cpp`), the chat
+/// templates' lint; with the `template` section of `--json` (always).
+fn judge_all(
+    gguf: &Gguf<'_>,
+    file_len: u64,
+    profile: Profile,
+    schema: Schema,
+) -> (Vec<Diagnostic>, Option<serde_json::Value>) {
+    let mut found = judge(gguf, file_len, profile, schema);
+    // A model rule, as the schema's: the container profiles do not read templates.
+    if schema != Schema::Off {
+        found.extend(template_diagnostics(gguf));
+    }
+    (
+        found,
+        Some(gguf_template::report::report(gguf, false, true, true)),
+    )
+}
+
+/// The lint of every chat template (crate `gguf-template`) as diagnostics on its key/value.
+/// They never change the verdict: no reader refuses a file for its template (llama.cpp falls
+/// back to chatml).
+fn template_diagnostics(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
+    use gguf_grammar::validate::{Code, References};
+    let mut out = Vec::new();
+    for (key, found) in gguf_template::lint::lint_gguf(gguf) {
+        let Some(index) = gguf
+            .kvs
+            .iter()
+            .position(|kv| kv.key.as_bytes() == key.as_bytes())
+        else {
+            continue;
+        };
+        let at = validate::At::kv(gguf, index);
+        for d in found {
+            // Every lint code is in the one list (tests/cli_template.rs checks them all).
+            debug_assert!(Code::from_name(d.code).is_some(), "{}", d.code);
+            let code = Code::from_name(d.code).unwrap_or(Code::TemplateSyntax);
+            let place = d
+                .location
+                .map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));
+            out.push(Diagnostic {
+                code,
+                severity: code.severity(),
+                span: at.span.clone(),
+                path: at.path.clone(),
+                message: format!("chat template: {place}{}", d.message),
+                rejected_by: References::NONE,
+            });
+        }
+    }
+    out
+}
+
 /// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
 /// cannot be read.
 fn check(
@@ -212,22 +267,22 @@ fn check(
             .any(|d| d.code == "set-missing-shard");
         let found = match path.to_str().filter(|p| is_remote(p)) {
             Some(url) => remote::with_header(url, verbose, |gguf, size| {
-                Ok(judge(gguf, size, profile, schema))
+                Ok(judge_all(gguf, size, profile, schema))
             })
             .map(Some),
             None => match opened {
                 Some(shard) => Ok(Some(match shard.parse() {
-                    Ok(gguf) => judge(&gguf, shard.len(), profile, schema),
-                    Err(e) => vec![validate::parse_failure(&e)],
+                    Ok(gguf) => judge_all(&gguf, shard.len(), profile, schema),
+                    Err(e) => (vec![validate::parse_failure(&e)], None),
                 })),
                 // Refused outright: a FIFO at a sibling's name is not a missing shard.
                 None => match sibling_check(path, set_findings.is_some()) {
                     Err(failure) => Err(failure),
                     Ok(()) => match crate::input::header_or_parse_error(path) {
                         Ok(Ok((header, file_len))) => {
-                            Ok(Some(judge(header.gguf(), file_len, profile, schema)))
+                            Ok(Some(judge_all(header.gguf(), file_len, profile, schema)))
                         }
-                        Ok(Err(e)) => Ok(Some(vec![validate::parse_failure(&e)])),
+                        Ok(Err(e)) => Ok(Some((vec![validate::parse_failure(&e)], None))),
                         // A missing shard is a finding about the set, not an unreadable argument.
                         Err(_) if missing_shard => Ok(None),
                         Err(failure) => Err(failure),
@@ -235,7 +290,7 @@ fn check(
                 },
             },
         };
-        let mut diagnostics = match found {
+        let (mut diagnostics, template) = match found {
             Ok(found) => found.unwrap_or_default(),
             Err(failure) => {
                 let message = failure.message();
@@ -259,7 +314,9 @@ fn check(
             && set::accepts_set(&diagnostics);
         rejected |= !accepted;
         if json {
-            documents.push(check_json(&shown, profile, label, accepted, &diagnostics));
+            let mut document = check_json(&shown, profile, label, accepted, &diagnostics);
+            document["template"] = template.unwrap_or_default();
+            documents.push(document);
         } else {
             let shown = crate::shown(path);
             written = written.and_then(|()| {

@@ -79,7 +79,8 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     })?;
                     out.write_all(&doc)
                 }
-                _ if summary => render::summary::write(gguf, &mut out),
+                _ if summary => render::summary::write(gguf, &mut out)
+                    .and_then(|()| crate::template::summary(gguf, &mut out)),
                 _ if json => render::json::write(gguf, size, &mut out),
                 _ => render::text::write(gguf, size, &mut out),
             };
@@ -170,6 +171,7 @@ fn write_set(
     let mut out = BufWriter::new(io::stdout().lock());
     let mut written = if summary {
         render::summary::write(&model, &mut out)
+            .and_then(|()| crate::template::summary(&model, &mut out))
     } else {
         render::text::write(&model, sizes.iter().sum(), &mut out)
     };
@@ -212,6 +214,7 @@ fn dump(path: &Path, json: bool, summary: bool) -> Result<(), Failure> {
     let mut out = stdout_for_bulk();
     let written = if summary {
         render::summary::write(gguf, &mut out)
+            .and_then(|()| crate::template::summary(gguf, &mut out))
     } else if json {
         render::json::write(gguf, file_size, &mut out)
     } else {

@@ -18,7 +18,8 @@ use crate::Failure;
 #[command(after_help = "Examples:
   gguf edit model.gguf --in-place --set general.name='My model'
   gguf edit model.gguf -o out.gguf --rename general.title=general.name --remove general.url
-  gguf edit model.gguf -o - --set 'my.ids=[u32]:[1,2,3]' | gguf dump -")]
+  gguf edit model.gguf -o - --set 'my.ids=[u32]:[1,2,3]' | gguf dump -
+  gguf edit model.gguf -o out.gguf --chat-template-config tokenizer_config.json")]
 pub struct Args {
     /// The GGUF file; `-` (or a pipe) is read whole from standard input (with -o).
     file: PathBuf,
@@ -43,6 +44,24 @@ pub struct Args {
     /// Replace a read-only file.
     #[arg(long)]
     force: bool,
+    /// Set the chat template from a Jinja file, as gguf-py's gguf_new_metadata
+    /// --chat-template-file does: every `tokenizer.chat_template*` key is removed and
+    /// `tokenizer.chat_template` added at the end (before the other edits apply). A template
+    /// that does not parse is refused; one llama.cpp's engine would not parse is a warning.
+    #[arg(
+        long,
+        value_name = "FILE.jinja",
+        conflicts_with = "chat_template_config"
+    )]
+    chat_template: Option<PathBuf>,
+    /// Set the chat templates from a tokenizer_config.json's `chat_template`, as
+    /// gguf_new_metadata --chat-template-config does: a string is the template; a list of
+    /// `{"name", "template"}` gives `tokenizer.chat_template.NAME` for each (the name's
+    /// characters other than ASCII letters and digits become `_`), their names in
+    /// `tokenizer.chat_templates`, and `default` the template. An empty or missing
+    /// `chat_template` changes nothing.
+    #[arg(long, value_name = "tokenizer_config.json")]
+    chat_template_config: Option<PathBuf>,
 }
 
 /// `--set`, `--set-file`, `--remove` and `--rename`, kept in the order they were given.
@@ -160,6 +179,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
         None
     };
     let source = locked.as_ref().map_or(args.file.as_path(), |l| &l.path);
+    let template = crate::template::template_edit(
+        args.chat_template.as_deref(),
+        args.chat_template_config.as_deref(),
+    )?;
     // A regular file's header is read into memory and its tensor data copied with
     // positioned reads (a file truncated by another process meanwhile is an error, not a
     // SIGBUS); standard input (`-`) and other streams are read whole, as the output holds
@@ -177,11 +200,17 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let mut builder = if is_stream {
         bytes = crate::input::read_whole(source).map_err(|e| unreadable(&e))?;
         let gguf = Gguf::parse(&bytes).map_err(|e| Failure::Invalid(format!("{shown}: {e}")))?;
-        GgufBuilder::from_gguf(&gguf)
+        let mut builder = GgufBuilder::from_gguf(&gguf);
+        template.iter().for_each(|t| t.apply(&gguf, &mut builder));
+        builder
     } else {
         let (file, read, len) = crate::input::with_data(source)?;
         (data_file, header) = (file, read);
-        GgufBuilder::from_header_and_file(header.gguf(), &data_file, len)
+        let mut builder = GgufBuilder::from_header_and_file(header.gguf(), &data_file, len);
+        template
+            .iter()
+            .for_each(|t| t.apply(header.gguf(), &mut builder));
+        builder
     };
     for edit in &args.edits.0 {
         let applied = if args.force_type {

@@ -25,6 +25,7 @@ mod scan;
 mod snapshot;
 mod split;
 mod stats;
+mod template;
 mod tensor;
 mod tokenize;
 
@@ -107,6 +108,12 @@ enum Command {
     /// Turn text into token ids with the file's vocabulary, as llama.cpp's llama-tokenize
     /// does (same defaults and flags; `--ids` prints what `llama-tokenize --ids` prints).
     Tokenize(tokenize::Args),
+    /// List, print or render the chat templates a file carries (`tokenizer.chat_template` and
+    /// `tokenizer.chat_template.NAME`), as transformers renders them, in a sandbox.
+    ///
+    /// Only the header is read. Exit status: 0 ok, 1 when the file is not GGUF or the template
+    /// does not render, 2 on usage errors, unreadable input or no template of that name.
+    Template(template::Args),
     /// Turn token ids back into text with the file's vocabulary, as llama_detokenize does.
     Detokenize(tokenize::DetokenizeArgs),
     /// Cut a model into a shard set, byte for byte as llama.cpp's `llama-gguf-split`.
@@ -130,8 +137,9 @@ enum Command {
     /// List every model under the given paths, one row each (a shard set is one row).
     ///
     /// Each row: path, bytes, version, byte order, architecture, name, size label, parameters,
-    /// file type, quantization mix, tensors, context length and the profile's verdict with the
-    /// first error. Only headers are read, in parallel; a progress bar shows on a terminal.
+    /// file type, quantization mix, tensors, context length, chat templates (family, screen)
+    /// and the profile's verdict with the first error. Only headers are read, in parallel; a
+    /// progress bar shows on a terminal.
     ///
     /// Exit status: 0 when every model is accepted, 1 when one is rejected, 2 when one cannot
     /// be read (it is still a row).
@@ -226,6 +234,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => Failure::report(stats::run(args)),
         Command::Tokenize(args) => Failure::report(tokenize::run(args)),
         Command::Detokenize(args) => Failure::report(tokenize::run_detokenize(args)),
+        Command::Template(args) => Failure::report(template::run(args)),
         Command::Split(args) => Failure::report(split::run(args)),
         Command::Merge(args) => Failure::report(merge::run(args)),
         Command::Diff(args) => diff::run(args),

@@ -56,11 +56,13 @@ struct Row {
     quantization: Option<String>,
     tensors: Option<usize>,
     context_length: Option<u64>,
+    /// The chat templates: families, named ones as `NAME=FAMILY`, and the screen's worst.
+    template: Option<String>,
     verdict: &'static str,
     error: Option<String>,
 }
 
-const COLUMNS: [&str; 15] = [
+const COLUMNS: [&str; 16] = [
     "path",
     "bytes",
     "shards",
@@ -74,6 +76,7 @@ const COLUMNS: [&str; 15] = [
     "quantization",
     "tensors",
     "context_length",
+    "template",
     "verdict",
     "error",
 ];
@@ -268,10 +271,11 @@ fn describe(gguf: &Gguf<'_>, row: &mut Row) {
     row.quantization = (!mix.is_empty()).then(|| mix.join(", "));
     row.tensors = Some(s.tensors);
     row.context_length = s.hparams.context_length;
+    row.template = crate::template::scan_cell(gguf);
 }
 
 /// The row's fields in [`COLUMNS`] order, as bytes (`None` when unknown).
-fn fields(r: &Row) -> [Option<Vec<u8>>; 15] {
+fn fields(r: &Row) -> [Option<Vec<u8>>; 16] {
     let n = |v: Option<u64>| v.map(|v| v.to_string().into_bytes());
     let text = |v: Option<&str>| v.map(|v| v.as_bytes().to_vec());
     [
@@ -288,6 +292,7 @@ fn fields(r: &Row) -> [Option<Vec<u8>>; 15] {
         text(r.quantization.as_deref()),
         n(r.tensors.map(|t| t as u64)),
         n(r.context_length),
+        text(r.template.as_deref()),
         text(Some(r.verdict)),
         text(r.error.as_deref()),
     ]
@@ -299,7 +304,7 @@ fn write_text(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
         let show = |i: usize| terminal(f[i].as_deref().unwrap_or(b"-")).into_owned();
         writeln!(
             out,
-            "{}  {} bytes{}  v{} {}  {} \"{}\" {} {} params  {} tensors ({})  ctx {}  {}{}",
+            "{}  {} bytes{}  v{} {}  {} \"{}\" {} {} params  {} tensors ({})  ctx {}  template {}  {}{}",
             show(0),
             show(1),
             if r.shards > 1 {
@@ -317,6 +322,7 @@ fn write_text(rows: &[Row], out: &mut impl Write) -> io::Result<()> {
             show(10),
             show(12),
             show(13),
+            show(14),
             r.error
                 .as_ref()
                 .map_or(String::new(), |e| format!(": {}", terminal(e.as_bytes()))),

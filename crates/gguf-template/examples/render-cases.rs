@@ -1,7 +1,9 @@
 //! Renders every template x conversation of a cases file (scripts/template_reference.py cases)
 //! with this crate, for scripts/check-templates.sh. A template that comes from a GGUF file is
 //! read from that file by this crate and must equal what gguf-py read (source and special
-//! tokens), and the screen must find nothing in any of them; otherwise the run fails.
+//! tokens), and the screen must find nothing in any of them; otherwise the run fails. Each
+//! template's family and whether our lint says llama.cpp's engine parses it are written too,
+//! for the comparison with llama.cpp.
 //!
 //! Usage: render-cases CASES.json OUT.json
 
@@ -20,6 +22,8 @@ fn main() -> ExitCode {
         chrono::NaiveDateTime::parse_from_str(cases["now"].as_str().unwrap(), "%Y-%m-%dT%H:%M:%S")
             .unwrap();
     let mut results = serde_json::Map::new();
+    let mut families = serde_json::Map::new();
+    let mut minja = serde_json::Map::new();
     let mut failed = false;
     let mut screened = 0;
     for t in cases["templates"].as_array().unwrap() {
@@ -72,6 +76,11 @@ fn main() -> ExitCode {
             failed = true;
         }
         screened += 1;
+        let id = t["id"].as_str().unwrap().to_owned();
+        families.insert(id.clone(), json!(gguf_template::family::family(&source)));
+        // Whether our lint says llama.cpp's engine parses it.
+        let parses = gguf_template::minja::llama_cpp_syntax(&source).is_none();
+        minja.insert(id, json!(parses));
         if std::env::var_os("GGUF_TEMPLATE_LINT").is_some() {
             for d in gguf_template::lint::lint(&source, &special, None) {
                 eprintln!("{}: lint: {d}", t["id"]);
@@ -100,7 +109,10 @@ fn main() -> ExitCode {
     }
     std::fs::write(
         out,
-        serde_json::to_string_pretty(&json!({ "results": results })).unwrap(),
+        serde_json::to_string_pretty(
+            &json!({ "results": results, "families": families, "minja_parses": minja }),
+        )
+        .unwrap(),
     )
     .unwrap();
     eprintln!("screen: {screened} real templates, no findings expected");

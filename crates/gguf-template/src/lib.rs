@@ -4,8 +4,10 @@
 //!   `tokenizer.chat_template.NAME`) and the special tokens a template sees.
 //! - [`mod@render`]: a conversation rendered as transformers renders it, in a sandbox with
 //!   bounded fuel, recursion, output and time.
+//! - [`family`]: the family llama.cpp detects (its built-in formatter).
 //! - [`lint`]: what is wrong with a template (does not parse, does not render, raises, names
 //!   tokens the vocabulary lacks, never opens the assistant's turn).
+//! - [`minja`]: what llama.cpp's Jinja engine refuses although jinja2 parses it.
 //! - [`mod@screen`]: a static screen for the building blocks of template injections.
 //!
 //! `scripts/check-templates.sh` renders every template of llama.cpp's `models/templates/`, of
@@ -17,7 +19,9 @@
 //! `True`); `cycler`, `joiner` and `lipsum` are not defined; memory is bounded only against the
 //! doubling pattern the screen sees.
 
+pub mod family;
 pub mod lint;
+pub mod minja;
 pub mod pyfmt;
 pub mod read;
 pub mod render;

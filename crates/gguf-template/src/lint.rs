@@ -1,6 +1,7 @@
-//! Diagnostics for a chat template: it does not parse, does not render a minimal
-//! conversation, raises for an ordinary one, names special tokens the vocabulary does not
-//! have, writes a BOS other than the file's, or never emits the generation prompt.
+//! Diagnostics for a chat template: it does not parse (in jinja2, or in llama.cpp's engine),
+//! does not render a minimal conversation, raises for an ordinary one, names special tokens
+//! the vocabulary does not have, writes a BOS other than the file's, or never emits the
+//! generation prompt.
 
 use crate::read::{templates, SpecialTokens};
 use crate::render::{parse, render, Conversation, Limits, RenderError};
@@ -125,6 +126,16 @@ pub fn lint(
             message: format!("does not parse: {message}"),
         });
         return out;
+    }
+    if let Some((line, column, construct)) = crate::minja::llama_cpp_syntax(source) {
+        out.push(Diagnostic {
+            code: "template-llama-cpp-syntax",
+            level: Level::Error,
+            location: Some((line, column)),
+            message: format!(
+                "llama.cpp's engine (minja) does not parse {construct}: llama.cpp would use chatml instead"
+            ),
+        });
     }
     let limits = Limits::default();
     let at = |e: &RenderError| match e {

@@ -7,7 +7,8 @@ use crate::screen::screen;
 use gguf_grammar::Gguf;
 use serde_json::{json, Value};
 
-/// `{"templates": [{"key", "name", "bytes", "source"?, "lint"?, "screen"?}], "errors": [...]}`.
+/// `{"templates": [{"key", "name", "bytes", "family", "source"?, "lint"?, "screen"?}],
+/// "errors": [...]}`: `family` as llama.cpp detects it ([`crate::family`]).
 pub fn report(gguf: &Gguf<'_>, with_source: bool, with_lint: bool, with_screen: bool) -> Value {
     let (found, errors) = templates(gguf);
     let lints = if with_lint {
@@ -18,7 +19,12 @@ pub fn report(gguf: &Gguf<'_>, with_source: bool, with_lint: bool, with_screen: 
     let items: Vec<Value> = found
         .iter()
         .map(|t| {
-            let mut item = json!({ "key": t.key, "name": t.name, "bytes": t.source.len() });
+            let mut item = json!({
+                "key": t.key,
+                "name": t.name,
+                "bytes": t.source.len(),
+                "family": crate::family::family(&t.source),
+            });
             if with_source {
                 item["source"] = json!(t.source);
             }

@@ -123,3 +123,49 @@ fn the_json_report() {
     assert_eq!(t["screen"], serde_json::json!([]));
     assert!(t.get("source").is_none());
 }
+
+/// `tests/templates/llama-cpp-syntax.json` records, for each template, whether transformers'
+/// jinja2 and llama.cpp's minja parse it (both run again by scripts/check-templates.sh): our
+/// parse agrees with jinja2's but for the known differences below, and
+/// `template-llama-cpp-syntax` is given exactly where jinja2 parses and minja does not.
+#[test]
+fn llama_cpp_syntax_as_recorded() {
+    // Where minijinja's syntax is not jinja2's: it lacks `{% generation %}` (transformers'
+    // AssistantTracker extension, for assistant-token masks) and has `{% do %}` (an extension
+    // transformers does not load).
+    const KNOWN: [&str; 2] = ["generation", "do"];
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/templates/llama-cpp-syntax.json"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let (mut flagged, mut differ, mut wrong) = (0, Vec::new(), Vec::new());
+    for case in doc["cases"].as_array().unwrap() {
+        let (id, source) = (
+            case["id"].as_str().unwrap(),
+            case["source"].as_str().unwrap(),
+        );
+        let jinja2 = case["jinja2"].as_bool().unwrap();
+        let minja = case["llama.cpp"].as_bool().unwrap();
+        if gguf_template::render::parse(source).is_ok() != jinja2 {
+            differ.push(id);
+            continue;
+        }
+        let ours = gguf_template::minja::llama_cpp_syntax(source);
+        if jinja2 {
+            let linted = codes(source, None).contains(&"template-llama-cpp-syntax");
+            if ours.is_some() == minja || linted == minja {
+                wrong.push(format!("{id}: {ours:?}"));
+            }
+            flagged += usize::from(linted);
+        }
+    }
+    assert_eq!(differ, KNOWN, "our parse vs jinja2's");
+    assert_eq!(
+        wrong,
+        Vec::<String>::new(),
+        "template-llama-cpp-syntax vs llama.cpp"
+    );
+    assert!(flagged >= 20, "{flagged}");
+}
