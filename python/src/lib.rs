@@ -359,12 +359,17 @@ fn judge(
     schema: bool,
 ) -> PyResult<(Profile, Vec<validate::Diagnostic>)> {
     let (profile, llama_cpp) = self::profile(profile)?;
-    if llama_cpp {
-        return Ok((profile, gguf_tokenizer::check::llama_cpp(gguf, file_len)));
-    }
-    let mut found = validate::check(gguf, file_len, profile);
-    if schema {
+    // As `gguf check`'s judge: the model rules bring the templates' lint.
+    let mut found = if llama_cpp {
+        gguf_tokenizer::check::llama_cpp(gguf, file_len)
+    } else {
+        validate::check(gguf, file_len, profile)
+    };
+    if schema && !llama_cpp {
         found.extend(gguf_tokenizer::check::model(gguf));
+    }
+    if schema || llama_cpp {
+        found.extend(gguf_template::lint::check(gguf));
     }
     Ok((profile, found))
 }

@@ -193,47 +193,12 @@ fn judge_all(
     let mut found = judge(gguf, file_len, profile, schema);
     // A model rule, as the schema's: the container profiles do not read templates.
     if schema != Schema::Off {
-        found.extend(template_diagnostics(gguf));
+        found.extend(gguf_template::lint::check(gguf));
     }
     (
         found,
         Some(gguf_template::report::report(gguf, false, true, true)),
     )
-}
-
-/// The lint of every chat template (crate `gguf-template`) as diagnostics on its key/value.
-/// They never change the verdict: no reader refuses a file for its template (llama.cpp falls
-/// back to chatml).
-fn template_diagnostics(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
-    use gguf_grammar::validate::{Code, References};
-    let mut out = Vec::new();
-    for (key, found) in gguf_template::lint::lint_gguf(gguf) {
-        let Some(index) = gguf
-            .kvs
-            .iter()
-            .position(|kv| kv.key.as_bytes() == key.as_bytes())
-        else {
-            continue;
-        };
-        let at = validate::At::kv(gguf, index);
-        for d in found {
-            // Every lint code is in the one list (tests/cli_template.rs checks them all).
-            debug_assert!(Code::from_name(d.code).is_some(), "{}", d.code);
-            let code = Code::from_name(d.code).unwrap_or(Code::TemplateSyntax);
-            let place = d
-                .location
-                .map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));
-            out.push(Diagnostic {
-                code,
-                severity: code.severity(),
-                span: at.span.clone(),
-                path: at.path.clone(),
-                message: format!("chat template: {place}{}", d.message),
-                rejected_by: References::NONE,
-            });
-        }
-    }
-    out
 }
 
 /// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one

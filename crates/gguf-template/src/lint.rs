@@ -5,6 +5,7 @@
 
 use crate::read::{templates, SpecialTokens};
 use crate::render::{parse, render, Conversation, Limits, RenderError};
+use gguf_grammar::validate::{self, Code, References};
 use gguf_grammar::Gguf;
 use serde_json::json;
 use std::collections::HashSet;
@@ -228,6 +229,41 @@ pub fn lint_gguf(gguf: &Gguf<'_>) -> Vec<(String, Vec<Diagnostic>)> {
         .collect();
     for t in found {
         out.push((t.key, lint(&t.source, &special, vocab.as_ref())));
+    }
+    out
+}
+
+/// The lint of every template in `gguf` as `gguf check` diagnostics (`template-*` codes, at
+/// the template's key/value pair): what `--schema` and `--profile llama.cpp` report, in the
+/// CLI, the Python package and the inspector alike. None rejects: llama.cpp loads a file
+/// whatever its template.
+pub fn check(gguf: &Gguf<'_>) -> Vec<validate::Diagnostic> {
+    let mut out = Vec::new();
+    for (key, found) in lint_gguf(gguf) {
+        let Some(index) = gguf
+            .kvs
+            .iter()
+            .position(|kv| kv.key.as_bytes() == key.as_bytes())
+        else {
+            continue;
+        };
+        let at = validate::At::kv(gguf, index);
+        for d in found {
+            // Every lint code is in the one list (tests/cli_template.rs checks them all).
+            debug_assert!(Code::from_name(d.code).is_some(), "{}", d.code);
+            let code = Code::from_name(d.code).unwrap_or(Code::TemplateSyntax);
+            let place = d
+                .location
+                .map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));
+            out.push(validate::Diagnostic {
+                code,
+                severity: code.severity(),
+                span: at.span.clone(),
+                path: at.path.clone(),
+                message: format!("chat template: {place}{}", d.message),
+                rejected_by: References::NONE,
+            });
+        }
     }
     out
 }

@@ -29,7 +29,9 @@ fn lock(buffer: &'static Mutex<Vec<u8>>) -> MutexGuard<'static, Vec<u8>> {
 /// The diagnostics of llama.cpp 0.3.16's model loader that a header shows: the same as
 /// `gguf check --profile llama.cpp` (the browser tests compare the two).
 pub fn llama_cpp_diagnostics(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
-    gguf_tokenizer::check::llama_cpp(gguf, file_len)
+    let mut found = gguf_tokenizer::check::llama_cpp(gguf, file_len);
+    found.extend(gguf_template::lint::check(gguf));
+    found
 }
 
 /// `{"profile", "accepted", "diagnostics": [...]}`: the document of
