@@ -1,6 +1,5 @@
 //! What a parse returns: the whole header of a GGUF file, borrowed from its bytes.
 
-use std::path::Path;
 
 use crate::error::{Error, GetError};
 use crate::ggml_type::GgmlType;
@@ -324,7 +323,7 @@ pub struct GgufFile {
 #[cfg(feature = "mmap")]
 impl GgufFile {
     /// Maps the file at `path` read-only.
-    pub fn open(path: impl AsRef<Path>) -> std::io::Result<Self> {
+    pub fn open(path: impl AsRef<std::path::Path>) -> std::io::Result<Self> {
         let file = std::fs::File::open(path)?;
         // mmap of a zero-length file fails on some platforms; an empty file is simply empty.
         let map = if file.metadata()?.len() == 0 {
@@ -508,6 +507,7 @@ mod tests {
     use crate::grammar::file::tests::whole_file;
     use crate::grammar::test_bytes::all_ctx;
     use crate::grammar::Ctx;
+    use std::path::Path;
 
     #[test]
     fn tensors_are_placed_after_the_aligned_infos() {

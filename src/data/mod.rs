@@ -3,7 +3,7 @@
 //!
 //! - [`layout`]: the block layouts, one table shared by everything below;
 //! - [`dequant`]: blocks to `f32`, bit-identical to gguf-py 0.19.0's `gguf.quants.dequantize`;
-//! - [`f16`]: half precision to and from `f32`, as numpy converts;
+//! - [`f16`](mod@f16): half precision to and from `f32`, as numpy converts;
 //! - (hashes as `llama-gguf-hash` prints them are `gguf_tools::hash`);
 //! - [`swap`]: tensor data in the other byte order, as gguf-py's `gguf-convert-endian`;
 //! - [`Tensor::data`]: a tensor's bytes, checked against the file's length.
