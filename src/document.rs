@@ -1,6 +1,5 @@
 //! What a parse returns: the whole header of a GGUF file, borrowed from its bytes.
 
-
 use crate::error::{Error, GetError};
 use crate::ggml_type::GgmlType;
 use crate::grammar::file::{file, File};

@@ -1,7 +1,8 @@
 //! The values a writer owns ([`OwnedValue`], arrays in either form) and their writer.
 
 use super::{Encoder, WriteError};
-use crate::grammar::value::{value_enum, with_fixed_size_variants, ElementType, MAX_NESTING};
+use crate::grammar::value::model::{value_enum, with_fixed_size_variants};
+use crate::grammar::value::{ElementType, MAX_NESTING};
 use crate::grammar::Ctx;
 use crate::{Array, Value};
 
