@@ -237,6 +237,7 @@ fn element(ctx: Ctx, ty: ValueType, depth: u32, input: &[u8]) -> ParseResult<'_,
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grammar::string::GgufStr;
     use crate::grammar::test_bytes::{all_ctx, Enc};
 
     fn parse_ok(ctx: Ctx, ty: ValueType, bytes: &[u8]) -> Value<'_> {
