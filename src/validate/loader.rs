@@ -29,6 +29,11 @@ use crate::Gguf;
 /// The container profile the loader's verdict includes: ggml's reader loading the data.
 pub const CONTAINER: Profile = Profile::GgmlData;
 
+/// What `--profile llama.cpp` follows.
+pub const MODELS: &str = "the model loader of the llama.cpp vendored in llama-cpp-python \
+     0.3.16 (llama_model_load_from_file, default parameters, CPU), as recorded in \
+     tests/llama/verdicts.json";
+
 /// The diagnostics under llama.cpp's loader: [`CONTAINER`]'s, then the schema's, with
 /// `schema-vocab-only` an error. `file_len` is the length of the whole file.
 pub fn check(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {

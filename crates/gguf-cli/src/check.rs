@@ -155,11 +155,6 @@ impl From<CheckProfile> for Profile {
     }
 }
 
-/// What `--profile llama.cpp` follows.
-const LLAMA_CPP_MODELS: &str = "the model loader of the llama.cpp vendored in llama-cpp-python \
-     0.3.16 (llama_model_load_from_file, default parameters, CPU), as recorded in \
-     tests/llama/verdicts.json";
-
 /// Which model rules apply besides the profile's.
 #[derive(Clone, Copy, PartialEq)]
 enum Schema {
@@ -213,7 +208,7 @@ fn check(
     let mut out = BufWriter::new(io::stdout().lock());
     // What the JSON names: `--profile llama.cpp` applies ggml-data's container rules.
     let label = match schema {
-        Schema::LlamaCpp => ("llama.cpp", LLAMA_CPP_MODELS),
+        Schema::LlamaCpp => ("llama.cpp", validate::loader::MODELS),
         _ => (profile.name(), profile.models()),
     };
     let (mut rejected, mut unreadable) = (false, false);

@@ -61,7 +61,14 @@ pub fn llama_cpp_verdict(gguf: &Gguf<'_>, file_len: u64) -> Value {
             })
         })
         .collect();
-    json!({ "profile": profile.name(), "accepted": accepted, "diagnostics": rows })
+    // The document of `gguf check --profile llama.cpp --json`, less its "file".
+    json!({
+        "profile": "llama.cpp",
+        "models": validate::loader::MODELS,
+        "accepted": accepted,
+        "diagnostics": rows,
+        "template": gguf_template::report::report(gguf, false, true, true),
+    })
 }
 
 /// What the page shows for a header (`header` holds at least the whole header of a file
