@@ -178,22 +178,22 @@ fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Ve
 }
 
 /// [`judge`] and, with the model rules (`--schema`, `--profile llama.cpp`), the chat
-/// templates' lint; with the `template` section of `--json` (always).
+/// templates' lint; with `json`, the `template` section of `--json` (always there).
 fn judge_all(
     gguf: &Gguf<'_>,
     file_len: u64,
     profile: Profile,
     schema: Schema,
+    json: bool,
 ) -> (Vec<Diagnostic>, Option<serde_json::Value>) {
     let mut found = judge(gguf, file_len, profile, schema);
     // A model rule, as the schema's: the container profiles do not read templates.
     if schema != Schema::Off {
         found.extend(gguf_template::lint::check(gguf));
     }
-    (
-        found,
-        Some(gguf_template::report::report(gguf, false, true, true)),
-    )
+    // The report renders every template: only for the JSON that shows it.
+    let template = json.then(|| gguf_template::report::report(gguf, false, true, true));
+    (found, template)
 }
 
 /// `gguf check`: exit 0 when every file is accepted, 1 when one is rejected, 2 when one
@@ -227,21 +227,25 @@ fn check(
             .any(|d| d.code == "set-missing-shard");
         let found = match path.to_str().filter(|p| is_remote(p)) {
             Some(url) => remote::with_header(url, verbose, |gguf, size| {
-                Ok(judge_all(gguf, size, profile, schema))
+                Ok(judge_all(gguf, size, profile, schema, json))
             })
             .map(Some),
             None => match opened {
                 Some(shard) => Ok(Some(match shard.parse() {
-                    Ok(gguf) => judge_all(&gguf, shard.len(), profile, schema),
+                    Ok(gguf) => judge_all(&gguf, shard.len(), profile, schema, json),
                     Err(e) => (vec![validate::parse_failure(&e)], None),
                 })),
                 // Refused outright: a FIFO at a sibling's name is not a missing shard.
                 None => match sibling_check(path, set_findings.is_some()) {
                     Err(failure) => Err(failure),
                     Ok(()) => match crate::input::header_or_parse_error(path) {
-                        Ok(Ok((header, file_len))) => {
-                            Ok(Some(judge_all(header.gguf(), file_len, profile, schema)))
-                        }
+                        Ok(Ok((header, file_len))) => Ok(Some(judge_all(
+                            header.gguf(),
+                            file_len,
+                            profile,
+                            schema,
+                            json,
+                        ))),
                         Ok(Err(e)) => Ok(Some((vec![validate::parse_failure(&e)], None))),
                         // A missing shard is a finding about the set, not an unreadable argument.
                         Err(_) if missing_shard => Ok(None),
