@@ -1,8 +1,8 @@
 """Document.check(profile="llama.cpp") against llama.cpp's own load verdicts
 (tests/llama/verdicts.json, recorded by scripts/check-llama-loader.sh from llama.cpp 0.3.16's
-loader) and against `gguf check --profile llama.cpp --json` on the same files: the 540 files
+loader) and against `gguf check --profile llama.cpp --json` on the same files: the 585 files
 of that record, written again here as check-llama-loader.sh writes them (`gguf fixtures`,
-`--all-archs`, `gguf mutate --all`, the kept inputs, the corpus, SmolLM2)."""
+`--all-archs`, `gguf mutate --all`, the llama4 variant, the kept inputs, the corpus, SmolLM2)."""
 
 import json
 import re
@@ -51,6 +51,10 @@ def cases(tmp_path_factory):
         for m in sorted(out.glob("*.gguf")):
             if MODEL_RULES.search(m.name):
                 found[f"mutations/{m.name}"] = m
+    variant = work / "variants" / "llama4-moe-step-2.gguf"
+    variant.parent.mkdir()
+    run("edit", work / "archs" / "tiny-llama4.gguf", "--set", "llama4.interleave_moe_layer_step=2", "-o", variant)
+    found["variants/llama4-moe-step-2.gguf"] = variant
     return found
 
 

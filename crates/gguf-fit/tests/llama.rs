@@ -355,7 +355,7 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
         let err = (mine as f64 - theirs as f64) / (theirs.max(1) as f64);
         row.compute_error = Some(err);
         row.cells.push(if mine == theirs {
-            format!("{} MiB, byte-equal", mib(mine))
+            format!("{} MiB, byte-equal ({mine} bytes)", mib(mine))
         } else {
             format!(
                 "{} vs {} MiB ({:+.1}%)",
