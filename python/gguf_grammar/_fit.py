@@ -37,7 +37,8 @@ def fit(
     ``--swa-full``, ``--kv-unified``, ``--embeddings``), read from the header alone: the same
     dict ``gguf fit --json`` prints, sizes in bytes — ``n_ctx``, ``weights`` (buffers:
     ``name``, ``device``, ``bytes``), ``caches`` (KV or recurrent, per layer), ``output``,
-    ``compute`` (an estimate), ``devices`` (totals). For the first shard of a set
+    ``compute`` (an estimate; ``None`` with ``gpus`` > 0, where it is not estimated, as
+    ``compute_not_estimated`` says), ``devices`` (totals; their ``compute`` is ``None`` then). For the first shard of a set
     (``NAME-00001-of-0000N.gguf``) every shard is read. Raises ``ValueError`` for a model
     llama.cpp would not load (a vocabulary-only file, an unknown architecture, …).
 

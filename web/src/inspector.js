@@ -295,7 +295,8 @@ function showFit(estimates, nCtx) {
     const tr = el("tr");
     tr.dataset.device = d.device;
     tr.append(el("td", d.device));
-    for (const k of ["weights", "cache", "output", "compute", "total"]) tr.append(el("td", bytes(d[k]), "n"));
+    // compute null: not estimated (a device split across GPUs; never on this page, which has no GPUs)
+    for (const k of ["weights", "cache", "output", "compute", "total"]) tr.append(el("td", d[k] === null ? "not estimated" : bytes(d[k]), "n"));
     t.append(tr);
   }
   const caches = e.caches.map((c) => [`${c.kind}${c.swa ? " (sliding window)" : ""}: ${fmt(c.cells)} cells, K ${c.type_k || "-"} ${bytes(c.k_bytes)}, V ${c.type_v || "-"} ${bytes(c.v_bytes)}`]);

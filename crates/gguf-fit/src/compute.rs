@@ -32,8 +32,9 @@
 
 use crate::{Buffer, Device, Estimate, MemoryKind, Params};
 
-/// The compute buffer of the CPU backend. With layers offloaded llama.cpp splits the graph
-/// across devices; this estimate does not model the split and reports the whole on the CPU.
+/// The compute buffer of the CPU backend, without GPU devices. With GPUs llama.cpp splits the
+/// graph across the backends; that split is not modelled and the estimate then gives no
+/// compute figure (`Estimate::compute` is `None`).
 pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
     let simulated = crate::alloc::models(e)
         .then(|| simulated(e, params))

@@ -223,18 +223,22 @@ pub struct Estimate {
     /// The output buffer (logits, embeddings), in host memory.
     pub output: Buffer,
     /// The compute buffers (estimated); empty when llama.cpp reserves none (no memory module).
-    pub compute: Vec<Buffer>,
+    /// `None`: not estimated, with GPU devices ([`Params::n_gpu_devices`] > 0): llama.cpp's
+    /// scheduler (`ggml_backend_sched`) then splits the graph across the backends, which
+    /// [`compute`] does not model, so no device's figure is given.
+    pub compute: Option<Vec<Buffer>>,
 }
 
 impl Estimate {
-    /// Bytes on `device`: weights, caches, output and compute buffers.
+    /// Bytes on `device`: weights, caches, output and compute buffers (without the compute
+    /// buffers when they are not estimated).
     pub fn total_on(&self, device: Device) -> u64 {
         let caches = self.caches.iter().flat_map(|c| c.buffers.iter());
         self.weights
             .iter()
             .chain(caches)
             .chain(std::iter::once(&self.output))
-            .chain(self.compute.iter())
+            .chain(self.compute.iter().flatten())
             .filter(|b| b.device == device)
             .fold(0u64, |a, b| a.saturating_add(b.bytes))
     }
@@ -243,7 +247,12 @@ impl Estimate {
     pub fn devices(&self) -> Vec<Device> {
         let mut devices = vec![Device::Cpu];
         let caches = self.caches.iter().flat_map(|c| c.buffers.iter());
-        for b in self.weights.iter().chain(caches).chain(self.compute.iter()) {
+        for b in self
+            .weights
+            .iter()
+            .chain(caches)
+            .chain(self.compute.iter().flatten())
+        {
             if !devices.contains(&b.device) {
                 devices.push(b.device);
             }
@@ -708,10 +717,12 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
         weights,
         caches,
         output,
-        compute: Vec::new(),
+        compute: Some(Vec::new()),
     };
-    if estimate.hparams.memory != MemoryKind::None {
-        estimate.compute = compute::estimate(&estimate, params);
+    if params.n_gpu_devices > 0 {
+        estimate.compute = None;
+    } else if estimate.hparams.memory != MemoryKind::None {
+        estimate.compute = Some(compute::estimate(&estimate, params));
     }
     Ok(estimate)
 }

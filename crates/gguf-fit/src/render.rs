@@ -16,19 +16,34 @@ fn sum_on<'a>(buffers: impl Iterator<Item = &'a Buffer>, device: Device) -> u64 
         .sum()
 }
 
-/// Per device: weights, caches, output, compute, total.
-fn device_rows(e: &Estimate) -> Vec<(Device, [u64; 5])> {
+/// Per device: weights, caches, output, compute (`None`: not estimated), total (without the
+/// compute buffer when it is not estimated).
+struct DeviceRow {
+    device: Device,
+    weights: u64,
+    caches: u64,
+    output: u64,
+    compute: Option<u64>,
+    total: u64,
+}
+
+fn device_rows(e: &Estimate) -> Vec<DeviceRow> {
     e.devices()
         .into_iter()
-        .map(|d| {
-            let weights = sum_on(e.weights.iter(), d);
-            let caches = sum_on(e.caches.iter().flat_map(|c| c.buffers.iter()), d);
-            let output = sum_on(std::iter::once(&e.output), d);
-            let compute = sum_on(e.compute.iter(), d);
-            (d, [weights, caches, output, compute, e.total_on(d)])
+        .map(|d| DeviceRow {
+            device: d,
+            weights: sum_on(e.weights.iter(), d),
+            caches: sum_on(e.caches.iter().flat_map(|c| c.buffers.iter()), d),
+            output: sum_on(std::iter::once(&e.output), d),
+            compute: e.compute.as_ref().map(|c| sum_on(c.iter(), d)),
+            total: e.total_on(d),
         })
         .collect()
 }
+
+/// Why [`Estimate::compute`] is `None`, as the renderings say it.
+pub const COMPUTE_NOT_ESTIMATED: &str = "the compute buffers are not estimated with GPU devices: \
+llama.cpp's scheduler splits the graph across the backends, which the estimate does not model";
 
 /// A table: one row per context size and device.
 pub fn text(estimates: &[Estimate]) -> String {
@@ -38,10 +53,19 @@ pub fn text(estimates: &[Estimate]) -> String {
     ];
     let mut rows = vec![header.map(String::from).to_vec()];
     for e in estimates {
-        for (d, figures) in device_rows(e) {
-            let mut row = vec![e.n_ctx.to_string(), d.to_string()];
-            row.extend(figures.iter().map(|&b| mib(b)));
-            rows.push(row);
+        for r in device_rows(e) {
+            rows.push(vec![
+                e.n_ctx.to_string(),
+                r.device.to_string(),
+                mib(r.weights),
+                mib(r.caches),
+                mib(r.output),
+                r.compute.map_or("not estimated".into(), mib),
+                match r.compute {
+                    Some(_) => mib(r.total),
+                    None => format!("{} + compute", mib(r.total)),
+                },
+            ]);
         }
     }
     let widths: Vec<usize> = (0..header.len())
@@ -64,6 +88,9 @@ pub fn text(estimates: &[Estimate]) -> String {
     out.push_str(
         "* the compute buffer is an estimate; the other figures are what llama.cpp allocates\n",
     );
+    if estimates.iter().any(|e| e.compute.is_none()) {
+        let _ = writeln!(out, "  ({COMPUTE_NOT_ESTIMATED})");
+    }
     out
 }
 
@@ -99,15 +126,15 @@ fn list(items: impl Iterator<Item = String>) -> String {
 /// One JSON object per estimate, in an array; sizes in bytes.
 pub fn json(estimates: &[Estimate]) -> String {
     list(estimates.iter().map(|e| {
-        let devices = list(device_rows(e).into_iter().map(|(d, f)| {
+        let devices = list(device_rows(e).into_iter().map(|r| {
             format!(
                 "{{\"device\":{},\"weights\":{},\"cache\":{},\"output\":{},\"compute\":{},\"total\":{}}}",
-                json_str(&d.to_string()),
-                f[0],
-                f[1],
-                f[2],
-                f[3],
-                f[4]
+                json_str(&r.device.to_string()),
+                r.weights,
+                r.caches,
+                r.output,
+                r.compute.map_or("null".into(), |b| b.to_string()),
+                r.total
             )
         }));
         let caches = list(e.caches.iter().map(|c| {
@@ -138,7 +165,7 @@ pub fn json(estimates: &[Estimate]) -> String {
             )
         }));
         format!(
-            "{{\"architecture\":{},\"n_ctx\":{},\"n_batch\":{},\"n_ubatch\":{},\"devices\":{},\"weights\":{},\"caches\":{},\"output\":{},\"compute\":{},\"compute_is_estimate\":true}}",
+            "{{\"architecture\":{},\"n_ctx\":{},\"n_batch\":{},\"n_ubatch\":{},\"devices\":{},\"weights\":{},\"caches\":{},\"output\":{},\"compute\":{},\"compute_is_estimate\":true,\"compute_not_estimated\":{}}}",
             json_str(&e.hparams.arch),
             e.n_ctx,
             e.n_batch,
@@ -147,7 +174,12 @@ pub fn json(estimates: &[Estimate]) -> String {
             list(e.weights.iter().map(buffer_json)),
             caches,
             buffer_json(&e.output),
-            list(e.compute.iter().map(buffer_json))
+            e.compute
+                .as_ref()
+                .map_or("null".into(), |c| list(c.iter().map(buffer_json))),
+            e.compute
+                .as_ref()
+                .map_or(json_str(COMPUTE_NOT_ESTIMATED), |_| "null".into())
         )
     }))
 }

@@ -350,7 +350,7 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
         probe["n_ctx"].to_string(),
     );
     let theirs: u64 = figures(&probe, &["compute"]).iter().map(|f| f.1).sum();
-    let mine: u64 = ours.compute.iter().map(|b| b.bytes).sum();
+    let mine: u64 = ours.compute.iter().flatten().map(|b| b.bytes).sum();
     if theirs > 0 || mine > 0 {
         let err = (mine as f64 - theirs as f64) / (theirs.max(1) as f64);
         row.compute_error = Some(err);

@@ -28,9 +28,16 @@ fn json_and_text_carry_the_same_figures() {
     let first = &json[0];
     assert_eq!(first["n_ctx"], 512);
     assert_eq!(first["architecture"], "llama");
-    // Per device, total = weights + cache + output + compute.
+    // With a GPU the compute buffers are not estimated: null on every device (not 0, which
+    // would read as a measurement), and total = weights + cache + output.
+    assert!(first["compute"].is_null(), "{first}");
+    assert!(first["compute_not_estimated"]
+        .as_str()
+        .unwrap()
+        .contains("GPU"));
     for d in first["devices"].as_array().unwrap() {
-        let sum: u64 = ["weights", "cache", "output", "compute"]
+        assert!(d["compute"].is_null(), "{d}");
+        let sum: u64 = ["weights", "cache", "output"]
             .iter()
             .map(|k| d[k].as_u64().unwrap())
             .sum();
@@ -40,10 +47,38 @@ fn json_and_text_carry_the_same_figures() {
     assert_eq!(first["devices"][1]["weights"], 74240);
     assert_eq!(first["caches"][0]["layers"].as_array().unwrap().len(), 2);
     let text = render::text(&sweep);
-    // A header, two devices per context size, the footnote.
-    assert_eq!(text.lines().count(), 1 + 4 + 1, "{text}");
+    // A header, two devices per context size, the footnote and why compute is missing.
+    assert_eq!(text.lines().count(), 1 + 4 + 2, "{text}");
     assert!(
         text.lines().nth(1).unwrap().starts_with("512    CPU"),
         "{text}"
     );
+    for row in text.lines().skip(1).take(4) {
+        assert!(row.contains("not estimated"), "{text}");
+        assert!(row.ends_with("MiB + compute"), "{text}");
+    }
+    assert!(text.contains("not estimated with GPU devices"), "{text}");
+}
+
+/// Without GPUs the compute buffer is estimated (on the CPU) and counted in the total.
+#[test]
+fn cpu_only_compute_is_a_figure() {
+    let bytes = tiny::llama_like("llama", 256, 64, 2, 4, 2, 128, GgmlType::F16, false).build();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let e = estimate(&gguf, &Params::default()).unwrap();
+    let compute = e.compute.as_ref().unwrap();
+    assert_eq!(compute.len(), 1);
+    assert!(compute[0].bytes > 0);
+    let json: serde_json::Value =
+        serde_json::from_str(&render::json(std::slice::from_ref(&e))).unwrap();
+    let d = &json[0]["devices"][0];
+    let sum: u64 = ["weights", "cache", "output", "compute"]
+        .iter()
+        .map(|k| d[k].as_u64().unwrap())
+        .sum();
+    assert_eq!(d["total"].as_u64().unwrap(), sum);
+    assert!(json[0]["compute_not_estimated"].is_null());
+    let text = render::text(&[e]);
+    assert!(!text.contains("not estimated"), "{text}");
+    assert_eq!(text.lines().count(), 1 + 1 + 1, "{text}");
 }
