@@ -892,7 +892,41 @@ pub const ARCHITECTURES: &[Architecture] = &[
         AllExperts,
         Bpe("deepseek-llm"),
     ),
+    arch(
+        "phimoe",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT,
+            OUTPUT_B,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            PHIMOE_ATTN,
+            FFN_NORM,
+            FFN_NORM_B,
+            MOE_FF_EXP_AS_FF,
+            ROPE_FACTORS
+        ],
+        AllExperts,
+        Spm,
+    ),
 ];
+
+/// PhiMoE: separate q, k, v with biases (the loader also takes a fused `attn_qkv` without
+/// biases; the table requires the separate form), a square output projection with bias.
+const PHIMOE_ATTN: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Embd]),
+    b("attn_q.bias", &[Embd]),
+    b("attn_k.weight", &[Embd, K]),
+    b("attn_k.bias", &[K]),
+    b("attn_v.weight", &[Embd, V]),
+    b("attn_v.bias", &[V]),
+    b("attn_output.weight", &[Embd, Embd]),
+    b("attn_output.bias", &[Embd]),
+];
+const OUTPUT_B: &[ExpectedTensor] = &[g("output.bias", &[Vocab])];
 
 /// OLMoE's experts: width `n_ff`, gate required.
 const MOE_FF_EXP_AS_FF: &[ExpectedTensor] = &[
