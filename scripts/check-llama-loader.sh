@@ -9,9 +9,12 @@
 # decodes, or not) on at least 99% of the files (scripts/llama_agreement.py lists every
 # difference). The valid fixtures must load, tokenize (the fixed string back from
 # llama_detokenize) and decode, as must every `gguf fixtures --all-archs` tiny model (each
-# also written twice, identical, and read by gguf-py: scripts/check-gguf-py.sh).
+# also written twice, identical, and read by gguf-py: scripts/check-gguf-py.sh). First, the
+# container verdicts of that llama.cpp's ggml over tests/conformance/cases (record.py with
+# scripts/llama/gguf-reader.cpp) must equal tests/conformance/verdicts-llama.cpp-0.3.16.json.
 #
-# Usage: scripts/check-llama-loader.sh [--update]   (--update: rewrite tests/llama/verdicts.json)
+# Usage: scripts/check-llama-loader.sh [--update]   (--update: rewrite tests/llama/verdicts.json
+# and tests/conformance/verdicts-llama.cpp-0.3.16.json)
 # Environment: GGUF_BIN (default: build target/debug/gguf), GGUF_SMOLLM2 (default:
 # scripts/fetch-models.sh's download).
 set -euo pipefail
@@ -26,6 +29,21 @@ smollm2="${GGUF_SMOLLM2:-$(bash scripts/fetch-models.sh)}"
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
+
+# ggml's container verdicts on the conformance cases, re-recorded (a few seconds).
+reader="$(bash scripts/build-gguf-reader.sh)"
+record=tests/conformance/verdicts-llama.cpp-0.3.16.json
+python3 tests/conformance/record.py tests/conformance/cases --ggml "$reader" --python "" \
+    --ggml-label "ggml of the llama.cpp vendored in llama-cpp-python 0.3.16 (gguf_init_from_file, GGUF_VERSION 3, GGML_TYPE_COUNT 40) on a little-endian x86-64 host" \
+    --out "$work/conformance.json" >/dev/null 2>&1
+# ggml's assertion messages name its source file: keep the path inside the source tree.
+sed -i "s|${GGUF_TOOLS_CACHE:-$HOME/.cache/gguf-grammar/llama.cpp-0.3.16}/src/||g" "$work/conformance.json"
+if [[ "${1:-}" == "--update" ]]; then
+    cp "$work/conformance.json" "$record"
+elif ! diff -u "$record" "$work/conformance.json" >&2; then
+    echo "check-llama-loader.sh: ggml's verdicts on tests/conformance/cases differ from $record" >&2
+    exit 1
+fi
 "$GGUF_BIN" fixtures "$work/fixtures" >/dev/null
 
 "$GGUF_BIN" fixtures --all-archs "$work/archs" >/dev/null
