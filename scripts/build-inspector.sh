@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build web/inspector.html, the zero-upload inspector, from web/src/, the map viewer
-# (crates/gguf-tools/src/render/map.html, map_view.js), the JavaScript parser that the Kaitai Struct compiler
+# (crates/gguf-tools/src/render/map/map.html, map_view.js), the JavaScript parser that the Kaitai Struct compiler
 # generates from grammar/gguf.ksy (runtime and parser inlined; see scripts/grammar/build-inspector.js)
 # and the WebAssembly module of crates/gguf-wasm (templates, llama.cpp's verdict, memory fit:
 # the workspace's own Rust, built for wasm32-wasip1 in release, gzipped and inlined).

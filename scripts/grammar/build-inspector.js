@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Assemble web/inspector.html: the page template (web/src/inspector.html) with, inlined, the
-// map viewer's CSS and JS (crates/gguf-tools/src/render/map.html, crates/gguf-tools/src/render/map_view.js), the page script
+// map viewer's CSS and JS (crates/gguf-tools/src/render/map/map.html, crates/gguf-tools/src/render/map/map_view.js), the page script
 // (web/src/inspector.js) and, as the worker's source, the Kaitai Struct runtime, the
 // JavaScript parser compiled from grammar/gguf.ksy (debug mode: every field records its span)
 // and web/src/worker.js; and, as the analysis worker's source, web/src/analysis.js, with the
@@ -35,13 +35,13 @@ async function main() {
   const stock = fs.readFileSync(require.resolve("kaitai-struct/KaitaiStream.js"), "utf8");
   if (stock.split(narrowing).length !== 2) throw new Error(`the runtime no longer has one "${narrowing}": check mapUint8Array`);
   const runtime = stock.replace(narrowing, "if (!(length >= 0 && length <= 0x7fffffff)) throw new RangeError(\"byte count \" + length + \" out of range\");");
-  const css = read("crates/gguf-tools/src/render/map.html").match(/<style>\n([\s\S]*?)<\/style>/)[1];
+  const css = read("crates/gguf-tools/src/render/map/map.html").match(/<style>\n([\s\S]*?)<\/style>/)[1];
   const parts = {
     "/*MAP_CSS*/": css.replace(/\n$/, ""),
     "/*RUNTIME*/": `// kaitai-struct ${require("kaitai-struct/package.json").version} runtime (MIT), mapUint8Array's 32-bit narrowing replaced by a range check\n` + runtime,
     "/*PARSER*/": `// grammar/gguf.ksy compiled by kaitai-struct-compiler ${compiler.version}\n` + parser,
     "/*WORKER*/": read("web/src/worker.js"),
-    "/*VIEW*/": read("crates/gguf-tools/src/render/map_view.js"),
+    "/*VIEW*/": read("crates/gguf-tools/src/render/map/map_view.js"),
     "/*INSPECTOR*/": read("web/src/inspector.js"),
     "/*ANALYSIS*/": read("web/src/analysis.js"),
     "/*WASM*/": zlib.gzipSync(fs.readFileSync(wasm), { level: 9 }).toString("base64"),
