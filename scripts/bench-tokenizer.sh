@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 reps="${1:-3}"
 bash scripts/build-llama-tools.sh >/dev/null
 src="${GGUF_TOOLS_CACHE:-$HOME/.cache/gguf-grammar/llama.cpp-0.3.16}/src"
-ref="$(bash scripts/build-tokenizer-ref.sh)"
+ref="$(bash scripts/llama/build-program.sh scripts/llama/tokenizer-ref.cpp)"
 cargo build --quiet --release -p gguf-tokenizer --example bench
 ours=target/release/examples/bench
 

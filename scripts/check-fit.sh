@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # crates/gguf-fit's estimate against llama.cpp itself: builds scripts/llama/fit_probe.cpp
-# (scripts/build-fit-probe.sh, on the cached llama.cpp build) and runs the comparison test
+# (scripts/llama/build-program.sh, on the cached llama.cpp build) and runs the comparison test
 # (crates/gguf-fit/tests/llama.rs) over the tiny models it writes, SmolLM2 (whole and as a
 # shard set made by llama-gguf-split) and the corpus,
 # at several context sizes, batch sizes, KV cache types, flash attention on and off. It
@@ -16,7 +16,9 @@ if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
     exit 0
 fi
 
-probe="$(bash scripts/build-fit-probe.sh)"
+# The probe reads exact buffer sizes by wrapping the two calls llama.cpp logs them with.
+probe="$(bash scripts/llama/build-program.sh scripts/llama/fit_probe.cpp \
+    -Wl,--wrap=ggml_backend_buffer_get_size,--wrap=ggml_backend_sched_get_buffer_size)"
 tools="${GGUF_LLAMA_TOOLS:-$(bash scripts/build-llama-tools.sh)}"
 smollm2="${GGUF_SMOLLM2:-$(bash scripts/fetch-models.sh)}"
 # SmolLM2 as a shard set (one mapped buffer per file), split by llama.cpp's own tool.

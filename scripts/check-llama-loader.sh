@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # llama.cpp as an executed reference: build scripts/llama/loader.cpp against the cached
-# libllama (scripts/build-llama-loader.sh), run it on `gguf fixtures`' files, the kept inputs
+# libllama (scripts/llama/build-program.sh), run it on `gguf fixtures`' files, the kept inputs
 # of tests/llama/ (the fixtures before their fix), the corpus (tests/corpus/), the conformance
 # case minimal-llama.gguf, SmolLM2 and every `gguf mutate --all` mutation of the two valid
 # fixtures, and compare every verdict, first error line, tokenization and greedy decode with
@@ -20,7 +20,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-loader="$(bash scripts/build-llama-loader.sh)"
+loader="$(bash scripts/llama/build-program.sh scripts/llama/loader.cpp)"
 if [[ -z "${GGUF_BIN:-}" ]]; then
     cargo build --quiet --bin gguf
     GGUF_BIN="$(pwd)/target/debug/gguf"
@@ -31,7 +31,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 # ggml's container verdicts on the conformance cases, re-recorded (a few seconds).
-reader="$(bash scripts/build-gguf-reader.sh)"
+reader="$(bash scripts/llama/build-program.sh scripts/llama/gguf-reader.cpp)"
 record=tests/conformance/verdicts-llama.cpp-0.3.16.json
 python3 tests/conformance/record.py tests/conformance/cases --ggml "$reader" --python "" \
     --ggml-label "ggml of the llama.cpp vendored in llama-cpp-python 0.3.16 (gguf_init_from_file, GGUF_VERSION 3, GGML_TYPE_COUNT 40) on a little-endian x86-64 host" \

@@ -8,8 +8,8 @@
 # tests/templates/conversations.json, rendered three ways: by crates/gguf-template (example
 # render-cases), by transformers' own renderer (scripts/template_reference.py, transformers and
 # jinja2 pinned below, installed into .venv) and by llama.cpp's common_chat_templates_apply
-# with use_jinja (scripts/llama/chat-template-ref.cpp, built with g++ against the cached build
-# tree, the binary cached under ~/.cache/gguf-grammar keyed by the source's hash). Fails when
+# with use_jinja (scripts/llama/chat-template-ref.cpp, built by scripts/llama/build-program.sh
+# against the cached build tree, the binary cached under ~/.cache/gguf-grammar). Fails when
 # ours differs from transformers anywhere, or when the transformers/llama.cpp differences are
 # not exactly those listed in tests/templates/reference-differences.json. -v lists them.
 # transformers and our renderer get the same fixed `now`; llama.cpp gets it for its handlers'
@@ -39,20 +39,8 @@ then
         "transformers==$transformers_version" "jinja2==$jinja2_version"
 fi
 
-bash scripts/build-llama-tools.sh >/dev/null
 llama="${GGUF_TOOLS_CACHE:-$HOME/.cache/gguf-grammar/llama.cpp-0.3.16}"
-src="scripts/llama/chat-template-ref.cpp"
-hash="$(cat "$src" "$llama/.built-2" | sha256sum | cut -c1-16)"
-ref="$HOME/.cache/gguf-grammar/chat-template-ref-$hash"
-if [[ ! -x "$ref" ]]; then
-    echo "check-templates.sh: building $ref" >&2
-    g++ -std=c++17 -O1 -o "$ref.part" "$src" \
-        -I"$llama/src/include" -I"$llama/src/ggml/include" -I"$llama/src/common" -I"$llama/src/vendor" -I"$llama/src/src" \
-        "$llama/build/common/libcommon.a" "$llama/build/src/libllama.a" \
-        "$llama/build/ggml/src/libggml.a" "$llama/build/ggml/src/libggml-cpu.a" \
-        "$llama/build/ggml/src/libggml-base.a" -fopenmp -lpthread
-    mv "$ref.part" "$ref"
-fi
+ref="$(bash scripts/llama/build-program.sh scripts/llama/chat-template-ref.cpp)"
 
 smollm2="${GGUF_SMOLLM2:-$(bash scripts/fetch-models.sh)}"
 cargo build --quiet --manifest-path crates/gguf-template/Cargo.toml --example render-cases

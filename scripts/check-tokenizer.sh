@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/build-llama-tools.sh >/dev/null
 src="${GGUF_TOOLS_CACHE:-$HOME/.cache/gguf-grammar/llama.cpp-0.3.16}/src"
-GGUF_TOKENIZER_REF="$(bash scripts/build-tokenizer-ref.sh)"
+GGUF_TOKENIZER_REF="$(bash scripts/llama/build-program.sh scripts/llama/tokenizer-ref.cpp)"
 export GGUF_TOKENIZER_REF GGUF_LLAMA_SRC="$src" GGUF_REQUIRE_LLAMA=1
 
 tmp="$(mktemp -d)"

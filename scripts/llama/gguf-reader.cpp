@@ -9,7 +9,7 @@
 // messages (stderr) can be told apart. Each call runs in a child process, so a call that
 // aborts (llama.cpp 0.3.16's ggml asserts on some files) still lets the other run; the
 // program then ends by the first such signal, which record.py reports as the crash.
-// Built by scripts/build-gguf-reader.sh.
+// Built by scripts/llama/build-program.sh.
 #include <cinttypes>
 #include <csignal>
 #include <initializer_list>
