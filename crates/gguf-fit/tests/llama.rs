@@ -257,9 +257,11 @@ fn figures(probe: &Value, kinds: &[&str]) -> Vec<(String, u64)> {
 }
 
 fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
+    // An abort would have ggml attach gdb for a backtrace: seconds per case.
     let out = Command::new(probe_bin)
         .arg(model)
         .args(probe_args(p))
+        .env("GGML_NO_BACKTRACE", "1")
         .output()
         .expect("run fit_probe");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -468,7 +470,7 @@ fn tally(what: &str, rows: &[&Row]) -> String {
             .map(|(e, r)| format!("{} ({}) {:+.1}%", r.model, r.params, 100.0 * e))
             .collect();
         out += &format!(
-            "\ncompute buffer: {} cases, {exact} byte-equal, mean |error| {:.1}%, max {:.1}%; worst: {}",
+            "\n\ncompute buffer: {} cases, {exact} byte-equal, mean |error| {:.1}%, max {:.1}%; worst: {}",
             errors.len(),
             100.0 * mean,
             100.0 * errors[0].0.abs(),
@@ -558,7 +560,10 @@ fn matches_llama_cpp() {
     println!("\n{}", tally("all cases", &rows.iter().collect::<Vec<_>>()));
     let archs: Vec<&Row> = rows.iter().filter(|r| r.arch).collect();
     if !archs.is_empty() {
-        println!("{}", tally("`gguf fixtures --all-archs`", &archs));
+        println!(
+            "\n{}",
+            tally("the tiny models of `gguf fixtures --all-archs`", &archs)
+        );
     }
     let failures: Vec<String> = rows
         .iter()
