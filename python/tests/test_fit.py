@@ -18,7 +18,7 @@ from test_tokenizer import llama_tokenize
 
 COMPUTE_BOUND = 0.10
 ROWS = [
-    [cell.strip() for cell in line.strip().strip("|").split("|")]
+    [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
     for line in (REPO / "crates" / "gguf-fit" / "RESULTS.md").read_text().splitlines()
     if line.startswith("| ") and not line.startswith("| model") and not line.startswith("|---")
 ]

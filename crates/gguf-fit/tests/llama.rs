@@ -331,9 +331,10 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
                 .unwrap_or("")
                 .trim()
                 .to_string();
-            row.cells.push(format!(
-                "no {status} — llama.cpp: `{theirs}`; ours: `{err}`"
-            ));
+            // A table cell: its `|` escaped (GGML_ASSERT's conditions hold `||`).
+            row.cells.push(
+                format!("no {status} — llama.cpp: `{theirs}`; ours: `{err}`").replace('|', "\\|"),
+            );
             return row;
         }
     };
