@@ -442,11 +442,14 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
 /// buffer's error (mean, max and the worst cases).
 fn tally(what: &str, rows: &[&Row]) -> String {
     let compared: Vec<&&Row> = rows.iter().filter(|r| !r.checks.is_empty()).collect();
+    let refused = rows
+        .iter()
+        .filter(|r| r.checks.is_empty() && r.failures.is_empty())
+        .count();
     let mut out = format!(
-        "{what}: {} rows, {} with figures ({} where both refuse)",
+        "{what}: {} rows, {} with figures, {refused} where both refuse",
         rows.len(),
         compared.len(),
-        rows.len() - compared.len()
     );
     for figure in ["weights", "cache", "summary", "output", "n_ctx"] {
         let equal = compared
