@@ -2,9 +2,10 @@
 scripts/check-fit.sh in crates/gguf-fit/RESULTS.md (its probe, scripts/llama/fit_probe.cpp,
 loads the model on the CPU and reports the buffers llama.cpp allocates): every row whose
 model is at hand here (SmolLM2, SmolLM2 split by llama-gguf-split as check-fit.sh splits it,
-the corpus). Weights, KV cache, output buffer and n_ctx must equal llama.cpp's; the compute
-buffer too where RESULTS.md records it byte-equal (the graphs fit replays through ggml-alloc),
-else within COMPUTE_BOUND."""
+the corpus; the rows of the tiny models the Rust test writes and of `gguf fixtures
+--all-archs` are left to it). Weights, KV cache, output buffer and n_ctx must equal
+llama.cpp's; the compute buffer too where RESULTS.md records it byte-equal (the graphs fit
+replays through ggml-alloc), else within COMPUTE_BOUND, the Rust test's bound."""
 
 import re
 import subprocess
@@ -15,9 +16,9 @@ import gguf_grammar
 from conftest import REPO, smollm2
 from test_tokenizer import llama_tokenize
 
-COMPUTE_BOUND = 0.15
+COMPUTE_BOUND = 0.10
 ROWS = [
-    [cell.strip() for cell in line.strip().strip("|").split("|")]
+    [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
     for line in (REPO / "crates" / "gguf-fit" / "RESULTS.md").read_text().splitlines()
     if line.startswith("| ") and not line.startswith("| model") and not line.startswith("|---")
 ]

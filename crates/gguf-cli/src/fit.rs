@@ -41,8 +41,9 @@ pub struct Args {
     #[arg(long, short = 'g', default_value_t = 0, allow_negative_numbers = true)]
     n_gpu_layers: i32,
     /// How many GPUs (without one, every layer stays on the CPU). With GPUs the compute
-    /// buffers are not estimated (shown as "not estimated", null in --json): llama.cpp's
-    /// scheduler splits the graph across the backends, which is not modelled.
+    /// buffers are not estimated (shown as "not estimated"; in --json null, with
+    /// compute_not_estimated saying why): llama.cpp's scheduler splits the graph across the
+    /// backends, which is not modelled.
     #[arg(long, default_value_t = 0)]
     gpus: u32,
     /// Each GPU's share, comma-separated (default: equal shares; llama.cpp uses each GPU's

@@ -165,7 +165,7 @@ pub fn json(estimates: &[Estimate]) -> String {
             )
         }));
         format!(
-            "{{\"architecture\":{},\"n_ctx\":{},\"n_batch\":{},\"n_ubatch\":{},\"devices\":{},\"weights\":{},\"caches\":{},\"output\":{},\"compute\":{},\"compute_is_estimate\":true,\"compute_not_estimated\":{}}}",
+            "{{\"architecture\":{},\"n_ctx\":{},\"n_batch\":{},\"n_ubatch\":{},\"devices\":{},\"weights\":{},\"caches\":{},\"output\":{},\"compute\":{},\"compute_not_estimated\":{}}}",
             json_str(&e.hparams.arch),
             e.n_ctx,
             e.n_batch,

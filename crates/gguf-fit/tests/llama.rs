@@ -1,7 +1,10 @@
 //! The estimate against llama.cpp itself: `scripts/check-fit.sh` builds the probe
 //! (scripts/llama/fit_probe.cpp, which loads a model on the CPU and reports the sizes
-//! llama.cpp logs, in bytes) and runs this test with `FIT_PROBE` set to it and
-//! `GGUF_FIT_MODELS` listing real files (SmolLM2, the corpus), colon-separated.
+//! llama.cpp logs, in bytes) and runs this test with `FIT_PROBE` set to it,
+//! `GGUF_FIT_MODELS` listing real files (SmolLM2, the corpus), colon-separated, and
+//! `GGUF_FIT_ARCHS` naming the folder `gguf fixtures --all-archs` wrote its tiny models into
+//! (every `.gguf` there is run, at [`arch_cases`]). Paths must be absolute: cargo runs the
+//! test in the crate's folder.
 //!
 //! Every case prints one row: weights, KV/RS buffers, the caches' summary lines, the output
 //! buffer and `n_ctx` must be equal; the compute buffer within `COMPUTE_BOUND`.
@@ -29,6 +32,7 @@ const EXACT_COMPUTE: &[&str] = &[
     "llama-q4_0-tied",
     "holdout-llama-q8_0",
     "SmolLM2",
+    "tiny-llama.gguf",
 ];
 
 fn probe_args(p: &Params) -> Vec<String> {
@@ -150,6 +154,35 @@ fn cases() -> Vec<Params> {
     ]
 }
 
+/// The parameter sets for the tiny model of every architecture: the default context, a small
+/// context with small batches, flash attention with a quantised cache (the q8_0 cache needs
+/// rows of 32 values: where a tiny model's are shorter, llama.cpp aborts and the estimate
+/// refuses) and flash attention with the f16 cache.
+fn arch_cases() -> Vec<Params> {
+    let d = Params::default;
+    vec![
+        d(),
+        Params {
+            n_ctx: 256,
+            n_batch: 32,
+            n_ubatch: 16,
+            ..d()
+        },
+        Params {
+            n_ctx: 2048,
+            type_k: GgmlType::Q8_0,
+            type_v: GgmlType::Q8_0,
+            flash_attn: true,
+            ..d()
+        },
+        Params {
+            n_ctx: 1000,
+            flash_attn: true,
+            ..d()
+        },
+    ]
+}
+
 fn mib(bytes: u64) -> String {
     format!("{:.2}", bytes as f64 / 1048576.0)
 }
@@ -197,7 +230,11 @@ struct Row {
     params: String,
     cells: Vec<String>,
     failures: Vec<String>,
+    /// Each exact figure compared (weights, cache, summary, output, n_ctx): equal or not.
+    checks: Vec<(&'static str, bool)>,
     compute_error: Option<f64>,
+    /// A tiny model of `gguf fixtures --all-archs`.
+    arch: bool,
 }
 
 fn figures(probe: &Value, kinds: &[&str]) -> Vec<(String, u64)> {
@@ -220,9 +257,11 @@ fn figures(probe: &Value, kinds: &[&str]) -> Vec<(String, u64)> {
 }
 
 fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
+    // An abort would have ggml attach gdb for a backtrace: seconds per case.
     let out = Command::new(probe_bin)
         .arg(model)
         .args(probe_args(p))
+        .env("GGML_NO_BACKTRACE", "1")
         .output()
         .expect("run fit_probe");
     let text = String::from_utf8_lossy(&out.stdout);
@@ -235,22 +274,40 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
             .unwrap_or("no output");
         serde_json::json!({ "status": "abort", "errors": [line.trim()] })
     });
-    let files: Vec<GgufFile> = shard_paths(model)
-        .iter()
-        .map(|f| GgufFile::open(f).expect("open the model"))
-        .collect();
-    let shards: Vec<_> = files
-        .iter()
-        .map(|f| f.parse().expect("parse the model"))
-        .collect();
-    let ours = estimate_shards(&shards, p);
     let mut row = Row {
         model: model.file_name().unwrap().to_string_lossy().into_owned(),
         params: describe(p),
         cells: Vec::new(),
         failures: Vec::new(),
+        checks: Vec::new(),
         compute_error: None,
+        arch: false,
     };
+    let files = match shard_paths(model)
+        .iter()
+        .map(|f| GgufFile::open(f).map_err(|e| format!("{}: {e}", f.display())))
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(files) => files,
+        Err(e) => {
+            row.cells.push(format!("**cannot open: {e}**"));
+            row.failures.push(format!("cannot open the model: {e}"));
+            return row;
+        }
+    };
+    let shards = match files
+        .iter()
+        .map(|f| f.parse())
+        .collect::<Result<Vec<_>, _>>()
+    {
+        Ok(shards) => shards,
+        Err(e) => {
+            row.cells.push(format!("**cannot parse: {e}**"));
+            row.failures.push(format!("cannot parse the model: {e}"));
+            return row;
+        }
+    };
+    let ours = estimate_shards(&shards, p);
     let status = probe["status"].as_str().unwrap_or("?");
     let ours = match (status, ours) {
         ("ok", Ok(e)) => e,
@@ -274,13 +331,15 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
                 .unwrap_or("")
                 .trim()
                 .to_string();
-            row.cells.push(format!(
-                "no {status} — llama.cpp: `{theirs}`; ours: `{err}`"
-            ));
+            // A table cell: its `|` escaped (GGML_ASSERT's conditions hold `||`).
+            row.cells.push(
+                format!("no {status} — llama.cpp: `{theirs}`; ours: `{err}`").replace('|', "\\|"),
+            );
             return row;
         }
     };
-    fn check(row: &mut Row, what: &str, mine: String, theirs: String) {
+    fn check(row: &mut Row, what: &'static str, mine: String, theirs: String) {
+        row.checks.push((what, mine == theirs));
         if mine == theirs {
             row.cells.push(mine);
         } else {
@@ -329,6 +388,7 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
         .flatten()
         .map(|s| s.as_str().unwrap_or("").to_string())
         .collect();
+    row.checks.push(("summary", s_ours == s_theirs));
     if s_ours == s_theirs {
         row.cells.push("equal".into());
     } else {
@@ -378,6 +438,52 @@ fn compare(model: &Path, p: &Params, probe_bin: &Path) -> Row {
     row
 }
 
+/// The summary of `rows`: how many cases, how many equal on each exact figure, the compute
+/// buffer's error (mean, max and the worst cases).
+fn tally(what: &str, rows: &[&Row]) -> String {
+    let compared: Vec<&&Row> = rows.iter().filter(|r| !r.checks.is_empty()).collect();
+    let refused = rows
+        .iter()
+        .filter(|r| r.checks.is_empty() && r.failures.is_empty())
+        .count();
+    let mut out = format!(
+        "{what}: {} rows, {} with figures, {refused} where both refuse",
+        rows.len(),
+        compared.len(),
+    );
+    for figure in ["weights", "cache", "summary", "output", "n_ctx"] {
+        let equal = compared
+            .iter()
+            .filter(|r| r.checks.contains(&(figure, true)))
+            .count();
+        out += &format!("; {figure} equal {equal}/{}", compared.len());
+    }
+    let mut errors: Vec<(f64, &Row)> = rows
+        .iter()
+        .filter_map(|r| r.compute_error.map(|e| (e, *r)))
+        .collect();
+    if !errors.is_empty() {
+        let n = errors.len() as f64;
+        let exact = errors.iter().filter(|(e, _)| *e == 0.0).count();
+        let mean = errors.iter().map(|(e, _)| e.abs()).sum::<f64>() / n;
+        errors.sort_by(|a, b| b.0.abs().total_cmp(&a.0.abs()));
+        let worst: Vec<String> = errors
+            .iter()
+            .take(3)
+            .filter(|(e, _)| *e != 0.0)
+            .map(|(e, r)| format!("{} ({}) {:+.1}%", r.model, r.params, 100.0 * e))
+            .collect();
+        out += &format!(
+            "\n\ncompute buffer: {} cases, {exact} byte-equal, mean |error| {:.1}%, max {:.1}%; worst: {}",
+            errors.len(),
+            100.0 * mean,
+            100.0 * errors[0].0.abs(),
+            if worst.is_empty() { "none".into() } else { worst.join(", ") }
+        );
+    }
+    out
+}
+
 #[test]
 #[ignore = "needs FIT_PROBE (scripts/check-fit.sh)"]
 fn matches_llama_cpp() {
@@ -388,22 +494,48 @@ fn matches_llama_cpp() {
             std::env::temp_dir().join(format!("gguf-fit-tiny-{}", std::process::id()))
         });
     std::fs::create_dir_all(&dir).unwrap();
-    let mut models: Vec<PathBuf> = Vec::new();
+    // (path, parameter sets, whether a `gguf fixtures --all-archs` model)
+    let mut models: Vec<(PathBuf, Vec<Params>, bool)> = Vec::new();
     for t in tiny::all() {
         let path = dir.join(t.name);
         std::fs::write(&path, &t.bytes).unwrap();
-        models.push(path);
+        models.push((path, cases(), false));
     }
     let extra = std::env::var("GGUF_FIT_MODELS").unwrap_or_default();
-    models.extend(
-        extra
-            .split(':')
-            .filter(|s| !s.is_empty())
-            .map(PathBuf::from),
+    for path in extra.split(':').filter(|s| !s.is_empty()) {
+        models.push((PathBuf::from(path), cases(), false));
+    }
+    // The tiny model of every architecture, as `gguf fixtures --all-archs` wrote them: every
+    // .gguf of the folder, so that an architecture added to the table is run too.
+    if let Some(archs) = std::env::var_os("GGUF_FIT_ARCHS") {
+        let archs = PathBuf::from(archs);
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&archs)
+            .unwrap_or_else(|e| panic!("GGUF_FIT_ARCHS {}: {e}", archs.display()))
+            .map(|entry| entry.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "gguf"))
+            .collect();
+        found.sort();
+        assert!(
+            !found.is_empty(),
+            "GGUF_FIT_ARCHS {}: no .gguf",
+            archs.display()
+        );
+        models.extend(found.into_iter().map(|p| (p, arch_cases(), true)));
+    }
+    // cargo runs the test in the crate's folder: a relative path would name another file (the
+    // probe would fail to load it, and the comparison would have nothing to compare).
+    let missing: Vec<String> = models
+        .iter()
+        .filter(|(p, _, _)| !p.is_absolute() || !p.is_file())
+        .map(|(p, _, _)| p.display().to_string())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "models that are not absolute paths of files: {missing:?}"
     );
     let only = std::env::var("GGUF_FIT_ONLY").ok();
     let mut rows = Vec::new();
-    for model in &models {
+    for (model, params, arch) in &models {
         let name = model.file_name().unwrap().to_string_lossy().into_owned();
         if only.as_ref().is_some_and(|o| !name.contains(o.as_str())) {
             continue;
@@ -413,12 +545,11 @@ fn matches_llama_cpp() {
             .ok()
             .and_then(|f| f.parse().ok().map(|g| g.tensors.is_empty()))
             .unwrap_or(false);
-        for p in if vocab_only {
-            vec![Params::default()]
-        } else {
-            cases()
-        } {
-            rows.push(compare(model, &p, &probe));
+        let default = [Params::default()];
+        for p in if vocab_only { &default[..] } else { params } {
+            let mut row = compare(model, p, &probe);
+            row.arch = *arch;
+            rows.push(row);
         }
     }
     if std::env::var_os("GGUF_FIT_KEEP").is_none() {
@@ -430,19 +561,12 @@ fn matches_llama_cpp() {
     for r in &rows {
         println!("| {} | {} | {} |", r.model, r.params, r.cells.join(" | "));
     }
-    let errors: Vec<f64> = rows
-        .iter()
-        .filter_map(|r| r.compute_error)
-        .map(f64::abs)
-        .collect();
-    if !errors.is_empty() {
-        let max = errors.iter().cloned().fold(0.0, f64::max);
-        let mean = errors.iter().sum::<f64>() / errors.len() as f64;
+    println!("\n{}", tally("all cases", &rows.iter().collect::<Vec<_>>()));
+    let archs: Vec<&Row> = rows.iter().filter(|r| r.arch).collect();
+    if !archs.is_empty() {
         println!(
-            "\ncompute buffer: {} cases, mean |error| {:.1}%, max {:.1}%",
-            errors.len(),
-            100.0 * mean,
-            100.0 * max
+            "\n{}",
+            tally("the tiny models of `gguf fixtures --all-archs`", &archs)
         );
     }
     let failures: Vec<String> = rows

@@ -26,6 +26,30 @@ fn json_and_text_carry_the_same_figures() {
     let json: serde_json::Value = serde_json::from_str(&render::json(&sweep)).unwrap();
     assert_eq!(json.as_array().unwrap().len(), 2);
     let first = &json[0];
+    // Every field, none claiming an estimate where there is none (a `compute_is_estimate:
+    // true` stood beside the null compute).
+    let mut keys: Vec<&str> = first
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        [
+            "architecture",
+            "caches",
+            "compute",
+            "compute_not_estimated",
+            "devices",
+            "n_batch",
+            "n_ctx",
+            "n_ubatch",
+            "output",
+            "weights"
+        ]
+    );
     assert_eq!(first["n_ctx"], 512);
     assert_eq!(first["architecture"], "llama");
     // With a GPU the compute buffers are not estimated: null on every device (not 0, which
