@@ -4,6 +4,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# llama.cpp's reference programs: no gdb backtrace on an abort or an uncaught exception (ggml
+# attaches gdb for each, about 2 s; stderr's first lines are the record).
+export GGML_NO_BACKTRACE=1
+
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "cargo fmt --check"
