@@ -45,7 +45,7 @@ mod reference;
 pub mod schema;
 
 pub use code::{Code, UnknownCode};
-pub use container::{gguf_py_n_bytes, gguf_py_type_size};
+pub use container::{ggml_0316_n_bytes, gguf_py_n_bytes, gguf_py_type_size};
 pub use diagnostics::MAX_PER_KIND;
 pub use diagnostics::{At, Diagnostics};
 pub use reference::{Profile, Reference, References};

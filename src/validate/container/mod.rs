@@ -1,10 +1,19 @@
 //! Container rules: what each reference reader and the specification require of the header,
 //! key/values, tensor infos and the layout of the tensor data.
 //!
-//! The rules follow ggml's `gguf_init_from_reader` (`ggml/src/gguf.cpp`, `GGML_TYPE_COUNT` 43),
-//! gguf-py 0.19.0's `GGUFReader.__init__` and the GGUF specification (`docs/gguf.md`). Each
-//! diagnostic names exactly the references that reject a file for it; ggml's verdict when it
-//! also loads the tensor data (`ggml-data`) includes every metadata-only (`ggml`) rejection.
+//! The rules follow two builds of ggml's `gguf_init_from_file` (`ggml/src/gguf.cpp`): the one
+//! recorded in `tests/conformance/verdicts.json` (`GGML_TYPE_COUNT` 43: `ggml`, `ggml-data`)
+//! and the one vendored in llama-cpp-python 0.3.16 (`GGML_TYPE_COUNT` 40: `ggml-0.3.16`,
+//! `ggml-0.3.16-data`, recorded in `verdicts-llama.cpp-0.3.16.json`); gguf-py 0.19.0's
+//! `GGUFReader.__init__`; and the GGUF specification (`docs/gguf.md`). Each diagnostic names
+//! exactly the references that reject a file for it; a ggml's verdict when it also loads the
+//! tensor data includes every metadata-only rejection.
+//!
+//! The 0.3.16 ggml differs by rules, not by files: it knows 40 types; it has no limit on
+//! string and array lengths and no byte-size overflow check (its sizes wrap modulo 2^64, as
+//! [`ggml_0316_n_bytes`] computes them); it divides by every dim after the first, so a zero
+//! there crashes it (`dim-zero-crash`); it seeks past the end of the file to the data
+//! without complaint; and it takes a `general.alignment` that is an array of one uint32.
 //!
 //! ggml reads the header as little endian, so on a little-endian host (where the conformance
 //! verdicts were recorded) it rejects every big-endian file at the version field: that is the
@@ -19,14 +28,14 @@ mod kv;
 mod layout;
 mod tensor;
 
-pub use tensor::{gguf_py_n_bytes, gguf_py_type_size};
+pub use tensor::{ggml_0316_n_bytes, gguf_py_n_bytes, gguf_py_type_size};
 
 use std::collections::hash_map::{Entry, RandomState};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
 
-use super::code::{ALL, GGML, GGML_DATA, PY, SPEC};
+use super::code::{ALL, GGML, GGML_0316, GGML_43, GGML_DATA, PY, SPEC};
 use super::diagnostics::{span_of, At, Diagnostics};
 use super::Diagnostic;
 use crate::Gguf;
@@ -173,9 +182,19 @@ mod tests {
     fn ggml_rejects_in_both_modes() {
         assert_eq!(
             GGML.iter().collect::<Vec<_>>(),
-            [Reference::Ggml, Reference::GgmlData]
+            [
+                Reference::Ggml,
+                Reference::GgmlData,
+                Reference::Ggml0316,
+                Reference::Ggml0316Data
+            ]
         );
         assert_eq!(GGML | GGML_DATA, GGML);
+        assert_eq!(GGML_43 | GGML_0316, GGML);
+        assert_eq!(
+            (GGML_0316 & GGML_DATA).iter().collect::<Vec<_>>(),
+            [Reference::Ggml0316Data]
+        );
         assert_eq!(GGML | PY | SPEC, ALL);
     }
 }
