@@ -341,11 +341,11 @@ fn agree(file: &str, references: References, spec: bool) {
         }
     }
 
-    println!("\nprofile    cases  agree  documented  agreement");
+    println!("\nprofile           cases  agree  documented  agreement");
     for (profile, row) in &tally {
         let agreement = 100.0 * (row.equal + row.documented) as f64 / row.cases as f64;
         println!(
-            "{profile:<10} {:>5}  {:>5}  {:>10}  {agreement:>8.1}%",
+            "{profile:<16} {:>5}  {:>5}  {:>10}  {agreement:>8.1}%",
             row.cases, row.equal, row.documented
         );
     }

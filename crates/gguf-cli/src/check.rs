@@ -217,7 +217,7 @@ fn check(
     verbose: bool,
 ) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
-    // What the JSON names: `--profile llama.cpp` applies ggml-data's container rules.
+    // What the JSON names: `--profile llama.cpp` applies ggml-0.3.16-data's container rules.
     let label = match schema {
         Schema::LlamaCpp => ("llama.cpp", validate::loader::MODELS),
         _ => (profile.name(), profile.models()),
