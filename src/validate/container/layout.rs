@@ -18,9 +18,8 @@ const ALIGNMENT_KEY: &[u8] = crate::ALIGNMENT_KEY.as_bytes();
 /// `general.alignment` followed by a NUL byte and more counts; a u32 power of two, else 32
 /// (any other value makes ggml reject the file). The ggml of llama-cpp-python 0.3.16 also
 /// takes an array of one u32 (`gguf_get_val_u32` checks the element type and count only),
-/// which the other ggml rejects (`alignment-type`).
-/// Returns it with the builds that place the data with it: both, unless it comes from an
-/// array (then only 0.3.16's gets that far).
+/// which the other ggml rejects (`alignment-type`). Returned with the builds that place the
+/// data with it: both, unless it comes from such an array (then only 0.3.16's gets that far).
 fn ggml_alignment(gguf: &Gguf<'_>) -> (u64, References) {
     let found = ggml_alignment_kv(gguf).and_then(|i| alignment_u32(gguf.kvs[i].value));
     let n = found.map(|(n, _)| n).filter(|n| n.is_power_of_two());
