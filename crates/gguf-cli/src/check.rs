@@ -54,7 +54,7 @@ pub struct Args {
 #[derive(Clone, Copy, ValueEnum)]
 pub enum CheckProfile {
     /// What ggml's C reader accepts reading metadata only (gguf_init_from_file, GGUF_VERSION 3,
-    /// GGML_TYPE_COUNT 43, as recorded in tests/conformance).
+    /// GGML_TYPE_COUNT 43, as recorded in tests/conformance/verdicts.json).
     Ggml,
     /// What ggml's C reader accepts when it also loads the tensor data (the same ggml).
     GgmlData,
