@@ -1,10 +1,10 @@
 //! llama.cpp's model loader as one judgement (`gguf check --profile llama.cpp`, Python's
 //! `check(profile="llama.cpp")`): what `llama_model_load_from_file` with default parameters
 //! refuses, in the llama.cpp that [`LLAMA_CPP_VERSION`](super::schema::LLAMA_CPP_VERSION)
-//! names. It is the container rules of that llama.cpp's ggml with the tensor data
-//! ([`CONTAINER`]: `ggml-0.3.16-data`, 40 types, a zero dim after the first a crash), the model schema
-//! ([`schema::check_model`]), and a file without tensors rejected: the default load fails
-//! where a vocabulary-only load succeeds. `scripts/check-llama-loader.sh` measures its
+//! names. It is the container rules of that llama.cpp's own ggml with the tensor data
+//! ([`CONTAINER`]: `ggml-0.3.16-data`, which knows 40 types and crashes on a zero dim after
+//! the first), the model schema ([`schema::check_model`]), and a file without tensors
+//! rejected: the default load fails where a vocabulary-only load succeeds. `scripts/check-llama-loader.sh` measures its
 //! agreement with llama.cpp's own verdicts (`tests/llama/verdicts.json`).
 //!
 //! ```
