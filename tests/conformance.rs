@@ -1,8 +1,10 @@
 //! The conformance corpus (`tests/conformance/`): for every case and every profile with a
 //! recorded verdict, our accept/reject must equal the reference's (ggml reading metadata only,
-//! ggml loading the data, gguf-py 0.19.0, the specification), and must be for the reason the
-//! reference gives. Where a reference accepts, the figures it reported (version, alignment,
-//! data start, tensor offsets, sizes and data hashes, keys and types) must equal ours.
+//! ggml loading the data, gguf-py 0.19.0, the specification, in `verdicts.json`; the ggml of
+//! llama-cpp-python 0.3.16 without and with the data, in `verdicts-llama.cpp-0.3.16.json`),
+//! and must be for the reason the reference gives. Where a reference accepts, the figures it
+//! reported (version, alignment, data start, tensor offsets, sizes and data hashes, keys and
+//! types) must equal ours.
 //!
 //! A disagreement is allowed only if it is listed in [`DEVIATIONS`] and explained in the
 //! README's "Parity with ggml and gguf-py" section; a listed deviation that no longer occurs
@@ -30,6 +32,23 @@ const DEVIATIONS: [(&str, Profile); 3] = [
 /// A reference's first error, by a fragment of its text, and the diagnostic codes of ours that
 /// say the same thing (the first matching fragment wins).
 type Reasons = &'static [(&'static str, &'static [&'static str])];
+
+/// Where the ggml of llama-cpp-python 0.3.16 words its error otherwise, or crashes instead.
+const GGML_0316_REASONS: Reasons = &[
+    // No GGUF_MAX_ARRAY_ELEMENTS: it sizes a vector by the declared count, which throws.
+    (
+        "encountered length_error",
+        &["length-past-end", "truncated"],
+    ),
+    ("encountered bad_alloc", &["length-past-end", "truncated"]),
+    ("GGML_ASSERT(!key.empty())", &["empty-key"]),
+    (
+        "GGML_ASSERT(type_to_gguf_type<T>::value == type)",
+        &["alignment-type"],
+    ),
+    // INT64_MAX divided by a zero dim in its element-count check.
+    ("killed by SIGFPE", &["dim-zero-crash"]),
+];
 
 const GGML_REASONS: Reasons = &[
     ("failed to read magic", &["truncated"]),
@@ -140,11 +159,29 @@ const GGUF_PY_REASONS: Reasons = &[
     ),
 ];
 
-/// A profile, the verdict field it is compared with, and the reasons table.
-const REFERENCES: [(Profile, &str, Reasons); 3] = [
-    (Profile::Ggml, "ggml_meta", GGML_REASONS),
-    (Profile::GgmlData, "ggml_data", GGML_REASONS),
-    (Profile::GgufPy, "gguf_py", GGUF_PY_REASONS),
+/// A profile, the verdict field it is compared with, and the reasons tables (searched in
+/// order).
+type References = &'static [(Profile, &'static str, &'static [Reasons])];
+
+/// The references of `verdicts.json`.
+const REFERENCES: References = &[
+    (Profile::Ggml, "ggml_meta", &[GGML_REASONS]),
+    (Profile::GgmlData, "ggml_data", &[GGML_REASONS]),
+    (Profile::GgufPy, "gguf_py", &[GGUF_PY_REASONS]),
+];
+
+/// The references of `verdicts-llama.cpp-0.3.16.json`.
+const REFERENCES_0316: References = &[
+    (
+        Profile::Ggml0316,
+        "ggml_meta",
+        &[GGML_0316_REASONS, GGML_REASONS],
+    ),
+    (
+        Profile::Ggml0316Data,
+        "ggml_data",
+        &[GGML_0316_REASONS, GGML_REASONS],
+    ),
 ];
 
 /// Our verdict on one case: the diagnostics of a parsed file, or the parse failure.
@@ -177,11 +214,25 @@ struct Tally {
 
 #[test]
 fn verdicts_agree_with_both_references_and_the_spec() {
+    agree("verdicts.json", REFERENCES, true);
+}
+
+#[test]
+fn verdicts_agree_with_the_ggml_of_llama_cpp_python_0_3_16() {
+    agree("verdicts-llama.cpp-0.3.16.json", REFERENCES_0316, false);
+}
+
+/// Our verdicts against those recorded in `tests/conformance/FILE` by `references` (and the
+/// case's spec verdict, with `spec`).
+fn agree(file: &str, references: References, spec: bool) {
     let dir = common::root().join("tests/conformance");
-    let verdicts: Json =
-        serde_json::from_slice(&std::fs::read(dir.join("verdicts.json")).unwrap()).unwrap();
+    let verdicts: Json = serde_json::from_slice(&std::fs::read(dir.join(file)).unwrap()).unwrap();
     let cases = verdicts["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 108);
+    let deviations: Vec<(&str, Profile)> = DEVIATIONS
+        .into_iter()
+        .filter(|(_, p)| references.iter().any(|r| r.0 == *p) || (spec && *p == Profile::Spec))
+        .collect();
 
     let mut tally: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut failures = Vec::new();
@@ -216,11 +267,11 @@ fn verdicts_agree_with_both_references_and_the_spec() {
         let mut compare = |profile: Profile,
                            theirs: bool,
                            reason: Option<&str>,
-                           reasons: &[(&str, &[&str])]| {
+                           reasons: &[Reasons]| {
             let row = tally.entry(profile.name()).or_default();
             row.cases += 1;
             let mine = ours.accepts(profile);
-            let deviation = DEVIATIONS.contains(&(name, profile));
+            let deviation = deviations.contains(&(name, profile));
             if mine == theirs && deviation {
                 failures.push(format!(
                     "{name}: listed as a {} deviation but agrees",
@@ -243,7 +294,8 @@ fn verdicts_agree_with_both_references_and_the_spec() {
                 if let (false, Some(reason)) = (theirs, reason) {
                     // Rejected by both: for the same reason.
                     let codes = ours.rejecting_codes(profile);
-                    match reasons.iter().find(|(fragment, _)| reason.contains(fragment)) {
+                    let known = reasons.iter().flat_map(|r| r.iter());
+                    match known.clone().find(|(fragment, _)| reason.contains(fragment)) {
                         Some((_, expected)) if codes.iter().any(|c| expected.contains(c)) => {}
                         Some((_, expected)) => failures.push(format!(
                             "{name}: {} rejects with \"{reason}\" (our {expected:?}), we with {codes:?}",
@@ -255,7 +307,7 @@ fn verdicts_agree_with_both_references_and_the_spec() {
             }
         };
 
-        for (profile, field, reasons) in REFERENCES {
+        for &(profile, field, reasons) in references {
             let verdict = &case[field];
             if verdict.is_null() {
                 continue;
@@ -265,25 +317,21 @@ fn verdicts_agree_with_both_references_and_the_spec() {
             compare(profile, theirs, reason, reasons);
         }
         match case["spec"].as_str().unwrap() {
-            "valid" => compare(Profile::Spec, true, None, &[]),
-            "invalid" => compare(Profile::Spec, false, None, &[]),
+            "valid" if spec => compare(Profile::Spec, true, None, &[]),
+            "invalid" if spec => compare(Profile::Spec, false, None, &[]),
             _ => {}
         }
 
         // Where a reference accepts (and we do), its figures are ours.
         if let Some(gguf) = &ours.gguf {
-            for (field, profile) in [
-                ("ggml_meta", Profile::Ggml),
-                ("ggml_data", Profile::GgmlData),
-            ] {
+            for &(profile, field, _) in references {
+                let figures = match profile {
+                    Profile::Ggml | Profile::GgmlData => ggml_figures(gguf),
+                    Profile::Ggml0316 | Profile::Ggml0316Data => ggml_0316_figures(gguf),
+                    _ => continue,
+                };
                 if case[field]["ok"] == Json::Bool(true) && ours.accepts(profile) {
-                    compare_figures(
-                        &mut failures,
-                        name,
-                        field,
-                        &case[field],
-                        &ggml_figures(gguf),
-                    );
+                    compare_figures(&mut failures, name, field, &case[field], &figures);
                 }
             }
             if case["gguf_py"]["ok"] == Json::Bool(true) {
@@ -293,15 +341,15 @@ fn verdicts_agree_with_both_references_and_the_spec() {
         }
     }
 
-    println!("\nprofile    cases  agree  documented  agreement");
+    println!("\nprofile           cases  agree  documented  agreement");
     for (profile, row) in &tally {
         let agreement = 100.0 * (row.equal + row.documented) as f64 / row.cases as f64;
         println!(
-            "{profile:<10} {:>5}  {:>5}  {:>10}  {agreement:>8.1}%",
+            "{profile:<16} {:>5}  {:>5}  {:>10}  {agreement:>8.1}%",
             row.cases, row.equal, row.documented
         );
     }
-    assert_eq!(seen_deviations.len(), DEVIATIONS.len(), "{failures:#?}");
+    assert_eq!(seen_deviations.len(), deviations.len(), "{failures:#?}");
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",
@@ -370,6 +418,21 @@ fn ggml_figures(gguf: &Gguf<'_>) -> Json {
         "n_kv": gguf.kvs.len(),
         "tensors": tensors,
     })
+}
+
+/// What the ggml of llama-cpp-python 0.3.16 reports: the data offset padded even with zero
+/// tensors (it seeks there whatever the file's length), and its sizes, which wrap modulo 2^64.
+fn ggml_0316_figures(gguf: &Gguf<'_>) -> Json {
+    let mut figures = ggml_figures(gguf);
+    figures["data_offset"] = gguf.tensor_data_offset.into();
+    for (t, figure) in gguf
+        .tensors
+        .iter()
+        .zip(figures["tensors"].as_array_mut().unwrap())
+    {
+        figure["size"] = validate::ggml_0316_n_bytes(t.info.ggml_type, &t.info.dims).into();
+    }
+    figures
 }
 
 /// What gguf-py reports: the data offset padded even with zero tensors, its own q8_1 size,

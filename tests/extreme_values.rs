@@ -119,6 +119,7 @@ fn extreme_values_through_every_command_that_reads_tensor_data() {
         let f = file.file_name().unwrap().to_str().unwrap();
         let runs: Vec<Vec<&str>> = vec![
             vec!["check", "--profile", "ggml-data", f],
+            vec!["check", "--profile", "ggml-0.3.16-data", f],
             vec!["check", "--profile", "spec", f],
             vec!["check", "--profile", "gguf-py", f],
             vec!["tensor", f, "a"],

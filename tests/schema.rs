@@ -764,12 +764,22 @@ fn json_names_the_profile_and_the_version_it_models() {
         ("llama.cpp", "llama.cpp", "llama-cpp-python 0.3.16"),
         ("ggml", "ggml", "GGML_TYPE_COUNT 43"),
         ("ggml-data", "ggml-data", "also loading the tensor data"),
+        (
+            "ggml-0.3.16",
+            "ggml-0.3.16",
+            "llama-cpp-python 0.3.16: gguf_init_from_file reading metadata only (GGUF_VERSION 3, GGML_TYPE_COUNT 40",
+        ),
+        (
+            "ggml-0.3.16-data",
+            "ggml-0.3.16-data",
+            "llama-cpp-python 0.3.16: gguf_init_from_file also loading the tensor data",
+        ),
         ("gguf-py", "gguf-py", "gguf-py 0.19.0"),
         ("spec", "spec", "GGUF v3"),
         (
             "strict",
             "strict",
-            "all of ggml, ggml-data, gguf-py and spec",
+            "all of ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, gguf-py and spec",
         ),
     ];
     for (flag, name, models) in expect {

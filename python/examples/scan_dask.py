@@ -64,7 +64,7 @@ def scan(root: str | os.PathLike[str], client: Any, profile: str = "strict") -> 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("root", help="directory to scan (recursively) for *.gguf")
-    parser.add_argument("--profile", default="strict", choices=["ggml", "ggml-data", "gguf-py", "spec", "strict"])
+    parser.add_argument("--profile", default="strict", choices=["ggml", "ggml-data", "ggml-0.3.16", "ggml-0.3.16-data", "gguf-py", "spec", "strict"])
     parser.add_argument("--workers", type=int, default=2, help="LocalCluster worker processes")
     parser.add_argument("--scheduler", help="address of a running Dask scheduler instead of a LocalCluster")
     args = parser.parse_args(argv)

@@ -65,7 +65,8 @@ class Diagnostic(NamedTuple):
     """A finding of ``Document.check``: ``code`` (stable, e.g. ``"duplicate-key"``),
     ``severity`` (``"error"``, ``"warning"`` or ``"note"``), ``offset`` and ``end`` (byte range,
     or None), ``path`` (the construct), ``message`` and ``rejected_by`` (the references that
-    reject a file for it: ``"ggml"``, ``"ggml-data"``, ``"gguf-py"``, ``"spec"``)."""
+    reject a file for it: ``"ggml"``, ``"ggml-data"``, ``"gguf-py"``, ``"spec"``,
+    ``"ggml-0.3.16"``, ``"ggml-0.3.16-data"``)."""
 
     code: str
     severity: str
@@ -138,8 +139,9 @@ class Document:
         return Summary(**self._native.summary())
 
     def check(self, profile: str = "strict", schema: bool = False) -> list[Diagnostic]:
-        """The diagnostics under ``profile`` (``ggml``, ``ggml-data``, ``gguf-py``, ``spec`` or
-        ``strict``), and the LLaMA-family schema's with ``schema=True``, as ``gguf check``."""
+        """The diagnostics under ``profile`` (``ggml``, ``ggml-data``, ``ggml-0.3.16``,
+        ``ggml-0.3.16-data``, ``gguf-py``, ``spec``, ``strict`` or ``llama.cpp``), and the
+        LLaMA-family schema's with ``schema=True``, as ``gguf check``."""
         return [
             Diagnostic(c, s, start, end, p, m, tuple(r))
             for c, s, start, end, p, m, r in self._native.check(profile, schema)

@@ -148,7 +148,7 @@ def test_summary_equals_gguf_dump_summary():
     assert s.tensor_count == 272 and s.tensor_types[0] == ("q4_1", 210)
 
 
-@pytest.mark.parametrize("profile", ["strict", "gguf-py", "ggml"])
+@pytest.mark.parametrize("profile", ["strict", "gguf-py", "ggml", "ggml-0.3.16-data"])
 @pytest.mark.parametrize("case", PARSED_CASES)
 def test_check_equals_gguf_check_json(case, profile):
     path = CASES / case

@@ -7,10 +7,18 @@ use std::str::FromStr;
 
 use super::{Reference, References, Severity};
 
-/// ggml rejects, whether or not it loads the data.
-pub(crate) const GGML: References = References::of(&[Reference::Ggml, Reference::GgmlData]);
-/// ggml rejects when it loads the data.
-pub(crate) const GGML_DATA: References = References::of(&[Reference::GgmlData]);
+/// Both ggml builds reject, whether or not they load the data.
+pub(crate) const GGML: References = GGML_43.union(GGML_0316);
+/// Both ggml builds reject when they load the data.
+pub(crate) const GGML_DATA: References =
+    References::of(&[Reference::GgmlData, Reference::Ggml0316Data]);
+/// The ggml of `tests/conformance/verdicts.json` (`GGML_TYPE_COUNT` 43) rejects, whether or
+/// not it loads the data.
+pub(crate) const GGML_43: References = References::of(&[Reference::Ggml, Reference::GgmlData]);
+/// The ggml of llama-cpp-python 0.3.16 (`GGML_TYPE_COUNT` 40) rejects, whether or not it
+/// loads the data.
+pub(crate) const GGML_0316: References =
+    References::of(&[Reference::Ggml0316, Reference::Ggml0316Data]);
 /// gguf-py rejects.
 pub(crate) const PY: References = References::of(&[Reference::GgufPy]);
 /// The specification forbids.
@@ -117,9 +125,9 @@ codes! {
     /// A string value that is not UTF-8.
     StringInvalidUtf8 = "string-invalid-utf8", Error, SPEC;
     /// A string longer than ggml's `GGUF_MAX_STRING_LENGTH` (2^30 bytes).
-    StringTooLong = "string-too-long", Error, GGML;
+    StringTooLong = "string-too-long", Error, GGML_43;
     /// An array longer than ggml's `GGUF_MAX_ARRAY_ELEMENTS` (2^30 elements).
-    ArrayTooLong = "array-too-long", Error, GGML;
+    ArrayTooLong = "array-too-long", Error, GGML_43;
     /// A bool byte other than 0 or 1.
     BoolInvalid = "bool-invalid", Error, SPEC;
     /// An array of arrays.
@@ -144,6 +152,8 @@ codes! {
     TooManyDims = "too-many-dims", Error, GGML.union(SPEC);
     /// A dimension of 2^63 or more.
     DimTooLarge = "dim-too-large", Error, ALL;
+    /// A zero dimension after the first: the ggml of llama-cpp-python 0.3.16 divides by it and crashes (SIGFPE).
+    DimZeroCrash = "dim-zero-crash", Error, GGML_0316;
     /// A ggml type id that names no type.
     TensorTypeUnknown = "tensor-type-unknown", Error, ALL;
     /// A ggml type that has been removed.
@@ -161,7 +171,7 @@ codes! {
     /// The data section's size overflows.
     DataSizeOverflow = "data-size-overflow", Error, GGML;
     /// With tensors, the padded data start is past the end of the file.
-    DataStartPastEof = "data-start-past-eof", Error, GGML;
+    DataStartPastEof = "data-start-past-eof", Error, GGML_43;
     /// The padded data section is not all in the file.
     DataSectionPastEof = "data-section-past-eof", Error, GGML_DATA;
     /// A tensor's data runs past the end of the file.

@@ -1,9 +1,10 @@
 //! llama.cpp's model loader as one judgement (`gguf check --profile llama.cpp`, Python's
 //! `check(profile="llama.cpp")`): what `llama_model_load_from_file` with default parameters
 //! refuses, in the llama.cpp that [`LLAMA_CPP_VERSION`](super::schema::LLAMA_CPP_VERSION)
-//! names. It is ggml's container rules with the tensor data ([`CONTAINER`]), the model schema
-//! ([`schema::check_model`]), and a file without tensors rejected: the default load fails
-//! where a vocabulary-only load succeeds. `scripts/check-llama-loader.sh` measures its
+//! names. It is the container rules of that llama.cpp's own ggml with the tensor data
+//! ([`CONTAINER`]: `ggml-0.3.16-data`, which knows 40 types and crashes on a zero dim after
+//! the first), the model schema ([`schema::check_model`]), and a file without tensors
+//! rejected: the default load fails where a vocabulary-only load succeeds. `scripts/check-llama-loader.sh` measures its
 //! agreement with llama.cpp's own verdicts (`tests/llama/verdicts.json`).
 //!
 //! ```
@@ -26,8 +27,9 @@
 use super::{schema, Diagnostic, Profile, Severity};
 use crate::Gguf;
 
-/// The container profile the loader's verdict includes: ggml's reader loading the data.
-pub const CONTAINER: Profile = Profile::GgmlData;
+/// The container profile the loader's verdict includes: the reader of the same llama.cpp's
+/// ggml loading the data.
+pub const CONTAINER: Profile = Profile::Ggml0316Data;
 
 /// What `--profile llama.cpp` follows.
 pub const MODELS: &str = "the model loader of the llama.cpp vendored in llama-cpp-python \
@@ -50,4 +52,56 @@ pub fn check(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
 /// [`CONTAINER`] nor the schema rejects it.
 pub fn accepts(diagnostics: &[Diagnostic]) -> bool {
     super::accepts(diagnostics, CONTAINER) && schema::accepts_model(diagnostics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::write::{GgufBuilder, TensorSpec};
+    use crate::GgmlType;
+
+    /// minimal-llama with one more tensor.
+    fn with_tensor(dims: &[u64], ggml_type: GgmlType, data: Vec<u8>) -> Vec<u8> {
+        let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        let mut builder = GgufBuilder::from_gguf(&gguf);
+        builder.tensors.push(TensorSpec {
+            name: b"extra".to_vec(),
+            dims: dims.to_vec(),
+            ggml_type,
+            offset: None,
+            data: data.into(),
+        });
+        builder.build().unwrap()
+    }
+
+    /// The loader's llama.cpp (llama-cpp-python 0.3.16) knows 40 ggml types and dies of a
+    /// zero dim after the first: its container rules are that ggml's, not the newer one's.
+    #[test]
+    fn container_rules_are_those_of_the_loader_s_own_ggml() {
+        for (dims, ty, data, code) in [
+            (
+                &[64][..],
+                GgmlType::NVFP4,
+                vec![0; 36],
+                "tensor-type-unknown",
+            ),
+            (&[64], GgmlType::Q2_0, vec![0; 18], "tensor-type-unknown"),
+            (&[8, 0], GgmlType::F32, vec![], "dim-zero-crash"),
+        ] {
+            let bytes = with_tensor(dims, ty, data);
+            let gguf = Gguf::parse(&bytes).unwrap();
+            let found = check(&gguf, bytes.len() as u64);
+            assert!(
+                found
+                    .iter()
+                    .any(|d| d.code == code && d.severity == Severity::Error),
+                "{ty} {dims:?}: {found:#?}"
+            );
+            assert!(!accepts(&found));
+            // The newer ggml takes the tensor itself.
+            let ggml = super::super::check(&gguf, bytes.len() as u64, Profile::GgmlData);
+            assert!(!ggml.iter().any(|d| d.code == code), "{ty} {dims:?}");
+        }
+    }
 }

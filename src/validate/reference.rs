@@ -11,6 +11,11 @@ pub enum Reference {
     Ggml,
     /// ggml's C reader also loading the tensor data.
     GgmlData,
+    /// The ggml of the llama.cpp vendored in llama-cpp-python 0.3.16 (`GGML_TYPE_COUNT` 40)
+    /// reading metadata only.
+    Ggml0316,
+    /// That ggml also loading the tensor data.
+    Ggml0316Data,
     /// gguf-py 0.19.0's `GGUFReader(path)`.
     GgufPy,
     /// The GGUF specification.
@@ -19,20 +24,24 @@ pub enum Reference {
 
 impl Reference {
     /// Every reference, in a fixed order.
-    pub const ALL: [Reference; 4] = [
+    pub const ALL: [Reference; 6] = [
         Reference::Ggml,
         Reference::GgmlData,
+        Reference::Ggml0316,
+        Reference::Ggml0316Data,
         Reference::GgufPy,
         Reference::Spec,
     ];
 
-    /// `ggml`, `ggml-data`, `gguf-py` or `spec`.
+    /// `ggml`, `ggml-data`, `ggml-0.3.16`, `ggml-0.3.16-data`, `gguf-py` or `spec`.
     pub fn name(self) -> &'static str {
         match self {
             Reference::Ggml => "ggml",
             Reference::GgmlData => "ggml-data",
             Reference::GgufPy => "gguf-py",
             Reference::Spec => "spec",
+            Reference::Ggml0316 => "ggml-0.3.16",
+            Reference::Ggml0316Data => "ggml-0.3.16-data",
         }
     }
 
@@ -78,6 +87,11 @@ impl References {
     /// The references in either set (as `|`, usable in constants).
     pub const fn union(self, other: References) -> References {
         References(self.0 | other.0)
+    }
+
+    /// The references of the set that are not in `other`.
+    pub const fn difference(self, other: References) -> References {
+        References(self.0 & !other.0)
     }
 
     /// Whether every reference of `other` is in the set.
@@ -141,6 +155,11 @@ pub enum Profile {
     Ggml,
     /// What ggml's C reader accepts when it also loads tensor data.
     GgmlData,
+    /// What the ggml of the llama.cpp vendored in llama-cpp-python 0.3.16 accepts when
+    /// reading metadata only.
+    Ggml0316,
+    /// What that ggml accepts when it also loads tensor data.
+    Ggml0316Data,
     /// What gguf-py 0.19.0's `GGUFReader(path)` accepts.
     GgufPy,
     /// The GGUF specification's rules.
@@ -151,19 +170,23 @@ pub enum Profile {
 
 impl Profile {
     /// Every profile, in a fixed order.
-    pub const ALL: [Profile; 5] = [
+    pub const ALL: [Profile; 7] = [
         Profile::Ggml,
         Profile::GgmlData,
+        Profile::Ggml0316,
+        Profile::Ggml0316Data,
         Profile::GgufPy,
         Profile::Spec,
         Profile::Strict,
     ];
 
-    /// `ggml`, `ggml-data`, `gguf-py`, `spec` or `strict`.
+    /// `ggml`, `ggml-data`, `ggml-0.3.16`, `ggml-0.3.16-data`, `gguf-py`, `spec` or `strict`.
     pub fn name(self) -> &'static str {
         match self {
             Profile::Ggml => "ggml",
             Profile::GgmlData => "ggml-data",
+            Profile::Ggml0316 => "ggml-0.3.16",
+            Profile::Ggml0316Data => "ggml-0.3.16-data",
             Profile::GgufPy => "gguf-py",
             Profile::Spec => "spec",
             Profile::Strict => "strict",
@@ -180,15 +203,27 @@ impl Profile {
         match self {
             Profile::Ggml => {
                 "ggml's gguf_init_from_file reading metadata only (GGUF_VERSION 3, \
-                 GGML_TYPE_COUNT 43, little-endian x86-64), as recorded in tests/conformance"
+                 GGML_TYPE_COUNT 43, little-endian x86-64), as recorded in tests/conformance/verdicts.json"
             }
             Profile::GgmlData => {
                 "ggml's gguf_init_from_file also loading the tensor data (GGUF_VERSION 3, \
-                 GGML_TYPE_COUNT 43, little-endian x86-64), as recorded in tests/conformance"
+                 GGML_TYPE_COUNT 43, little-endian x86-64), as recorded in tests/conformance/verdicts.json"
+            }
+            Profile::Ggml0316 => {
+                "the ggml of the llama.cpp vendored in llama-cpp-python 0.3.16: gguf_init_from_file \
+                 reading metadata only (GGUF_VERSION 3, GGML_TYPE_COUNT 40, little-endian x86-64), \
+                 as recorded in tests/conformance/verdicts-llama.cpp-0.3.16.json"
+            }
+            Profile::Ggml0316Data => {
+                "the ggml of the llama.cpp vendored in llama-cpp-python 0.3.16: gguf_init_from_file \
+                 also loading the tensor data (GGUF_VERSION 3, GGML_TYPE_COUNT 40, little-endian \
+                 x86-64), as recorded in tests/conformance/verdicts-llama.cpp-0.3.16.json"
             }
             Profile::GgufPy => "gguf-py 0.19.0's GGUFReader",
             Profile::Spec => "the GGUF specification (ggml's docs/gguf.md, GGUF v3)",
-            Profile::Strict => "all of ggml, ggml-data, gguf-py and spec",
+            Profile::Strict => {
+                "all of ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, gguf-py and spec"
+            }
         }
     }
 
@@ -206,6 +241,8 @@ impl Profile {
         match self {
             Profile::Ggml => rejected_by.contains(Reference::Ggml),
             Profile::GgmlData => rejected_by.contains(Reference::GgmlData),
+            Profile::Ggml0316 => rejected_by.contains(Reference::Ggml0316),
+            Profile::Ggml0316Data => rejected_by.contains(Reference::Ggml0316Data),
             Profile::GgufPy => rejected_by.contains(Reference::GgufPy),
             Profile::Spec => rejected_by.contains(Reference::Spec),
             Profile::Strict => !rejected_by.is_empty(),

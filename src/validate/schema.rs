@@ -32,8 +32,9 @@
 //! `schema-byte-tokens` (a SentencePiece vocabulary without the byte tokens its tokenizer falls
 //! back to: `std::out_of_range` out of `llama_tokenize`), `schema-tokenizer-pre` (a BPE
 //! pre-tokenizer not in [`LLAMA_CPP_PRE_TOKENIZERS`]); `schema-special-token` is a warning, as
-//! llama.cpp warns "bad special token" and loads. `gguf check --profile llama.cpp` adds ggml's
-//! container rules (with the tensor data) and rejects a vocabulary-only file;
+//! llama.cpp warns "bad special token" and loads. `gguf check --profile llama.cpp` adds the
+//! container rules of that llama.cpp's ggml (`ggml-0.3.16-data`) and rejects a vocabulary-only
+//! file;
 //! `scripts/check-llama-loader.sh` measures its agreement with llama.cpp.
 //!
 //! ```

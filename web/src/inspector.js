@@ -259,7 +259,7 @@ function showTemplates(report) {
 // llama.cpp 0.3.16's verdict from the header, as `gguf check --profile llama.cpp`.
 function showLoader(v) {
   const verdict = v.accepted
-    ? el("div", "Accepts this file, as far as the header shows (the container rules of ggml-data and the model schema of its architecture; the tensor data is not read).", "ok verdict")
+    ? el("div", "Accepts this file, as far as the header shows (the container rules of ggml-0.3.16-data and the model schema of its architecture; the tensor data is not read).", "ok verdict")
     : el("div", "Rejects this file: its loader fails or aborts on it.", "bad verdict");
   verdict.dataset.accepted = v.accepted;
   const rows = v.diagnostics.map((d) => [`${d.level} [${d.code}] ${d.path ? d.path + ": " : ""}${d.message}`, d.level === "error" ? "bad" : d.level === "warning" ? "warn" : ""]);

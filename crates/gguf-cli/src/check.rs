@@ -20,10 +20,11 @@ use crate::{remote, Failure};
   gguf check model-00001-of-00003.gguf      every shard, and the set as a whole
   gguf check https://example.org/model.gguf      the header only, by range requests")]
 pub struct Args {
-    /// Whose rules: ggml's reader (metadata only), ggml also loading the tensor data,
-    /// gguf-py 0.19.0's GGUFReader, the GGUF specification, all of them, or llama.cpp's model
-    /// loader (llama.cpp vendored in llama-cpp-python 0.3.16: ggml-data and the model schema,
-    /// a vocabulary-only file rejected).
+    /// Whose rules: ggml's reader (metadata only), ggml also loading the tensor data, the
+    /// same two for the ggml of llama-cpp-python 0.3.16, gguf-py 0.19.0's GGUFReader, the
+    /// GGUF specification, all of them, or llama.cpp's model loader (llama.cpp vendored in
+    /// llama-cpp-python 0.3.16: ggml-0.3.16-data and the model schema, a vocabulary-only file
+    /// rejected).
     #[arg(long, value_enum, default_value = "strict")]
     profile: CheckProfile,
     /// Print the diagnostics as JSON: one object per file.
@@ -53,10 +54,18 @@ pub struct Args {
 #[derive(Clone, Copy, ValueEnum)]
 pub enum CheckProfile {
     /// What ggml's C reader accepts reading metadata only (gguf_init_from_file, GGUF_VERSION 3,
-    /// GGML_TYPE_COUNT 43, as recorded in tests/conformance).
+    /// GGML_TYPE_COUNT 43, as recorded in tests/conformance/verdicts.json).
     Ggml,
     /// What ggml's C reader accepts when it also loads the tensor data (the same ggml).
     GgmlData,
+    /// What the ggml of the llama.cpp vendored in llama-cpp-python 0.3.16 accepts reading
+    /// metadata only (gguf_init_from_file, GGML_TYPE_COUNT 40, as recorded in
+    /// tests/conformance/verdicts-llama.cpp-0.3.16.json).
+    #[value(name = "ggml-0.3.16")]
+    Ggml0316,
+    /// What that ggml accepts when it also loads the tensor data.
+    #[value(name = "ggml-0.3.16-data")]
+    Ggml0316Data,
     /// What gguf-py 0.19.0's GGUFReader accepts.
     GgufPy,
     /// The GGUF specification's rules (ggml's docs/gguf.md, GGUF v3).
@@ -64,8 +73,8 @@ pub enum CheckProfile {
     /// All of them.
     Strict,
     /// The model loader of the llama.cpp vendored in llama-cpp-python 0.3.16
-    /// (llama_model_load_from_file, default parameters): ggml-data's container rules, the
-    /// model schema (--schema), and tensors required.
+    /// (llama_model_load_from_file, default parameters): ggml-0.3.16-data's container rules,
+    /// the model schema (--schema), and tensors required.
     #[value(name = "llama.cpp")]
     LlamaCpp,
 }
@@ -147,6 +156,8 @@ impl From<CheckProfile> for Profile {
         match profile {
             CheckProfile::Ggml => Profile::Ggml,
             CheckProfile::GgmlData => Profile::GgmlData,
+            CheckProfile::Ggml0316 => Profile::Ggml0316,
+            CheckProfile::Ggml0316Data => Profile::Ggml0316Data,
             CheckProfile::GgufPy => Profile::GgufPy,
             CheckProfile::Spec => Profile::Spec,
             CheckProfile::Strict => Profile::Strict,
@@ -206,7 +217,7 @@ fn check(
     verbose: bool,
 ) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
-    // What the JSON names: `--profile llama.cpp` applies ggml-data's container rules.
+    // What the JSON names: `--profile llama.cpp` applies ggml-0.3.16-data's container rules.
     let label = match schema {
         Schema::LlamaCpp => ("llama.cpp", validate::loader::MODELS),
         _ => (profile.name(), profile.models()),

@@ -355,7 +355,7 @@ pub struct Verdict {
     /// Why the file does not parse (a diagnostic every reference rejects), if it does not.
     pub parse_error: Option<Diagnostic>,
     /// Whether each of [`Profile::ALL`] accepts the file.
-    pub accepts: [bool; 5],
+    pub accepts: [bool; Profile::ALL.len()],
     /// Whether the LLaMA-family schema accepts it (false for a file that does not parse).
     pub schema_accepts: bool,
     /// The codes of the error diagnostics, in the validator's order.
@@ -371,7 +371,7 @@ impl Verdict {
     /// use gguf_tools::fixtures::{self, Verdict};
     /// let v = Verdict::of(&fixtures::truncated_metadata());
     /// assert_eq!(v.expect(), "parser_error");
-    /// assert_eq!(v.accepts, [false; 5]);
+    /// assert_eq!(v.accepts, [false; 7]);
     /// ```
     pub fn of(bytes: &[u8]) -> Verdict {
         match Gguf::parse(bytes) {
@@ -400,7 +400,7 @@ impl Verdict {
                 Verdict {
                     codes: vec![d.code],
                     parse_error: Some(d),
-                    accepts: [false; 5],
+                    accepts: [false; Profile::ALL.len()],
                     schema_accepts: false,
                     schema_codes: Vec::new(),
                 }

@@ -1,6 +1,6 @@
 //! The inspector page's analysis of a dropped file's header, from the workspace's own crates:
 //! its chat templates with their lint and screen ([`gguf_template::report`]), llama.cpp's
-//! model-level verdict (the container rules of `ggml-data` and the model schema, as
+//! model-level verdict (the container rules of `ggml-0.3.16-data` and the model schema, as
 //! `gguf check --profile llama.cpp`) and the memory llama.cpp allocates ([`gguf_fit`](mod@gguf_fit), as
 //! `gguf fit --json`). `scripts/build-inspector.sh` compiles it for `wasm32-wasip1` and inlines
 //! it in `web/inspector.html`; the browser tests compare what the page shows with the CLI.

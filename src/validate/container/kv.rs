@@ -1,7 +1,7 @@
 //! Key/value pairs: keys (empty, duplicate, reserved, too long, not UTF-8, not the spec's
 //! syntax) and values (strings, bools, arrays).
 
-use super::{Checker, Seen, GGML, GGML_MAX_STRING, PY, SPEC};
+use super::{Checker, Seen, GGML, GGML_43, GGML_MAX_STRING, PY, SPEC};
 use crate::error::Segment;
 use crate::grammar::value::{Array, ElementType, Value, ValueType};
 use crate::validate::diagnostics::{span_of, At};
@@ -29,7 +29,7 @@ impl<'a> Checker<'_, 'a> {
                     Code::EmptyKey,
                     GGML | SPEC,
                     self.kv_at(i),
-                    "empty key".into(),
+                    "empty key (the ggml of llama-cpp-python 0.3.16 aborts: GGML_ASSERT(!key.empty()))".into(),
                 );
             }
             if let Some(earlier) = first.first_use(key, i) {
@@ -68,7 +68,7 @@ impl<'a> Checker<'_, 'a> {
         if bytes.len() as u64 > GGML_MAX_STRING {
             self.out.reject(
                 Code::StringTooLong,
-                GGML,
+                GGML_43,
                 self.kv_at(i),
                 format!(
                     "key of {} bytes: ggml reads strings of at most 2^30 bytes",
@@ -139,7 +139,7 @@ impl<'a> Checker<'_, 'a> {
         if array.len() as u64 > GGML_MAX_ARRAY {
             self.out.reject(
                 Code::ArrayTooLong,
-                GGML,
+                GGML_43,
                 here(),
                 format!("array of {} elements: ggml reads at most 2^30", array.len()),
             );
@@ -258,7 +258,7 @@ impl<'a> Checker<'_, 'a> {
         if let Some((i, s)) = long {
             self.out.reject(
                 Code::StringTooLong,
-                GGML,
+                GGML_43,
                 element_at(i, s),
                 format!(
                     "string of {} bytes{}: ggml reads strings of at most 2^30 bytes",

@@ -1,8 +1,8 @@
 //! The layout: the alignment (the key that sets it, as each reference finds it), ggml's
 //! sequential placement of the tensor data, and where the data lie in the file.
 
-use super::tensor::gguf_py_n_bytes_exact;
-use super::{c_str, Checker, GGML, GGML_DATA, PY, SPEC};
+use super::tensor::{ggml_0316_n_bytes, gguf_py_n_bytes_exact};
+use super::{c_str, Checker, GGML, GGML_0316, GGML_43, GGML_DATA, PY, SPEC};
 use crate::error::Segment;
 use crate::grammar::align_up;
 use crate::grammar::value::Value;
@@ -16,14 +16,27 @@ const ALIGNMENT_KEY: &[u8] = crate::ALIGNMENT_KEY.as_bytes();
 
 /// The alignment ggml uses: it finds `general.alignment` with `strcmp`, so a key that is
 /// `general.alignment` followed by a NUL byte and more counts; a u32 power of two, else 32
-/// (any other value makes ggml reject the file).
-fn ggml_alignment(gguf: &Gguf<'_>) -> u64 {
-    crate::alignment(
-        ggml_alignment_kv(gguf).and_then(|i| match gguf.kvs[i].value {
-            Value::U32(n) if n.is_power_of_two() => Some(n),
+/// (any other value makes ggml reject the file). The ggml of llama-cpp-python 0.3.16 also
+/// takes an array of one u32 (`gguf_get_val_u32` checks the element type and count only),
+/// which the other ggml rejects (`alignment-type`). Returned with the builds that place the
+/// data with it: both, unless it comes from such an array (then only 0.3.16's gets that far).
+fn ggml_alignment(gguf: &Gguf<'_>) -> (u64, References) {
+    let found = ggml_alignment_kv(gguf).and_then(|i| alignment_u32(gguf.kvs[i].value));
+    let n = found.map(|(n, _)| n).filter(|n| n.is_power_of_two());
+    (crate::alignment(n), found.map_or(GGML, |(_, who)| who))
+}
+
+/// The u32 the alignment kv holds, and the ggml builds that take it: a u32 (every ggml) or
+/// an array of one u32 (only the ggml of llama-cpp-python 0.3.16).
+fn alignment_u32(value: Value<'_>) -> Option<(u32, References)> {
+    match value {
+        Value::U32(n) => Some((n, GGML)),
+        Value::Array(a) if a.len() == 1 => match a.iter().next() {
+            Some(Value::U32(n)) => Some((n, GGML_0316)),
             _ => None,
-        }),
-    )
+        },
+        _ => None,
+    }
 }
 
 fn ggml_alignment_kv(gguf: &Gguf<'_>) -> Option<usize> {
@@ -57,23 +70,53 @@ impl Checker<'_, '_> {
 
     /// The rules on the alignment kv at `index`, for the references `who` read it.
     fn alignment_value(&mut self, index: usize, who: References) {
-        match self.gguf.kvs[index].value {
-            Value::U32(0) => self.out.reject(
+        let value = self.gguf.kvs[index].value;
+        // The references that read a u32 from it (an array of one u32 counts for 0.3.16's
+        // ggml only); the rest reject its type (0.3.16's ggml aborts in an assertion).
+        let (n, readers) = match value {
+            Value::U32(n) => (Some(n), who),
+            _ => match alignment_u32(value) {
+                Some((n, takers)) => (Some(n), who & takers),
+                None => (None, References::NONE),
+            },
+        };
+        let n = n.filter(|_| !readers.is_empty());
+        let wrong_type = who.difference(readers);
+        if !wrong_type.is_empty() {
+            let aborts = if wrong_type.contains(Reference::Ggml0316) {
+                " (the ggml of llama-cpp-python 0.3.16 aborts: GGML_ASSERT in gguf_get_val_u32)"
+            } else {
+                ""
+            };
+            self.out.reject(
+                Code::AlignmentType,
+                wrong_type,
+                self.kv_at(index),
+                format!(
+                    "general.alignment is {}, not uint32{aborts}",
+                    type_label(value)
+                ),
+            );
+        }
+        match n {
+            None => {}
+            Some(0) => self.out.reject(
                 Code::AlignmentZero,
-                who,
+                readers,
                 self.kv_at(index),
                 "general.alignment is 0".into(),
             ),
-            Value::U32(n) => {
-                if !n.is_power_of_two() {
+            Some(n) => {
+                let ggml_py = readers & (GGML | PY);
+                if !n.is_power_of_two() && !ggml_py.is_empty() {
                     self.out.reject(
                         Code::AlignmentNotPowerOfTwo,
-                        who & (GGML | PY),
+                        ggml_py,
                         self.kv_at(index),
                         format!("general.alignment {n} is not a power of two, as ggml and gguf-py require"),
                     );
                 }
-                if n % 8 != 0 && who.contains(Reference::Spec) {
+                if n % 8 != 0 && readers.contains(Reference::Spec) {
                     self.out.reject(
                         Code::AlignmentNotMultipleOf8,
                         SPEC,
@@ -84,28 +127,25 @@ impl Checker<'_, '_> {
                     );
                 }
             }
-            other => self.out.reject(
-                Code::AlignmentType,
-                who,
-                self.kv_at(index),
-                format!("general.alignment is {}, not uint32", type_label(other)),
-            ),
         }
     }
 
     /// ggml's layout: each tensor exactly where the previous one ends, padded to the
-    /// alignment, in tensor-info order; the padded data start inside the file.
+    /// alignment, in tensor-info order; the padded data start inside the file. The two ggml
+    /// builds place the data alike unless a tensor's size differs between them (0.3.16's
+    /// wraps, or it does not know the type): then each is judged on its own.
     pub(super) fn ggml_layout(&mut self) {
         let gguf = self.gguf;
         if gguf.tensors.is_empty() {
             return;
         }
-        let alignment = ggml_alignment(gguf);
+        let (alignment, who) = ggml_alignment(gguf);
         let start = align_up(gguf.tensor_infos_end, alignment).unwrap_or(u64::MAX);
-        if start > self.file_len {
+        if start > self.file_len && !(who & GGML_43).is_empty() {
+            // The 0.3.16 ggml seeks past the end without complaint.
             self.out.reject(
                 Code::DataStartPastEof,
-                GGML,
+                who & GGML_43,
                 At::bytes(gguf.tensor_infos_end..start),
                 format!(
                     "the tensor data starts at {start} (padded to {alignment}), past the end of the file at {}",
@@ -113,57 +153,74 @@ impl Checker<'_, '_> {
                 ),
             );
         }
-        let Some(size) = self.ggml_data_size(alignment) else {
-            return;
-        };
-        // ggml loading the data reads the whole padded section.
-        if let Some(end) = start.checked_add(size).filter(|&end| end > self.file_len) {
-            self.out.reject(
-                Code::DataSectionPastEof,
-                GGML_DATA,
-                At::bytes(start..end),
-                format!(
-                    "the padded tensor data ends at {end}, past the end of the file at {}",
-                    self.file_len
-                ),
-            );
+        let recorded = placement(
+            gguf.tensors.iter().map(|t| t.n_bytes),
+            gguf,
+            alignment,
+            false,
+        );
+        let vendored = placement(
+            gguf.tensors
+                .iter()
+                .map(|t| ggml_0316_n_bytes(t.info.ggml_type, &t.info.dims)),
+            gguf,
+            alignment,
+            true,
+        );
+        if recorded == vendored {
+            self.report_placement(recorded, who, start, alignment);
+        } else {
+            self.report_placement(recorded, who & GGML_43, start, alignment);
+            self.report_placement(vendored, who & GGML_0316, start, alignment);
         }
     }
 
-    /// The size of the tensor data as ggml lays it out (each tensor padded to `alignment`),
-    /// or `None` after reporting the first tensor it cannot place.
-    fn ggml_data_size(&mut self, alignment: u64) -> Option<u64> {
-        let mut expected = 0u64;
-        for (i, tensor) in self.gguf.tensors.iter().enumerate() {
-            let offset_at = || self.tensor_at(i).then(Segment::Field("offset"));
-            if tensor.info.offset != expected {
-                self.out.reject(
-                    Code::TensorOffsetNotSequential,
-                    GGML,
-                    offset_at(),
-                    format!(
-                        "data offset {}: ggml expects {expected}, where the previous tensor ends padded to {alignment}",
-                        tensor.info.offset
-                    ),
-                );
-                return None;
-            }
+    /// The diagnostics of one placement of the tensor data, for the ggml builds `who`.
+    fn report_placement(&mut self, placed: Placement, who: References, start: u64, alignment: u64) {
+        if who.is_empty() {
+            return;
+        }
+        let offset_at = |i: usize| self.tensor_at(i).then(Segment::Field("offset"));
+        match placed {
+            Placement::NotSequential { tensor, expected } => self.out.reject(
+                Code::TensorOffsetNotSequential,
+                who,
+                offset_at(tensor),
+                format!(
+                    "data offset {}: ggml expects {expected}, where the previous tensor ends padded to {alignment}",
+                    self.gguf.tensors[tensor].info.offset
+                ),
+            ),
+            Placement::Overflow { tensor } => self.out.reject(
+                Code::DataSizeOverflow,
+                who,
+                offset_at(tensor),
+                "the padded tensor sizes add up past 2^64 bytes".into(),
+            ),
             // A tensor without a size has been rejected for its type or shape already.
-            let n_bytes = tensor.n_bytes?;
-            match align_up(n_bytes, alignment).and_then(|padded| expected.checked_add(padded)) {
-                Some(next) => expected = next,
-                None => {
+            Placement::Unsized => {}
+            Placement::Size(size) => {
+                // ggml loading the data reads the whole padded section (0.3.16's reads
+                // nothing, successfully, when it is empty).
+                let readers = if size == 0 {
+                    who & GGML_DATA & GGML_43
+                } else {
+                    who & GGML_DATA
+                };
+                let end = start.checked_add(size).filter(|&end| end > self.file_len);
+                if let (Some(end), false) = (end, readers.is_empty()) {
                     self.out.reject(
-                        Code::DataSizeOverflow,
-                        GGML,
-                        offset_at(),
-                        "the padded tensor sizes add up past 2^64 bytes".into(),
+                        Code::DataSectionPastEof,
+                        readers,
+                        At::bytes(start..end),
+                        format!(
+                            "the padded tensor data ends at {end}, past the end of the file at {}",
+                            self.file_len
+                        ),
                     );
-                    return None;
                 }
             }
         }
-        Some(expected)
     }
 
     /// Where the tensors' data lie: inside the file, overlapping, with gaps, trailing bytes.
@@ -268,6 +325,48 @@ impl Checker<'_, '_> {
             );
         }
     }
+}
+
+/// Where a ggml build puts the tensor data, given each tensor's size in it.
+#[derive(Debug, PartialEq)]
+enum Placement {
+    /// Every tensor in place: the padded size of the data section.
+    Size(u64),
+    /// A tensor not where the previous one ends, padded.
+    NotSequential { tensor: usize, expected: u64 },
+    /// The padded sizes add up past 2^64.
+    Overflow { tensor: usize },
+    /// A tensor the build gives no size (rejected for its type or shape).
+    Unsized,
+}
+
+/// Lays the tensors out one after the other as ggml does, each size padded to `alignment`:
+/// with `GGML_PAD`'s wrapping arithmetic when `wrapping_pad` (0.3.16's ggml), else exactly.
+fn placement(
+    sizes: impl Iterator<Item = Option<u64>>,
+    gguf: &Gguf<'_>,
+    alignment: u64,
+    wrapping_pad: bool,
+) -> Placement {
+    let mut expected = 0u64;
+    for (tensor, (n_bytes, t)) in sizes.zip(&gguf.tensors).enumerate() {
+        if t.info.offset != expected {
+            return Placement::NotSequential { tensor, expected };
+        }
+        let Some(n_bytes) = n_bytes else {
+            return Placement::Unsized;
+        };
+        let padded = if wrapping_pad {
+            Some(n_bytes.wrapping_add(alignment - 1) & !(alignment - 1))
+        } else {
+            align_up(n_bytes, alignment)
+        };
+        match padded.and_then(|padded| expected.checked_add(padded)) {
+            Some(next) => expected = next,
+            None => return Placement::Overflow { tensor },
+        }
+    }
+    Placement::Size(expected)
 }
 
 /// `uint64`, `array of uint32`, ...

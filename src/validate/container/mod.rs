@@ -1,10 +1,19 @@
 //! Container rules: what each reference reader and the specification require of the header,
 //! key/values, tensor infos and the layout of the tensor data.
 //!
-//! The rules follow ggml's `gguf_init_from_reader` (`ggml/src/gguf.cpp`, `GGML_TYPE_COUNT` 43),
-//! gguf-py 0.19.0's `GGUFReader.__init__` and the GGUF specification (`docs/gguf.md`). Each
-//! diagnostic names exactly the references that reject a file for it; ggml's verdict when it
-//! also loads the tensor data (`ggml-data`) includes every metadata-only (`ggml`) rejection.
+//! The rules follow two builds of ggml's `gguf_init_from_file` (`ggml/src/gguf.cpp`): the one
+//! recorded in `tests/conformance/verdicts.json` (`GGML_TYPE_COUNT` 43: `ggml`, `ggml-data`)
+//! and the one vendored in llama-cpp-python 0.3.16 (`GGML_TYPE_COUNT` 40: `ggml-0.3.16`,
+//! `ggml-0.3.16-data`, recorded in `verdicts-llama.cpp-0.3.16.json`); gguf-py 0.19.0's
+//! `GGUFReader.__init__`; and the GGUF specification (`docs/gguf.md`). Each diagnostic names
+//! exactly the references that reject a file for it; a ggml's verdict when it also loads the
+//! tensor data includes every metadata-only rejection.
+//!
+//! The 0.3.16 ggml differs by rules, not by files: it knows 40 types; it has no limit on
+//! string and array lengths and no byte-size overflow check (its sizes wrap modulo 2^64, as
+//! [`ggml_0316_n_bytes`] computes them); it divides by every dim after the first, so a zero
+//! there crashes it (`dim-zero-crash`); it seeks past the end of the file to the data
+//! without complaint; and it takes a `general.alignment` that is an array of one uint32.
 //!
 //! ggml reads the header as little endian, so on a little-endian host (where the conformance
 //! verdicts were recorded) it rejects every big-endian file at the version field: that is the
@@ -19,14 +28,14 @@ mod kv;
 mod layout;
 mod tensor;
 
-pub use tensor::{gguf_py_n_bytes, gguf_py_type_size};
+pub use tensor::{ggml_0316_n_bytes, gguf_py_n_bytes, gguf_py_type_size};
 
 use std::collections::hash_map::{Entry, RandomState};
 use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
 
-use super::code::{ALL, GGML, GGML_DATA, PY, SPEC};
+use super::code::{ALL, GGML, GGML_0316, GGML_43, GGML_DATA, PY, SPEC};
 use super::diagnostics::{span_of, At, Diagnostics};
 use super::Diagnostic;
 use crate::Gguf;
@@ -173,9 +182,129 @@ mod tests {
     fn ggml_rejects_in_both_modes() {
         assert_eq!(
             GGML.iter().collect::<Vec<_>>(),
-            [Reference::Ggml, Reference::GgmlData]
+            [
+                Reference::Ggml,
+                Reference::GgmlData,
+                Reference::Ggml0316,
+                Reference::Ggml0316Data
+            ]
         );
         assert_eq!(GGML | GGML_DATA, GGML);
+        assert_eq!(GGML_43 | GGML_0316, GGML);
+        assert_eq!(
+            (GGML_0316 & GGML_DATA).iter().collect::<Vec<_>>(),
+            [Reference::Ggml0316Data]
+        );
         assert_eq!(GGML | PY | SPEC, ALL);
+    }
+}
+
+/// The rules of the 0.3.16 ggml that the conformance corpus does not reach, each on a file
+/// whose verdict that ggml gave (`scripts/llama/gguf-reader.cpp`, built by
+/// `scripts/build-gguf-reader.sh`).
+#[cfg(test)]
+mod ggml_0316 {
+    use crate::validate::{self, Profile};
+    use crate::Gguf;
+
+    fn string(s: &[u8]) -> Vec<u8> {
+        let mut out = (s.len() as u64).to_le_bytes().to_vec();
+        out.extend_from_slice(s);
+        out
+    }
+
+    /// A v3 file: key/values (key, type tag and value bytes), tensors (name, dims, type,
+    /// offset), padded to `align`, then `data`.
+    fn file(
+        kvs: &[(&[u8], Vec<u8>)],
+        tensors: &[(&[u8], &[u64], u32, u64)],
+        align: usize,
+        data: usize,
+    ) -> Vec<u8> {
+        let mut out = b"GGUF".to_vec();
+        out.extend(3u32.to_le_bytes());
+        out.extend((tensors.len() as u64).to_le_bytes());
+        out.extend((kvs.len() as u64).to_le_bytes());
+        for (key, value) in kvs {
+            out.extend(string(key));
+            out.extend(value);
+        }
+        for (name, dims, ty, offset) in tensors {
+            out.extend(string(name));
+            out.extend((dims.len() as u32).to_le_bytes());
+            dims.iter().for_each(|d| out.extend(d.to_le_bytes()));
+            out.extend(ty.to_le_bytes());
+            out.extend(offset.to_le_bytes());
+        }
+        out.resize(out.len().div_ceil(align) * align + data, 0);
+        out
+    }
+
+    fn accepts(bytes: &[u8], profile: Profile) -> bool {
+        let gguf = Gguf::parse(bytes).unwrap();
+        validate::accepts(
+            &validate::check(&gguf, bytes.len() as u64, profile),
+            profile,
+        )
+    }
+
+    /// An array of u32 (tag 9, element type 4) of `values`.
+    fn u32s(values: &[u32]) -> Vec<u8> {
+        let mut out = [9u32.to_le_bytes(), 4u32.to_le_bytes()].concat();
+        out.extend((values.len() as u64).to_le_bytes());
+        values.iter().for_each(|v| out.extend(v.to_le_bytes()));
+        out
+    }
+
+    #[test]
+    fn verdicts_the_0316_ggml_gave() {
+        let both = [Profile::Ggml0316, Profile::Ggml0316Data];
+        // general.alignment [64]: it aligns to 64 ("align=64"); [64, 64] aborts
+        // (GGML_ASSERT(get_ne() == 1)); the other ggml rejects both.
+        let key = b"general.alignment";
+        let t = [(&b"a"[..], &[8u64][..], 0, 0)];
+        let one = file(&[(key, u32s(&[64]))], &t, 64, 64);
+        let two = file(&[(key, u32s(&[64, 64]))], &t, 64, 64);
+        for p in both {
+            assert!(accepts(&one, p) && !accepts(&two, p), "{}", p.name());
+        }
+        assert!(!accepts(&one, Profile::Ggml));
+        // ... and with the data misplaced for 64 (at 32), it rejects the offset.
+        let misplaced = file(
+            &[(key, u32s(&[64]))],
+            &[(b"a", &[8], 0, 0), (b"b", &[8], 0, 32)],
+            64,
+            128,
+        );
+        assert!(!accepts(&misplaced, Profile::Ggml0316));
+        // A zero ne0 alone passes its element-count check; after the first, it divides by it.
+        for (dims, ok) in [
+            (&[0u64, 8][..], true),
+            (&[8, 0], false),
+            (&[8, 1, 0], false),
+        ] {
+            let f = file(&[], &[(b"a", dims, 0, 0), (b"b", &[8], 0, 0)], 32, 32);
+            assert_eq!(accepts(&f, Profile::Ggml0316Data), ok, "{dims:?}");
+        }
+        // An empty data section past the end of the file: its seek and zero-byte read succeed.
+        let mut empty = file(&[], &[(b"a", &[0], 0, 0)], 32, 0);
+        empty.truncate(empty.len() - 5);
+        for p in both {
+            assert!(accepts(&empty, p), "{}", p.name());
+        }
+        assert!(!accepts(&empty, Profile::Ggml));
+        // q4_0 of 2^60 values: its ne0 * 18 wraps before the division by 32, so it expects
+        // the next tensor at 2^56 ("expected 72057594037927936"), not at 18 * 2^55.
+        let wrapped = |offset: u64| {
+            file(
+                &[],
+                &[(b"a", &[1 << 60], 2, 0), (b"b", &[8], 0, offset)],
+                32,
+                32,
+            )
+        };
+        assert!(accepts(&wrapped(1 << 56), Profile::Ggml0316));
+        assert!(!accepts(&wrapped(0), Profile::Ggml0316));
+        assert!(!accepts(&wrapped(18 << 55), Profile::Ggml0316));
     }
 }

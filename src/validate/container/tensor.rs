@@ -1,5 +1,5 @@
 //! Each tensor's descriptor: its name, dims, ggml type, size and offset.
-use super::{c_str, Checker, Seen, ALL, GGML, PY, SPEC};
+use super::{c_str, Checker, Seen, ALL, GGML, GGML_0316, GGML_43, PY, SPEC};
 use crate::error::Segment;
 use crate::validate::Code;
 use crate::validate::References;
@@ -11,6 +11,49 @@ const GGML_MAX_NAME: usize = 64;
 const SPEC_MAX_NAME: usize = 64;
 /// ggml's `GGML_MAX_DIMS` and the specification's "currently at most 4".
 const MAX_DIMS: usize = 4;
+/// `GGML_TYPE_COUNT` of the ggml vendored in llama-cpp-python 0.3.16: it knows ids 0..40
+/// (mxfp4 the last), and rejects 40..42 as "invalid ggml type 40 (NONE)".
+const GGML_0316_TYPE_COUNT: u32 = 40;
+
+/// The byte size the ggml of llama-cpp-python 0.3.16 gives a tensor (`ggml_nbytes`, from the
+/// strides `gguf_init_from_file` computes), in its `size_t` arithmetic: without an overflow
+/// check, it wraps modulo 2^64, and for a block type `ne0 * type_size` wraps before the
+/// division by the block size. `None` for a type it does not know or removed, or a row that
+/// is not whole blocks (it rejects those).
+///
+/// ```
+/// use gguf_grammar::{validate::ggml_0316_n_bytes, GgmlType};
+/// assert_eq!(ggml_0316_n_bytes(GgmlType::Q4_0, &[64, 3]), Some(3 * 36));
+/// assert_eq!(ggml_0316_n_bytes(GgmlType::F32, &[1 << 31, 1 << 31]), Some(0)); // 2^64 wraps
+/// assert_eq!(ggml_0316_n_bytes(GgmlType::Q4_0, &[1 << 60]), Some(1 << 56)); // not 18 * 2^55
+/// assert_eq!(ggml_0316_n_bytes(GgmlType::F32, &[0, 8]), Some(0));
+/// assert_eq!(ggml_0316_n_bytes(GgmlType::Q2_0, &[64]), None); // type 42
+/// ```
+pub fn ggml_0316_n_bytes(ggml_type: GgmlType, dims: &[u64]) -> Option<u64> {
+    if ggml_type.0 >= GGML_0316_TYPE_COUNT || dims.len() > MAX_DIMS {
+        return None;
+    }
+    let (block, size) = (ggml_type.block_size()?, ggml_type.type_size()?);
+    let ne = |i: usize| dims.get(i).copied().unwrap_or(1);
+    if ne(0) % block != 0 {
+        return None;
+    }
+    if (0..MAX_DIMS).any(|i| ne(i) == 0) {
+        return Some(0);
+    }
+    let mut nb = [size, size.wrapping_mul(ne(0) / block), 0, 0];
+    for j in 2..MAX_DIMS {
+        nb[j] = nb[j - 1].wrapping_mul(ne(j - 1));
+    }
+    let first = if block == 1 {
+        size.wrapping_add((ne(0) - 1).wrapping_mul(nb[0]))
+    } else {
+        ne(0).wrapping_mul(nb[0]) / block
+    };
+    Some((1..MAX_DIMS).fold(first, |n, i| {
+        n.wrapping_add((ne(i) - 1).wrapping_mul(nb[i]))
+    }))
+}
 
 /// gguf-py 0.19.0's `GGML_QUANT_SIZES` entry for `ggml_type`: (values per block, bytes per
 /// block). It equals ggml's table except that q8_1 blocks are 40 bytes (ggml: 36) and q2_0
@@ -136,14 +179,24 @@ impl<'a> Checker<'_, 'a> {
                     dims[d]
                 ),
             );
+        } else if dims.len() <= MAX_DIMS {
+            // Its element-count check computes INT64_MAX/ne[1], /ne[2] and /ne[3].
+            if let Some(d) = dims.iter().skip(1).position(|&d| d == 0) {
+                self.out.reject(
+                    Code::DimZeroCrash,
+                    GGML_0316,
+                    self.tensor_at(i).then(Segment::Dim(d as u64 + 1)),
+                    "dim 0 after the first: the ggml of llama-cpp-python 0.3.16 divides INT64_MAX by it and crashes (SIGFPE)".into(),
+                );
+            }
         }
     }
 
-    /// Its ggml type: known to ggml, and to gguf-py.
+    /// Its ggml type: known to each ggml, and to gguf-py.
     fn tensor_type(&mut self, i: usize) {
         let ty = self.gguf.tensors[i].info.ggml_type;
-        let (code, rejected_by, message) = match ty.status() {
-            TypeStatus::Unknown => (
+        let found = match ty.status() {
+            TypeStatus::Unknown => Some((
                 Code::TensorTypeUnknown,
                 ALL,
                 format!(
@@ -151,21 +204,34 @@ impl<'a> Checker<'_, 'a> {
                     ty.0,
                     GgmlType::COUNT
                 ),
-            ),
-            TypeStatus::Removed => (
+            )),
+            TypeStatus::Removed => Some((
                 Code::TensorTypeRemoved,
                 ALL,
                 format!("ggml type {} ({ty}) has been removed", ty.0),
-            ),
-            TypeStatus::Known if gguf_py_type_size(ty).is_none() => (
+            )),
+            TypeStatus::Known if ty.0 >= GGML_0316_TYPE_COUNT => Some((
+                Code::TensorTypeUnknown,
+                GGML_0316,
+                format!(
+                    "ggml type {} ({ty}) is newer than the ggml of llama-cpp-python 0.3.16, which knows 0..{GGML_0316_TYPE_COUNT}",
+                    ty.0
+                ),
+            )),
+            TypeStatus::Known => None,
+        };
+        if let Some((code, rejected_by, message)) = found {
+            self.out
+                .reject(code, rejected_by, self.tensor_at(i), message);
+        }
+        if ty.status() == TypeStatus::Known && gguf_py_type_size(ty).is_none() {
+            self.out.reject(
                 Code::TensorTypeNotInGgufPy,
                 PY,
+                self.tensor_at(i),
                 format!("ggml type {} ({ty}) is newer than gguf-py 0.19.0", ty.0),
-            ),
-            TypeStatus::Known => return,
-        };
-        self.out
-            .reject(code, rejected_by, self.tensor_at(i), message);
+            );
+        }
     }
 
     /// Its size: whole blocks per row, and a count and byte size each reference can hold.
@@ -224,8 +290,9 @@ fn size_rejecters(ty: GgmlType, dims: &[u64], divisible: bool) -> References {
     let elements = exact_elements(dims);
     let mut rejected_by = References::NONE;
     // ggml, evaluated exactly: INT64_MAX/ne1 <= ne0 || INT64_MAX/ne2 <= ne0*ne1 || ...
-    // (ggml computes the products in int64 and misses overflows that wrap to <= 0), then
-    // nelements/blck > SIZE_MAX/type_size.
+    // (the recorded ggml computes the products in int64 and misses overflows that wrap to
+    // <= 0; the 0.3.16 one tests the terms in order, so its products never overflow), then
+    // nelements/blck > SIZE_MAX/type_size (only the recorded ggml).
     if dims.len() <= MAX_DIMS && elements > 0 {
         let ne = |i: usize| i128::from(dims.get(i).map_or(1, |&d| d as i64));
         let max = i128::from(i64::MAX);
@@ -241,8 +308,11 @@ fn size_rejecters(ty: GgmlType, dims: &[u64], divisible: bool) -> References {
                 }
                 _ => false,
             };
-        if elements_overflow || bytes_overflow {
+        // The ggml of llama-cpp-python 0.3.16 has no byte-size check: its sizes wrap.
+        if elements_overflow {
             rejected_by = rejected_by | GGML;
+        } else if bytes_overflow {
+            rejected_by = rejected_by | GGML_43;
         }
     }
     // gguf-py: numpy cannot shape an array of more than 2^63 - 1 values.
@@ -304,10 +374,11 @@ mod tests {
             size_rejecters(GgmlType::F32, &[1 << 32, 1 << 32], true),
             ALL
         );
-        // nbytes-overflow: 2^62 values fit, 2^64 bytes do not (gguf-py fails on the missing data).
+        // nbytes-overflow: 2^62 values fit, 2^64 bytes do not (gguf-py fails on the missing
+        // data; the 0.3.16 ggml does not check the byte size).
         assert_eq!(
             size_rejecters(GgmlType::F32, &[1 << 31, 1 << 31], true),
-            GGML | SPEC
+            GGML_43 | SPEC
         );
         assert_eq!(
             size_rejecters(GgmlType::F32, &[4096, 4096], true),
