@@ -545,7 +545,8 @@ impl<'g, 'a> Checker<'g, 'a> {
     /// `{arch}.block_count` 0: llama.cpp aborts reading the hyperparameters
     /// (`llama_hparams::n_head` of layer 0, `src/llama-hparams.cpp:32: fatal error`); fewer
     /// blocks than the architecture's sliding-window pattern (no full-attention block: a
-    /// SIGSEGV in the first decode), or a count its graph has no model type for.
+    /// SIGSEGV in the first decode) or minimum (gemma3n's 20 KV-cache blocks), or a count its
+    /// graph has no model type for.
     fn block_count(&mut self, arch_name: Option<&str>, table: Option<&Architecture>) {
         let Some(arch) = arch_name else { return };
         let key = arch_key(keys::BLOCK_COUNT, arch);
@@ -557,6 +558,10 @@ impl<'g, 'a> Checker<'g, 'a> {
             Some(t) if n < t.swa_pattern => format!(
                 "block_count {n} is below {arch}'s sliding-window pattern of {}: no block uses full attention and llama.cpp crashes (SIGSEGV) in its first decode",
                 t.swa_pattern
+            ),
+            Some(t) if n < t.min_blocks => format!(
+                "block_count {n} is below {arch}'s minimum of {}: llama.cpp aborts creating its context (src/llama-hparams.cpp:154: fatal error, in llama_hparams::is_swa of a block past the last)",
+                t.min_blocks
             ),
             Some(t) if !t.block_counts.is_empty() && !t.block_counts.contains(&n) => format!(
                 "block_count {n} is not one of {:?}: llama.cpp's {arch} graph aborts (\"fatal error\": no model type for it)",

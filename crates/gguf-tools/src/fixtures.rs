@@ -738,6 +738,57 @@ mod tests {
     }
 
     #[test]
+    fn every_tiny_model_passes_the_schema() {
+        for arch in arch_names() {
+            let bytes = tiny_model(arch).unwrap();
+            let gguf = Gguf::parse(&bytes).unwrap();
+            let found = validate::schema::check_model(&gguf);
+            assert!(found.is_empty(), "{arch}: {found:?}");
+        }
+    }
+
+    /// deepseek2 without `key_length_mla`/`value_length_mla` takes the fused `attn_kv_b`
+    /// (llama.cpp's `is_mla` switch), and gemma3n needs its 20 KV-cache blocks.
+    #[test]
+    fn key_conditions_and_minimum_blocks() {
+        let bytes = tiny_model("deepseek2").unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        let mut b = GgufBuilder::from_gguf(&gguf);
+        b.remove("deepseek2.attention.key_length_mla");
+        let bytes = b.build().unwrap();
+        let found = validate::schema::check_model(&Gguf::parse(&bytes).unwrap());
+        let codes: Vec<(Code, String)> =
+            found.iter().map(|d| (d.code, d.path.to_string())).collect();
+        let has =
+            |code: Code, name: &str| codes.iter().any(|(c, p)| *c == code && p.contains(name));
+        assert!(
+            has(Code::SchemaTensorUnexpected, "blk.0.attn_k_b.weight"),
+            "{codes:?}"
+        );
+        assert!(
+            has(Code::SchemaTensorUnexpected, "blk.0.attn_v_b.weight"),
+            "{codes:?}"
+        );
+        assert!(
+            has(Code::SchemaTensorMissing, "blk.0.attn_kv_b.weight"),
+            "{codes:?}"
+        );
+
+        let bytes = tiny_model("gemma3n").unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        let mut b = GgufBuilder::from_gguf(&gguf);
+        b.set("gemma3n.block_count", 19u32);
+        let bytes = b.build().unwrap();
+        let found = validate::schema::check_model(&Gguf::parse(&bytes).unwrap());
+        let block_count: Vec<&Diagnostic> = found
+            .iter()
+            .filter(|d| d.code == Code::SchemaBlockCount)
+            .collect();
+        assert_eq!(block_count.len(), 1, "{found:?}");
+        assert!(block_count[0].message.contains("minimum of 20"));
+    }
+
+    #[test]
     fn pattern_covers_every_code() {
         let codes: std::collections::HashSet<i8> = (0..255).map(|i| code(0, i)).collect();
         assert_eq!(codes.len(), 255);
