@@ -10,7 +10,8 @@
 //! Known simplifications: phi2 may store q, k and v apart instead of `attn_qkv`; the table
 //! requires the fused form (the one its converter writes). phi3's `attn_qkv` is optional to
 //! the loader but its graph needs it, so the table requires it. Per-layer hyperparameter
-//! arrays (openelm) are not modelled. deepseek2 with 27 blocks (V2-Lite, `attn_q` instead of
+//! arrays (openelm; gemma3n's per-layer `feed_forward_length` as its converter writes it) are
+//! not modelled. deepseek2 with 27 blocks (V2-Lite, `attn_q` instead of
 //! the q LoRA pair, no `q_lora_rank`) and glm4moe's NextN layers (`nextn_predict_layers`,
 //! `blk.N.nextn.*`) are not modelled; dots1's and smallthinker's `expert_gating_func` and
 //! smallthinker's `expert_feed_forward_length` are optional to their loaders but required here
