@@ -355,7 +355,8 @@ fn snapshot_escapes_hostile_names() {
     );
 }
 
-/// Every applicable mutation of the fixtures, of every real file and of every valid
+/// Every applicable mutation of the fixtures (and the tiny model of every architecture), of
+/// every real file and of every valid
 /// conformance case provokes the diagnostic its rule names (the validator and the rule
 /// agree); mutations of the invalid conformance cases are made without a panic.
 #[test]
@@ -363,6 +364,7 @@ fn every_mutation_provokes_its_rules_diagnostic() {
     let root = &common::root();
     let mut sources: Vec<(String, Vec<u8>)> = fixtures::all()
         .into_iter()
+        .chain(fixtures::all_archs())
         .map(|f| (f.name.to_string(), f.bytes))
         .collect();
     for dir in ["tests/corpus", "tests/conformance/cases"] {

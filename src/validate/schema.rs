@@ -76,19 +76,7 @@ pub const MISSING_SHOWN: u64 = 16;
 /// The schema diagnostics about `gguf`, in the order of the module documentation.
 pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
-    let asked = AskedKeys(arch_name.unwrap_or(""));
-    let mut first = HashMap::new();
-    for (i, pair) in gguf.kvs.iter().enumerate() {
-        if asked.contains(pair.key.as_bytes()) {
-            first.entry(pair.key.as_bytes()).or_insert(i);
-        }
-    }
-    let mut c = Checker {
-        gguf,
-        asked,
-        first,
-        out: Diagnostics::default(),
-    };
+    let mut c = Checker::new(gguf, arch_name);
     let arch = arch_name.and_then(Architecture::named);
     c.keys(arch_name, arch);
     let hp = Hparams::read_with(|key| c.value(key));
@@ -123,6 +111,49 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
         c.tensors(arch, &hp, &shapes);
     }
     c.out.finish()
+}
+
+/// The required tensors of `gguf`'s architecture with the shapes its hyperparameters give
+/// (`ne0` first), in the table's order: each global tensor once, each block tensor for every
+/// block. `None` when the architecture is not in the table, `block_count` is missing, or a
+/// shape cannot be derived. `gguf fixtures --arch` writes a tiny model's tensors from it.
+///
+/// ```
+/// use gguf_grammar::{validate::schema, Gguf};
+///
+/// let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+/// let gguf = Gguf::parse(&bytes).unwrap();
+/// let tensors = schema::required_tensors(&gguf).unwrap();
+/// assert_eq!(tensors[0], ("token_embd.weight".to_string(), vec![32, 265]));
+/// ```
+pub fn required_tensors(gguf: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
+    let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
+    let arch = Architecture::named(arch_name?)?;
+    let mut c = Checker::new(gguf, arch_name);
+    let hp = Hparams::read_with(|key| c.value(key));
+    let shapes = c.hparams(arch, &hp);
+    let n_layer = hp.block_count?;
+    let mut out = Vec::new();
+    for t in arch
+        .tensors
+        .iter()
+        .flat_map(|g| g.iter())
+        .filter(|t| t.required)
+    {
+        let shape: Option<Vec<u64>> = t.shape.iter().map(|&d| shapes.dim(d)).collect();
+        match t.scope {
+            Scope::Global if shapes.applies(t.when, None) => {
+                out.push((t.name.to_string(), shape?));
+            }
+            Scope::Global => {}
+            Scope::Block => {
+                for block in (0..n_layer).filter(|&b| shapes.applies(t.when, Some(b))) {
+                    out.push((format!("blk.{block}.{}", t.name), shape.clone()?));
+                }
+            }
+        }
+    }
+    Some(out)
 }
 
 /// Whether a file with these diagnostics passes the schema: none of them is a schema error
@@ -183,7 +214,7 @@ fn describe(value: Value<'_>) -> String {
 }
 
 /// The dimensions the hyperparameters give, `None` where they are unknown or break a rule.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct Shapes {
     embd: Option<u64>,
     vocab: Option<u64>,
@@ -205,6 +236,18 @@ struct Shapes {
     /// `{arch}.interleave_moe_layer_step` (llama4): only blocks `i` with `(i + 1) % step == 0`
     /// have experts; 0 when absent.
     moe_step: u64,
+    // archs-b
+    /// `n_rot`: `{arch}.rope.dimension_count`, else the key head size.
+    rot: Option<u64>,
+    q_lora: Option<u64>,
+    kv_lora: Option<u64>,
+    /// The key and value head sizes after decompression (`key_length_mla`,
+    /// `value_length_mla` when both are set, else the head sizes).
+    head_k_mla: Option<u64>,
+    head_v_mla: Option<u64>,
+    n_layer: Option<u64>,
+    /// The keys the table's [`When`] conditions name that are present and non-zero.
+    set: Vec<&'static str>,
 }
 
 impl Shapes {
@@ -230,6 +273,26 @@ impl Shapes {
             Dim::FfExp => self.ff_exp,
             Dim::FfShexp => self.ff_shexp,
             Dim::FfExpShared => self.ff_exp_shared,
+            // archs-b
+            Dim::QLora => self.q_lora,
+            Dim::KvLora => self.kv_lora,
+            Dim::KvLoraRot => self.kv_lora?.checked_add(self.rot?),
+            Dim::QMla => self.heads?.checked_mul(self.head_k_mla?),
+            Dim::HeadNopeMla => self.head_k_mla?.checked_sub(self.rot?),
+            Dim::HeadVMla => self.head_v_mla,
+            Dim::KvBMla => {
+                let nope = self.head_k_mla?.checked_sub(self.rot?)?;
+                self.heads?.checked_mul(nope.checked_add(self.head_v_mla?)?)
+            }
+            Dim::VMla => self.heads?.checked_mul(self.head_v_mla?),
+            Dim::RotQ => self.heads?.checked_mul(self.rot?),
+            Dim::RotKv => self.heads_kv?.checked_mul(self.rot?),
+            Dim::AltupEmbd => Some(GEMMA3N_N_EMBD_ALTUP),
+            Dim::AltupEmbdLayers => self.n_layer?.checked_mul(GEMMA3N_N_EMBD_ALTUP),
+            Dim::Altup => Some(GEMMA3N_N_ALTUP),
+            Dim::AltupLess1 => Some(GEMMA3N_N_ALTUP - 1),
+            Dim::AltupSquared => Some(GEMMA3N_N_ALTUP * GEMMA3N_N_ALTUP),
+            Dim::LaurelRank => Some(GEMMA3N_LAUREL_RANK),
         }
     }
 
@@ -242,6 +305,8 @@ impl Shapes {
             When::Always => true,
             When::Dense => self.experts == 0 || dense_block,
             When::Experts => self.experts > 0 && !dense_block,
+            When::ExpertsWith(key) => self.experts > 0 && !dense_block && self.set.contains(&key),
+            When::KeysSet(keys, set) => keys.iter().all(|k| self.set.contains(k)) == set,
         }
     }
 }
@@ -268,7 +333,23 @@ struct Checker<'g, 'a> {
     out: Diagnostics,
 }
 
-impl<'a> Checker<'_, 'a> {
+impl<'g, 'a> Checker<'g, 'a> {
+    fn new(gguf: &'g Gguf<'a>, arch_name: Option<&'g str>) -> Self {
+        let asked = AskedKeys(arch_name.unwrap_or(""));
+        let mut first = HashMap::new();
+        for (i, pair) in gguf.kvs.iter().enumerate() {
+            if asked.contains(pair.key.as_bytes()) {
+                first.entry(pair.key.as_bytes()).or_insert(i);
+            }
+        }
+        Checker {
+            gguf,
+            asked,
+            first,
+            out: Diagnostics::default(),
+        }
+    }
+
     /// The first pair stored under `key`, with its index.
     fn find(&self, key: &str) -> Option<(usize, &Kv<'a>)> {
         let i = if self.asked.contains(key.as_bytes()) {
@@ -465,7 +546,8 @@ impl<'a> Checker<'_, 'a> {
     /// `{arch}.block_count` 0: llama.cpp aborts reading the hyperparameters
     /// (`llama_hparams::n_head` of layer 0, `src/llama-hparams.cpp:32: fatal error`); fewer
     /// blocks than the architecture's sliding-window pattern (no full-attention block: a
-    /// SIGSEGV in the first decode), or a count its graph has no model type for.
+    /// SIGSEGV in the first decode) or minimum (gemma3n's 20 KV-cache blocks), or a count its
+    /// graph has no model type for.
     fn block_count(&mut self, arch_name: Option<&str>, table: Option<&Architecture>) {
         let Some(arch) = arch_name else { return };
         let key = arch_key(keys::BLOCK_COUNT, arch);
@@ -477,6 +559,10 @@ impl<'a> Checker<'_, 'a> {
             Some(t) if n < t.swa_pattern => format!(
                 "block_count {n} is below {arch}'s sliding-window pattern of {}: no block uses full attention and llama.cpp crashes (SIGSEGV) in its first decode",
                 t.swa_pattern
+            ),
+            Some(t) if n < t.min_blocks => format!(
+                "block_count {n} is below {arch}'s minimum of {}: llama.cpp aborts creating its context (src/llama-hparams.cpp:154: fatal error, in llama_hparams::is_swa of a block past the last)",
+                t.min_blocks
             ),
             Some(t) if !t.block_counts.is_empty() && !t.block_counts.contains(&n) => format!(
                 "block_count {n} is not one of {:?}: llama.cpp's {arch} graph aborts (\"fatal error\": no model type for it)",
@@ -602,6 +688,21 @@ impl<'a> Checker<'_, 'a> {
         let mul = |a: Option<u64>, b: Option<u64>| a?.checked_mul(b?);
         let get = |k: &str| self.value(&key(k)).and_then(count);
         let ff = hp.feed_forward_length;
+        let is_set = |k: &str| get(k).is_some_and(|v| v > 0);
+        let mla = is_set(KEY_LENGTH_MLA) && is_set(VALUE_LENGTH_MLA);
+        let mut set: Vec<&'static str> = Vec::new();
+        for t in arch.tensors.iter().flat_map(|g| g.iter()) {
+            let keys: &[&'static str] = match &t.when {
+                When::ExpertsWith(key) => std::slice::from_ref(key),
+                When::KeysSet(keys, _) => keys,
+                _ => &[],
+            };
+            for &k in keys {
+                if is_set(k) && !set.contains(&k) {
+                    set.push(k);
+                }
+            }
+        }
         let ff_exp = get(EXPERT_FF_LENGTH).or_else(|| {
             let used = hp.expert_used_count.filter(|&u| u > 0)?;
             Some(ff? / used)
@@ -624,6 +725,13 @@ impl<'a> Checker<'_, 'a> {
             ff_exp_shared: mul(ff_exp, get(EXPERT_SHARED_COUNT)),
             dense_lead: get(LEADING_DENSE_BLOCK_COUNT).unwrap_or(0),
             moe_step: get(INTERLEAVE_MOE_LAYER_STEP).unwrap_or(0),
+            rot,
+            q_lora: get("{arch}.attention.q_lora_rank"),
+            kv_lora: get("{arch}.attention.kv_lora_rank"),
+            head_k_mla: if mla { get(KEY_LENGTH_MLA) } else { head_k },
+            head_v_mla: if mla { get(VALUE_LENGTH_MLA) } else { head_v },
+            n_layer: hp.block_count,
+            set,
         }
     }
 

@@ -549,12 +549,14 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 }
 
 /// A deterministic tiny model of architecture `arch` built from the schema's table: every
-/// required key (and `head_count_kv`, `rope.dimension_count`) with a small value, the
-/// table's kind of tokenizer (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE
-/// vocabulary), and every required tensor of one block in f32 with the documented pattern.
-/// Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has no grouped-query
-/// attention), n_ff 64, 4 experts of which 2 are used. `None` for an architecture the table
-/// does not know.
+/// required key (and `head_count_kv`, `rope.dimension_count`) with a small value, or the one
+/// the table's `tiny` list gives for the graph's constraints, the table's kind of tokenizer
+/// (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE vocabulary), and every required
+/// tensor ([`gguf_grammar::validate::schema::required_tensors`]) in f32 with the documented
+/// pattern. Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has no
+/// grouped-query attention), n_ff 64, 4 experts of which 2 are used; one block, or as many
+/// as the architecture's sliding-window pattern or minimum needs. `None` for an
+/// architecture the table does not know.
 ///
 /// ```
 /// use gguf_grammar::{validate::schema, Gguf};
@@ -566,23 +568,29 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
-    use gguf_grammar::validate::schema::{
-        Architecture, Dim, ExpertUse, KeyType, Scope, TokenizerKind, When,
-    };
+    use gguf_grammar::validate::schema::{self, Architecture, KeyType, TokenizerKind};
     let table = Architecture::named(arch)?;
-    let experts = table.experts == ExpertUse::Always;
     let (n_embd, n_head, n_ff, n_expert, n_used, n_ctx) = (32u64, 4u64, 64u64, 4u64, 2u64, 128u64);
     let n_head_kv = if table.gqa { 2 } else { n_head };
     let head = n_embd / n_head;
     // One block, or as many as the table says the graph needs.
     let n_layer = match table.block_counts.first() {
         Some(&n) => n,
-        None => table.swa_pattern.max(1),
+        None => table.swa_pattern.max(table.min_blocks).max(1),
     };
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     b.kv("general.architecture", arch)
         .kv("general.name", format!("tiny-{arch}"));
     let key = |k: &str| gguf_grammar::summary::arch_key(k, arch);
+    // The table's values for the tiny model, written in place of the defaults.
+    let tiny = |name: &str| {
+        table
+            .tiny
+            .iter()
+            .find(|(k, _)| key(k) == name)
+            .map(|&(_, v)| OwnedValue::from(v as u32))
+    };
+    let mut written: Vec<String> = Vec::new();
     for spec in table.keys.iter().flat_map(|g| g.iter()) {
         let name = key(spec.name);
         if !spec.required || name.starts_with("tokenizer.") || name == "general.architecture" {
@@ -590,6 +598,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         }
         let suffix = name.strip_prefix(arch).unwrap_or(&name);
         let value: OwnedValue = match (spec.ty, suffix) {
+            _ if tiny(&name).is_some() => tiny(&name)?,
             (KeyType::Count, ".context_length") => (n_ctx as u32).into(),
             (KeyType::Count, ".embedding_length") => (n_embd as u32).into(),
             (KeyType::Count, ".block_count") => (n_layer as u32).into(),
@@ -609,60 +618,38 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             (KeyType::Bool, _) => true.into(),
             _ => return None,
         };
-        b.kv(name, value);
+        b.kv(&name, value);
+        written.push(name);
     }
-    b.kv(key("{arch}.attention.head_count_kv"), n_head_kv as u32)
-        .kv(key("{arch}.rope.dimension_count"), head as u32);
-    let n_vocab = match table.tokenizer {
+    for (template, default) in [
+        ("{arch}.attention.head_count_kv", n_head_kv),
+        ("{arch}.rope.dimension_count", head),
+    ] {
+        let name = key(template);
+        b.kv(&name, tiny(&name).unwrap_or((default as u32).into()));
+        written.push(name);
+    }
+    for (template, value) in table.tiny {
+        let name = key(template);
+        if !written.contains(&name) {
+            b.kv(&name, *value as u32);
+        }
+    }
+    match table.tokenizer {
         TokenizerKind::Spm => {
             // Plus the token llama.cpp sets attributes of in a model named "phi3" (it throws
             // std::out_of_range when the vocabulary lacks it).
             let mut source = spm_tokens();
             source.push("<|endoftext|>".into());
             spm_vocabulary(&mut b, &source);
-            source.len()
         }
-        TokenizerKind::Bpe(pre) => bpe_vocabulary(&mut b, pre),
-    } as u64;
-    let kv = head * n_head_kv;
-    let dim = |d: Dim| match d {
-        Dim::Embd | Dim::Q => n_embd,
-        Dim::Vocab => n_vocab,
-        Dim::Ff | Dim::FfShexp => n_ff,
-        Dim::K | Dim::V => kv,
-        Dim::Experts => n_expert,
-        Dim::RotHalf => head / 2,
-        Dim::Qkv => n_embd + 2 * kv,
-        Dim::Embd3 => 3 * n_embd,
-        Dim::Ctx => n_ctx,
-        Dim::HeadK => head,
-        Dim::Heads => n_head,
-        Dim::HeadsKv => n_head_kv,
-        Dim::Ff2 => 2 * n_ff,
-        Dim::FfHalf => n_ff / 2,
-        // expert_feed_forward_length as written above, times one shared expert.
-        Dim::FfExp | Dim::FfExpShared => n_ff / n_used,
-    };
-    let mut tensors: Vec<(String, Vec<u64>)> = Vec::new();
-    for t in table.tensors.iter().flat_map(|g| g.iter()) {
-        let applies = match t.when {
-            When::Always => true,
-            When::Dense => !experts,
-            When::Experts => experts,
-        };
-        if !t.required || !applies {
-            continue;
-        }
-        let shape: Vec<u64> = t.shape.iter().map(|&d| dim(d)).collect();
-        match t.scope {
-            Scope::Global => tensors.push((t.name.to_string(), shape)),
-            Scope::Block => {
-                for block in 0..n_layer {
-                    tensors.push((format!("blk.{block}.{}", t.name), shape.clone()));
-                }
-            }
+        TokenizerKind::Bpe(pre) => {
+            bpe_vocabulary(&mut b, pre);
         }
     }
+    // The tensors the schema requires of these keys, with their shapes.
+    let keys_only = b.build().ok()?;
+    let tensors = schema::required_tensors(&Gguf::parse(&keys_only).ok()?)?;
     let data: Vec<Vec<u8>> = tensors
         .iter()
         .enumerate()
@@ -748,6 +735,57 @@ mod tests {
                 (8, 63)
             ]
         );
+    }
+
+    #[test]
+    fn every_tiny_model_passes_the_schema() {
+        for arch in arch_names() {
+            let bytes = tiny_model(arch).unwrap();
+            let gguf = Gguf::parse(&bytes).unwrap();
+            let found = validate::schema::check_model(&gguf);
+            assert!(found.is_empty(), "{arch}: {found:?}");
+        }
+    }
+
+    /// deepseek2 without `key_length_mla`/`value_length_mla` takes the fused `attn_kv_b`
+    /// (llama.cpp's `is_mla` switch), and gemma3n needs its 20 KV-cache blocks.
+    #[test]
+    fn key_conditions_and_minimum_blocks() {
+        let bytes = tiny_model("deepseek2").unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        let mut b = GgufBuilder::from_gguf(&gguf);
+        b.remove("deepseek2.attention.key_length_mla");
+        let bytes = b.build().unwrap();
+        let found = validate::schema::check_model(&Gguf::parse(&bytes).unwrap());
+        let codes: Vec<(Code, String)> =
+            found.iter().map(|d| (d.code, d.path.to_string())).collect();
+        let has =
+            |code: Code, name: &str| codes.iter().any(|(c, p)| *c == code && p.contains(name));
+        assert!(
+            has(Code::SchemaTensorUnexpected, "blk.0.attn_k_b.weight"),
+            "{codes:?}"
+        );
+        assert!(
+            has(Code::SchemaTensorUnexpected, "blk.0.attn_v_b.weight"),
+            "{codes:?}"
+        );
+        assert!(
+            has(Code::SchemaTensorMissing, "blk.0.attn_kv_b.weight"),
+            "{codes:?}"
+        );
+
+        let bytes = tiny_model("gemma3n").unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        let mut b = GgufBuilder::from_gguf(&gguf);
+        b.set("gemma3n.block_count", 19u32);
+        let bytes = b.build().unwrap();
+        let found = validate::schema::check_model(&Gguf::parse(&bytes).unwrap());
+        let block_count: Vec<&Diagnostic> = found
+            .iter()
+            .filter(|d| d.code == Code::SchemaBlockCount)
+            .collect();
+        assert_eq!(block_count.len(), 1, "{found:?}");
+        assert!(block_count[0].message.contains("minimum of 20"));
     }
 
     #[test]

@@ -345,9 +345,11 @@ pub static RULES: &[Rule] = &[
             b.set(key, "1");
         })
     }),
-    rule("heads-not-dividing", "{arch}.attention.head_count set to 3 (embedding_length not a multiple)", &[Code::SchemaHeadCount], |i| {
+    rule("heads-not-dividing", "{arch}.attention.head_count set to 3 (embedding_length not a multiple; not made when attention.key_length sets the head size)", &[Code::SchemaHeadCount], |i| {
         let embd = known_key(i, keys::EMBEDDING_LENGTH)?;
         let n_embd = i.gguf.as_ref()?.get_u64(&embd).ok()?;
+        // With the head size given, head_count need not divide embedding_length (deepseek2).
+        arch_key_of(i, keys::KEY_LENGTH).is_none().then_some(())?;
         (n_embd % 3 != 0).then_some(())?;
         let key = known_key(i, keys::HEAD_COUNT)?;
         rebuild(i, |b| {

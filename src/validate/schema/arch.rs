@@ -292,7 +292,55 @@ pub enum Dim {
     FfShexp,
     /// `n_ff_exp × n_expert_shared`: DeepSeek's shared experts.
     FfExpShared,
+    // archs-b: multi-head latent attention (deepseek2, minicpm3), attention sized by the
+    // rotary dimensions (bailingmoe, gpt-oss), gemma3n's per-layer inputs and AltUp.
+    /// `n_lora_q`: `{arch}.attention.q_lora_rank`.
+    QLora,
+    /// `n_lora_kv`: `{arch}.attention.kv_lora_rank`.
+    KvLora,
+    /// `n_lora_kv + n_rot`: the compressed key/value and the rotary part of the key.
+    KvLoraRot,
+    /// `n_head × n_embd_head_k_mla`: the decompressed query width (`n_embd_head_k_mla` is
+    /// `{arch}.attention.key_length_mla` when it and `value_length_mla` are set, else
+    /// `n_embd_head_k`).
+    QMla,
+    /// `n_embd_head_k_mla − n_rot`: a head's key part without rotary embedding.
+    HeadNopeMla,
+    /// `n_embd_head_v_mla`: a head's decompressed value width.
+    HeadVMla,
+    /// `n_head × (n_embd_head_k_mla − n_rot + n_embd_head_v_mla)`: the fused key/value
+    /// decompression.
+    KvBMla,
+    /// `n_head × n_embd_head_v_mla`: the attention output's input width.
+    VMla,
+    /// `n_head × n_rot`: a query width sized by the rotary dimensions.
+    RotQ,
+    /// `n_head_kv × n_rot`: a key or value width sized by the rotary dimensions.
+    RotKv,
+    /// `n_embd_altup`: gemma3n's per-layer input width (256 in llama.cpp, not a key).
+    AltupEmbd,
+    /// `n_embd_altup × n_layer`: all layers' per-layer inputs.
+    AltupEmbdLayers,
+    /// `n_altup`: gemma3n's AltUp inputs (4 in llama.cpp, not a key).
+    Altup,
+    /// `n_altup − 1`.
+    AltupLess1,
+    /// `n_altup × n_altup`.
+    AltupSquared,
+    /// `laurel_rank`: gemma3n's LAuReL rank (64 in llama.cpp, not a key).
+    LaurelRank,
 }
+
+/// gemma3n's constants: llama.cpp sets them in `llama_hparams` and reads no key for them.
+pub const GEMMA3N_N_EMBD_ALTUP: u64 = 256;
+/// `n_altup` (`altup_num_inputs`).
+pub const GEMMA3N_N_ALTUP: u64 = 4;
+/// `laurel_rank`.
+pub const GEMMA3N_LAUREL_RANK: u64 = 64;
+/// `{arch}.attention.key_length_mla`: deepseek2's key head size after decompression.
+pub const KEY_LENGTH_MLA: &str = "{arch}.attention.key_length_mla";
+/// `{arch}.attention.value_length_mla`: deepseek2's value head size after decompression.
+pub const VALUE_LENGTH_MLA: &str = "{arch}.attention.value_length_mla";
 
 impl Dim {
     /// The dimension's name in diagnostics.
@@ -317,6 +365,23 @@ impl Dim {
             Dim::FfExp => "n_ff_exp",
             Dim::FfShexp => "n_ff_shexp",
             Dim::FfExpShared => "n_ff_exp*n_expert_shared",
+            // archs-b
+            Dim::QLora => "n_lora_q",
+            Dim::KvLora => "n_lora_kv",
+            Dim::KvLoraRot => "n_lora_kv+n_rot",
+            Dim::QMla => "n_head*n_embd_head_k_mla",
+            Dim::HeadNopeMla => "n_embd_head_k_mla-n_rot",
+            Dim::HeadVMla => "n_embd_head_v_mla",
+            Dim::KvBMla => "n_head*(n_embd_head_k_mla-n_rot+n_embd_head_v_mla)",
+            Dim::VMla => "n_head*n_embd_head_v_mla",
+            Dim::RotQ => "n_head*n_rot",
+            Dim::RotKv => "n_head_kv*n_rot",
+            Dim::AltupEmbd => "n_embd_altup",
+            Dim::AltupEmbdLayers => "n_embd_altup*n_layer",
+            Dim::Altup => "n_altup",
+            Dim::AltupLess1 => "n_altup-1",
+            Dim::AltupSquared => "n_altup*n_altup",
+            Dim::LaurelRank => "laurel_rank",
         }
     }
 }
@@ -341,6 +406,14 @@ pub enum When {
     /// Blocks with experts: every block from `{arch}.leading_dense_block_count` on, in a
     /// model with experts.
     Experts,
+    // archs-b: tensors that depend on a hyperparameter being set.
+    /// Blocks with experts, in a model whose key (`{arch}.…`) is present and non-zero
+    /// (shared experts: `expert_shared_count`, `expert_shared_feed_forward_length`).
+    ExpertsWith(&'static str),
+    /// Every model whose keys are all present and non-zero (`true`), or not (`false`):
+    /// deepseek2 stores `attn_k_b` and `attn_v_b` when `key_length_mla` and
+    /// `value_length_mla` are set, else the fused `attn_kv_b`.
+    KeysSet(&'static [&'static str], bool),
 }
 
 /// A tensor a model may or must have.
@@ -418,6 +491,15 @@ pub struct Architecture {
     /// The block counts the compute graph supports (empty: any); baichuan's graph aborts
     /// for a model type other than 7B (32 blocks) or 13B (40).
     pub block_counts: &'static [u64],
+    // archs-b
+    /// The fewest blocks llama.cpp runs (0: no minimum); gemma3n's KV cache has 20 layers
+    /// hard-coded.
+    pub min_blocks: u64,
+    /// Hyperparameters a tiny model of the architecture takes instead of `gguf fixtures`'
+    /// defaults, `({arch}.key, value)`, for the graph's constraints (deepseek2's latent
+    /// attention needs one KV head of `kv_lora_rank + n_rot`); keys not among the required
+    /// ones are added.
+    pub tiny: &'static [(&'static str, u64)],
 }
 
 impl Architecture {

@@ -10,10 +10,15 @@
 //! Known simplifications: phi2 may store q, k and v apart instead of `attn_qkv`; the table
 //! requires the fused form (the one its converter writes). phi3's `attn_qkv` is optional to
 //! the loader but its graph needs it, so the table requires it. Per-layer hyperparameter
-//! arrays (openelm) are not modelled.
+//! arrays (openelm; gemma3n's per-layer `feed_forward_length` as its converter writes it) are
+//! not modelled. deepseek2 with 27 blocks (V2-Lite, `attn_q` instead of
+//! the q LoRA pair, no `q_lora_rank`) and glm4moe's NextN layers (`nextn_predict_layers`,
+//! `blk.N.nextn.*`) are not modelled; dots1's and smallthinker's `expert_gating_func` and
+//! smallthinker's `expert_feed_forward_length` are optional to their loaders but required here
+//! (without them the graph aborts, or the experts are zero wide).
 
 use super::arch::*;
-use super::arch::{tensor, TOKENIZER_REQUIRED};
+use super::arch::{opt, req, tensor, TOKENIZER_REQUIRED};
 use Dim::*;
 use ExpertUse::{Always as AllExperts, Never, Optional};
 use KeyType::Float;
@@ -292,6 +297,8 @@ const fn arch(
         gqa: true,
         swa_pattern: 0,
         block_counts: &[],
+        min_blocks: 0,
+        tiny: &[],
     }
 }
 
@@ -912,6 +919,245 @@ pub const ARCHITECTURES: &[Architecture] = &[
         AllExperts,
         Spm,
     ),
+    // archs-b: deepseek2, minicpm3, glm4moe, bailingmoe, dots1, ernie4_5-moe, hunyuan-moe,
+    // gpt-oss, smallthinker, gemma3n.
+    Architecture {
+        tiny: DEEPSEEK2_TINY,
+        ..arch(
+            "deepseek2",
+            &[
+                BASE_KEYS,
+                RMS_EPS,
+                EXPERT_KEYS_REQUIRED,
+                DEEPSEEK_KEYS,
+                MLA_KEYS,
+                DEEPSEEK2_KEYS,
+                T,
+            ],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT,
+                ATTN_NORM,
+                MLA_ATTN,
+                DEEPSEEK2_ATTN,
+                FFN_NORM,
+                FFN_GLU,
+                MOE_FF_EXP,
+                EXP_PROBS_B_OPT,
+                DEEPSEEK_SHARED
+            ],
+            AllExperts,
+            Bpe("deepseek-v3"),
+        )
+    },
+    Architecture {
+        gqa: false,
+        tiny: MINICPM3_TINY,
+        ..arch(
+            "minicpm3",
+            &[BASE_KEYS, RMS_EPS, MLA_KEYS, T],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT_OPT,
+                ATTN_NORM,
+                MLA_ATTN,
+                MINICPM3_ATTN,
+                FFN_NORM,
+                FFN_GLU,
+                ROPE_FACTORS
+            ],
+            Never,
+            Spm,
+        )
+    },
+    arch(
+        "glm4moe",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, GLM4MOE_KEYS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            GLM4MOE_ATTN,
+            FFN_GLU,
+            MOE_FF_EXP,
+            GLM4MOE_EXPERTS
+        ],
+        AllExperts,
+        Bpe("glm4"),
+    ),
+    arch(
+        "bailingmoe",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            EXPERT_KEYS_REQUIRED,
+            DEEPSEEK_KEYS,
+            EXPERT_WEIGHTS_NORM,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            ROT_ATTN,
+            FFN_NORM,
+            BAILINGMOE_FFN
+        ],
+        AllExperts,
+        Bpe("bailingmoe"),
+    ),
+    Architecture {
+        gqa: false,
+        ..arch(
+            "dots1",
+            &[
+                BASE_KEYS,
+                RMS_EPS,
+                EXPERT_KEYS_REQUIRED,
+                DEEPSEEK_KEYS,
+                EXPERT_WEIGHTS_NORM,
+                GATING_FUNC_REQUIRED,
+                T,
+            ],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT,
+                ATTN_NORM,
+                DOTS1_ATTN,
+                QK_NORM,
+                FFN_NORM,
+                FFN_GLU,
+                MOE_FF_EXP,
+                EXP_PROBS_B_OPT,
+                DEEPSEEK_SHARED
+            ],
+            AllExperts,
+            Bpe("qwen2"),
+        )
+    },
+    Architecture {
+        tiny: ERNIE4_5_MOE_TINY,
+        ..arch(
+            "ernie4_5-moe",
+            &[
+                BASE_KEYS,
+                RMS_EPS,
+                EXPERT_KEYS_REQUIRED,
+                ERNIE4_5_MOE_KEYS,
+                T,
+            ],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT_OPT,
+                ATTN_NORM,
+                ATTN,
+                ATTN_BIAS_OPT,
+                ATTN_OUT_BIAS_OPT,
+                FFN_NORM,
+                FFN_GLU,
+                ERNIE4_5_MOE_EXPERTS
+            ],
+            AllExperts,
+            Spm,
+        )
+    },
+    arch(
+        "hunyuan-moe",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            EXPERT_KEYS_REQUIRED,
+            HUNYUAN_MOE_KEYS,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            QK_NORM,
+            FFN_NORM,
+            MOE_FF_EXP_AS_FF,
+            HUNYUAN_MOE_SHARED
+        ],
+        AllExperts,
+        Bpe("hunyuan"),
+    ),
+    // Sliding-window attention in every other block (`set_swa_pattern(2)`).
+    Architecture {
+        swa_pattern: 2,
+        ..arch(
+            "gpt-oss",
+            &[
+                BASE_KEYS,
+                RMS_EPS,
+                EXPERT_KEYS_REQUIRED,
+                EXPERT_FF_REQUIRED,
+                SLIDING_WINDOW,
+                T,
+            ],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT,
+                ATTN_NORM,
+                ROT_ATTN,
+                GPT_OSS_ATTN,
+                MOE_FF_EXP,
+                GPT_OSS_EXPERT_BIAS
+            ],
+            AllExperts,
+            Bpe("gpt-4o"),
+        )
+    },
+    arch(
+        "smallthinker",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            EXPERT_KEYS_REQUIRED,
+            EXPERT_FF_REQUIRED,
+            GATING_FUNC_REQUIRED,
+            SLIDING_WINDOW_OPT,
+            T,
+        ],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, FFN_NORM, MOE_FF_EXP],
+        AllExperts,
+        Bpe("qwen2"),
+    ),
+    // Sliding-window attention in 4 of every 5 blocks; the KV cache holds the first 20 blocks
+    // (the later ones reuse them), so llama.cpp needs at least 20.
+    Architecture {
+        swa_pattern: 5,
+        min_blocks: 20,
+        ..arch(
+            "gemma3n",
+            &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW, T],
+            layout![
+                OUTPUT_OPT,
+                TOK_EMBD,
+                GEMMA3N_GLOBAL,
+                OUT_NORM,
+                ATTN_NORM,
+                ATTN,
+                QK_NORM,
+                GEMMA3N_NORMS,
+                FFN_NORM,
+                FFN_GLU,
+                GEMMA3N_BLOCK
+            ],
+            Never,
+            Spm,
+        )
+    },
 ];
 
 /// PhiMoE: separate q, k, v with biases (the loader also takes a fused `attn_qkv` without
@@ -935,3 +1181,246 @@ const MOE_FF_EXP_AS_FF: &[ExpectedTensor] = &[
     be("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
     be("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
 ];
+
+// archs-b: the groups of deepseek2, minicpm3, glm4moe, bailingmoe, dots1, ernie4_5-moe,
+// hunyuan-moe, gpt-oss, smallthinker and gemma3n.
+
+/// `{arch}.attention.key_length_mla`, `{arch}.attention.value_length_mla`: deepseek2's head
+/// sizes after decompression; both set means the split `attn_k_b`/`attn_v_b` form.
+const MLA_LENGTHS: &[&str] = &[KEY_LENGTH_MLA, VALUE_LENGTH_MLA];
+/// The latent attention ranks (both required by minicpm3 and deepseek2; deepseek2 with 27
+/// blocks, V2-Lite, does not read `q_lora_rank`: not modelled).
+const MLA_KEYS: &[KeySpec] = &[
+    req("{arch}.attention.q_lora_rank", KeyType::Count),
+    req("{arch}.attention.kv_lora_rank", KeyType::Count),
+];
+const EXPERT_WEIGHTS_NORM: &[KeySpec] = &[opt("{arch}.expert_weights_norm", KeyType::Bool)];
+/// `{arch}.expert_gating_func` (1 softmax, 2 sigmoid): optional to dots1's and
+/// smallthinker's loaders, but their graphs abort without it (`build_moe_ffn`'s gating
+/// switch), so required here.
+const GATING_FUNC_REQUIRED: &[KeySpec] = &[req("{arch}.expert_gating_func", KeyType::Count)];
+const EXPERT_FF_REQUIRED: &[KeySpec] = &[req(EXPERT_FF_LENGTH, KeyType::Count)];
+const DEEPSEEK2_KEYS: &[KeySpec] = &[
+    opt(KEY_LENGTH_MLA, KeyType::Count),
+    opt(VALUE_LENGTH_MLA, KeyType::Count),
+    opt("{arch}.expert_weights_norm", KeyType::Bool),
+    opt("{arch}.expert_gating_func", KeyType::Count),
+    opt("{arch}.rope.scaling.yarn_log_multiplier", Float),
+];
+const GLM4MOE_KEYS: &[KeySpec] = &[
+    req(EXPERT_FF_LENGTH, KeyType::Count),
+    req(EXPERT_SHARED_COUNT, KeyType::Count),
+    opt(LEADING_DENSE_BLOCK_COUNT, KeyType::Count),
+    req("{arch}.expert_weights_scale", Float),
+    opt("{arch}.expert_weights_norm", KeyType::Bool),
+    opt("{arch}.expert_gating_func", KeyType::Count),
+    opt("{arch}.nextn_predict_layers", KeyType::Count),
+];
+const ERNIE4_5_MOE_KEYS: &[KeySpec] = &[
+    req(EXPERT_FF_LENGTH, KeyType::Count),
+    opt(EXPERT_SHARED_FF_LENGTH, KeyType::Count),
+    req(INTERLEAVE_MOE_LAYER_STEP, KeyType::Count),
+    req(LEADING_DENSE_BLOCK_COUNT, KeyType::Count),
+];
+const HUNYUAN_MOE_KEYS: &[KeySpec] = &[
+    req(EXPERT_FF_LENGTH, KeyType::Count),
+    req(EXPERT_SHARED_FF_LENGTH, KeyType::Count),
+];
+
+/// The query and compressed key/value projections of latent attention.
+const MLA_ATTN: &[ExpectedTensor] = &[
+    b("attn_q_a_norm.weight", &[QLora]),
+    b("attn_kv_a_norm.weight", &[KvLora]),
+    b("attn_q_a.weight", &[Embd, QLora]),
+    b("attn_q_b.weight", &[QLora, QMla]),
+    b("attn_kv_a_mqa.weight", &[Embd, KvLoraRot]),
+    b("attn_output.weight", &[VMla, Embd]),
+];
+/// deepseek2's decompression: split when both MLA lengths are set, else fused.
+const DEEPSEEK2_ATTN: &[ExpectedTensor] = &[
+    tensor(
+        "attn_k_b.weight",
+        Block,
+        &[HeadNopeMla, KvLora, Heads],
+        true,
+        When::KeysSet(MLA_LENGTHS, true),
+    ),
+    tensor(
+        "attn_v_b.weight",
+        Block,
+        &[KvLora, HeadVMla, Heads],
+        true,
+        When::KeysSet(MLA_LENGTHS, true),
+    ),
+    tensor(
+        "attn_kv_b.weight",
+        Block,
+        &[KvLora, KvBMla],
+        true,
+        When::KeysSet(MLA_LENGTHS, false),
+    ),
+];
+const MINICPM3_ATTN: &[ExpectedTensor] = &[b("attn_kv_b.weight", &[KvLora, KvBMla])];
+/// The experts' selection bias (`exp_probs_b`), optional.
+const EXP_PROBS_B_OPT: &[ExpectedTensor] = &[be("exp_probs_b.bias", &[Experts], false)];
+/// GLM-4.5: q, k, v biases, optional q/k norms, the post-attention norm that also precedes
+/// the feed-forward block (no `ffn_norm`).
+const GLM4MOE_ATTN: &[ExpectedTensor] = &[
+    b("attn_q.bias", &[Q]),
+    b("attn_k.bias", &[K]),
+    b("attn_v.bias", &[V]),
+    bo("attn_q_norm.weight", &[HeadK]),
+    bo("attn_k_norm.weight", &[HeadK]),
+    b("post_attention_norm.weight", &[Embd]),
+];
+/// GLM-4.5: the selection bias (required) and shared experts when `expert_shared_count` > 0.
+/// (The NextN layers of `nextn_predict_layers`, with their `nextn.*` tensors, are not
+/// modelled.)
+const GLM4MOE_EXPERTS: &[ExpectedTensor] = &[
+    be("exp_probs_b.bias", &[Experts], true),
+    tensor(
+        "ffn_gate_shexp.weight",
+        Block,
+        &[Embd, FfExpShared],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_COUNT),
+    ),
+    tensor(
+        "ffn_down_shexp.weight",
+        Block,
+        &[FfExpShared, Embd],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_COUNT),
+    ),
+    tensor(
+        "ffn_up_shexp.weight",
+        Block,
+        &[Embd, FfExpShared],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_COUNT),
+    ),
+];
+/// q, k, v and output projections sized by the rotary dimensions (`n_rot`).
+const ROT_ATTN: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, RotQ]),
+    b("attn_k.weight", &[Embd, RotKv]),
+    b("attn_v.weight", &[Embd, RotKv]),
+    b("attn_output.weight", &[RotQ, Embd]),
+];
+/// Bailing MoE: experts in every block (the loader reads `leading_dense_block_count` but
+/// creates no dense block), shared experts `n_ff_exp × n_expert_shared` wide.
+const BAILINGMOE_FFN: &[ExpectedTensor] = &[
+    b("ffn_gate_inp.weight", &[Embd, Experts]),
+    b("ffn_gate_exps.weight", &[Embd, FfExp, Experts]),
+    b("ffn_down_exps.weight", &[FfExp, Embd, Experts]),
+    b("ffn_up_exps.weight", &[Embd, FfExp, Experts]),
+    b("ffn_gate_shexp.weight", &[Embd, FfExpShared]),
+    b("ffn_down_shexp.weight", &[FfExpShared, Embd]),
+    b("ffn_up_shexp.weight", &[Embd, FfExpShared]),
+];
+/// dots.llm1: k and v as wide as q (its graph then needs `head_count_kv` = `head_count`).
+const DOTS1_ATTN: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Q]),
+    b("attn_k.weight", &[Embd, Q]),
+    b("attn_v.weight", &[Embd, Q]),
+    b("attn_output.weight", &[Q, Embd]),
+];
+/// ERNIE 4.5 MoE: gate optional, shared experts when `expert_shared_feed_forward_length` > 0.
+const ERNIE4_5_MOE_EXPERTS: &[ExpectedTensor] = &[
+    be("ffn_gate_inp.weight", &[Embd, Experts], true),
+    be("exp_probs_b.bias", &[Experts], false),
+    be("ffn_gate_exps.weight", &[Embd, FfExp, Experts], false),
+    be("ffn_down_exps.weight", &[FfExp, Embd, Experts], true),
+    be("ffn_up_exps.weight", &[Embd, FfExp, Experts], true),
+    tensor(
+        "ffn_gate_shexp.weight",
+        Block,
+        &[Embd, FfShexp],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_FF_LENGTH),
+    ),
+    tensor(
+        "ffn_down_shexp.weight",
+        Block,
+        &[FfShexp, Embd],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_FF_LENGTH),
+    ),
+    tensor(
+        "ffn_up_shexp.weight",
+        Block,
+        &[Embd, FfShexp],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_FF_LENGTH),
+    ),
+];
+/// Hunyuan MoE: one shared expert `n_ff_shexp` wide, no gate input.
+const HUNYUAN_MOE_SHARED: &[ExpectedTensor] = &[
+    be("ffn_gate_shexp.weight", &[Embd, FfShexp], true),
+    be("ffn_up_shexp.weight", &[Embd, FfShexp], true),
+    be("ffn_down_shexp.weight", &[FfShexp, Embd], true),
+];
+/// gpt-oss: the post-attention norm (before the experts; no `ffn_norm`), the attention
+/// sinks and the attention biases.
+const GPT_OSS_ATTN: &[ExpectedTensor] = &[
+    b("post_attention_norm.weight", &[Embd]),
+    b("attn_sinks.weight", &[Heads]),
+    b("attn_q.bias", &[RotQ]),
+    b("attn_k.bias", &[RotKv]),
+    b("attn_v.bias", &[RotKv]),
+    b("attn_output.bias", &[Embd]),
+];
+/// gpt-oss: the router's and the experts' biases.
+const GPT_OSS_EXPERT_BIAS: &[ExpectedTensor] = &[
+    be("ffn_gate_inp.bias", &[Experts], true),
+    be("ffn_gate_exps.bias", &[FfExp, Experts], true),
+    be("ffn_down_exps.bias", &[Embd, Experts], true),
+    be("ffn_up_exps.bias", &[FfExp, Experts], true),
+];
+/// gemma3n: the per-layer token embeddings and projections, AltUp's projections.
+const GEMMA3N_GLOBAL: &[ExpectedTensor] = &[
+    g("per_layer_token_embd.weight", &[AltupEmbdLayers, Vocab]),
+    g("altup_proj.weight", &[Embd, Embd, AltupLess1]),
+    g("altup_unembd_proj.weight", &[Embd, Embd, AltupLess1]),
+    g("per_layer_model_proj.weight", &[Embd, AltupEmbdLayers]),
+    g("per_layer_proj_norm.weight", &[AltupEmbd]),
+];
+const GEMMA3N_NORMS: &[ExpectedTensor] = &[b("post_attention_norm.weight", &[Embd])];
+/// gemma3n's block: post-feed-forward norm, per-layer input gate and projection, AltUp and
+/// LAuReL.
+const GEMMA3N_BLOCK: &[ExpectedTensor] = &[
+    b("post_ffw_norm.weight", &[Embd]),
+    b("inp_gate.weight", &[Embd, AltupEmbd]),
+    b("proj.weight", &[AltupEmbd, Embd]),
+    b("post_norm.weight", &[Embd]),
+    b("altup_correct_coef.weight", &[Altup, Altup]),
+    b("altup_correct_scale.weight", &[Embd]),
+    b("altup_predict_coef.weight", &[Altup, AltupSquared]),
+    b("altup_router.weight", &[Embd, Altup]),
+    b("altup_router_norm.weight", &[Embd]),
+    b("laurel_l.weight", &[Embd, LaurelRank]),
+    b("laurel_r.weight", &[LaurelRank, Embd]),
+    b("laurel_post_norm.weight", &[Embd]),
+];
+
+/// deepseek2's tiny model, in the split MLA form converters write today: the cache holds one
+/// head of `kv_lora_rank + n_rot` (key) and `kv_lora_rank` (value) — llama.cpp's graph
+/// concatenates the rotary part and the latent into that one head.
+const DEEPSEEK2_TINY: &[(&str, u64)] = &[
+    ("{arch}.attention.head_count_kv", 1),
+    ("{arch}.rope.dimension_count", 8),
+    ("{arch}.attention.q_lora_rank", 16),
+    ("{arch}.attention.kv_lora_rank", 16),
+    ("{arch}.attention.key_length", 24),
+    ("{arch}.attention.value_length", 16),
+    (KEY_LENGTH_MLA, 16),
+    (VALUE_LENGTH_MLA, 16),
+];
+/// minicpm3's tiny model: heads of 8, 4 of them rotary.
+const MINICPM3_TINY: &[(&str, u64)] = &[
+    ("{arch}.rope.dimension_count", 4),
+    ("{arch}.attention.q_lora_rank", 16),
+    ("{arch}.attention.kv_lora_rank", 16),
+];
+/// ernie4_5-moe's tiny model: with a shared expert.
+const ERNIE4_5_MOE_TINY: &[(&str, u64)] = &[(EXPERT_SHARED_FF_LENGTH, 64)];
