@@ -567,16 +567,24 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// ```
 pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
     use gguf_grammar::validate::schema::{
-        Architecture, Dim, ExpertUse, KeyType, Scope, TokenizerKind, When,
+        block_tensor_name, Architecture, Dim, ExpertUse, KeyType, Scope, TokenizerKind, When,
+        MOE_EVERY_N_LAYERS,
     };
     let table = Architecture::named(arch)?;
     let experts = table.experts == ExpertUse::Always;
     let (n_embd, n_head, n_ff, n_expert, n_used, n_ctx) = (32u64, 4u64, 64u64, 4u64, 2u64, 128u64);
     let n_head_kv = if table.gqa { 2 } else { n_head };
     let head = n_embd / n_head;
-    // One block, or as many as the table says the graph needs.
+    // One block, or as many as the table says the graph needs; two where experts are in
+    // every second block only (`moe_every_n_layers` 2: block 1 has them).
+    let moe_every = table
+        .keys
+        .iter()
+        .flat_map(|g| g.iter())
+        .any(|k| k.required && k.name == MOE_EVERY_N_LAYERS);
     let n_layer = match table.block_counts.first() {
         Some(&n) => n,
+        None if moe_every => 2,
         None => table.swa_pattern.max(1),
     };
     let mut b = GgufBuilder::new(Ctx::V3_LE);
@@ -600,12 +608,18 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             (KeyType::Count, ".expert_feed_forward_length") => ((n_ff / n_used) as u32).into(),
             (KeyType::Count, ".leading_dense_block_count") => 0u32.into(),
             (KeyType::Count, ".attention.sliding_window") => 64u32.into(),
+            (KeyType::Count, ".moe_every_n_layers") => 2u32.into(),
+            (KeyType::Count, ".attention.relative_buckets_count") => 8u32.into(),
+            // T5 decodes from its padding token.
+            (KeyType::Count, ".decoder_start_token_id") => 0u32.into(),
             (KeyType::Count, _) => 1u32.into(),
             (KeyType::Float, ".attention.layer_norm_rms_epsilon")
             | (KeyType::Float, ".attention.layer_norm_epsilon") => 1e-5f32.into(),
             (KeyType::Float, ".attention.scale") => 0.125f32.into(),
             (KeyType::Float, ".attention.max_alibi_bias") => 8.0f32.into(),
             (KeyType::Float, _) => 1.0f32.into(),
+            // An encoder (the BERT family) attends both ways.
+            (KeyType::Bool, ".attention.causal") => false.into(),
             (KeyType::Bool, _) => true.into(),
             _ => return None,
         };
@@ -623,6 +637,8 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             source.len()
         }
         TokenizerKind::Bpe(pre) => bpe_vocabulary(&mut b, pre),
+        TokenizerKind::Wpm => wpm_vocabulary(&mut b),
+        TokenizerKind::Ugm => ugm_vocabulary(&mut b),
     } as u64;
     let kv = head * n_head_kv;
     let dim = |d: Dim| match d {
@@ -642,23 +658,31 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         Dim::FfHalf => n_ff / 2,
         // expert_feed_forward_length as written above, times one shared expert.
         Dim::FfExp | Dim::FfExpShared => n_ff / n_used,
+        // The WordPiece vocabulary's token_type_count; no classifier labels.
+        Dim::TokenTypes => 2,
+        Dim::ClsOut => 1,
+        Dim::RelBuckets => 8,
     };
     let mut tensors: Vec<(String, Vec<u64>)> = Vec::new();
     for t in table.tensors.iter().flat_map(|g| g.iter()) {
-        let applies = match t.when {
+        // With moe_every_n_layers 2, block 1 only has experts.
+        let expert_block = |block: u64| experts && (!moe_every || block % 2 == 1);
+        let applies = |block: u64| match t.when {
             When::Always => true,
-            When::Dense => !experts,
-            When::Experts => experts,
+            When::Dense => !expert_block(block),
+            When::Experts => expert_block(block),
+            When::First => block == 0,
         };
-        if !t.required || !applies {
+        if !t.required {
             continue;
         }
         let shape: Vec<u64> = t.shape.iter().map(|&d| dim(d)).collect();
         match t.scope {
-            Scope::Global => tensors.push((t.name.to_string(), shape)),
+            Scope::Global if applies(0) => tensors.push((t.name.to_string(), shape)),
+            Scope::Global => {}
             Scope::Block => {
-                for block in 0..n_layer {
-                    tensors.push((format!("blk.{block}.{}", t.name), shape.clone()));
+                for block in (0..n_layer).filter(|&b| applies(b)) {
+                    tensors.push((block_tensor_name(block, t.name), shape.clone()));
                 }
             }
         }
@@ -672,6 +696,74 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         b.tensor(name, dims, GgmlType::F32, bytes);
     }
     b.build().ok()
+}
+
+/// A WordPiece (`bert`) vocabulary as llama.cpp loads it (the converter's form: a word's
+/// first piece starts with `▁`, a continuation piece, `##2` in the original, has no prefix):
+/// the five special tokens, then the words of the loader's fixed string, lower-cased and split
+/// at punctuation as llama.cpp's WPM tokenizer splits them, `42` as `▁4` and `2`. Returns the
+/// number of tokens.
+fn wpm_vocabulary(b: &mut GgufBuilder<'_>) -> usize {
+    const TOKENS: [&str; 15] = [
+        "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "▁hello", "▁world", "▁,", "▁the", "▁model",
+        "▁said", "▁:", "▁4", "2", "▁!",
+    ];
+    let types = (0..TOKENS.len()).map(|i| match i {
+        1 => 2i32,
+        0 | 2..=4 => 3,
+        _ => 1,
+    });
+    b.kv("tokenizer.ggml.model", "bert")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, TOKENS),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, types),
+        )
+        .kv("tokenizer.ggml.token_type_count", 2u32)
+        .kv("tokenizer.ggml.bos_token_id", 2u32)
+        .kv("tokenizer.ggml.seperator_token_id", 3u32)
+        .kv("tokenizer.ggml.unknown_token_id", 1u32)
+        .kv("tokenizer.ggml.padding_token_id", 0u32)
+        .kv("tokenizer.ggml.mask_token_id", 4u32);
+    TOKENS.len()
+}
+
+/// A Unigram (`t5`) vocabulary: `<pad>`, `</s>`, `<unk>`, then the pieces of the loader's
+/// fixed string as llama.cpp's UGM tokenizer normalises it without a precompiled charsmap (a
+/// `▁` before the text and for each space; the newline kept), each with score −1, `42` as
+/// `▁4` and `2`. Returns the number of tokens.
+fn ugm_vocabulary(b: &mut GgufBuilder<'_>) -> usize {
+    const TOKENS: [&str; 14] = [
+        "<pad>", "</s>", "<unk>", "▁Hello", "▁world", ",", "▁the", "▁model", "▁said", ":", "▁4",
+        "2", "!", "\n",
+    ];
+    let scores = (0..TOKENS.len()).map(|i| if i < 3 { 0.0f32 } else { -1.0 });
+    let types = (0..TOKENS.len()).map(|i| match i {
+        0 | 1 => 3i32,
+        2 => 2,
+        _ => 1,
+    });
+    b.kv("tokenizer.ggml.model", "t5")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, TOKENS),
+        )
+        .kv(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(ValueType::F32, scores),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, types),
+        )
+        .kv("tokenizer.ggml.add_space_prefix", true)
+        .kv("tokenizer.ggml.eos_token_id", 1u32)
+        .kv("tokenizer.ggml.unknown_token_id", 2u32)
+        .kv("tokenizer.ggml.padding_token_id", 0u32);
+    TOKENS.len()
 }
 
 /// `minimal-llama`'s 265 tokens: `<unk>`, `<s>`, `</s>`, the 256 byte tokens llama.cpp's
