@@ -937,6 +937,42 @@ mod tests {
     }
 
     #[test]
+    fn blocks_count_without_a_loop_as_applies_decides() {
+        let cases = [
+            (0, 0, 0),
+            (4, 0, 0),
+            (4, 0, 2),
+            (4, 0, 3),
+            (4, 2, 0),
+            (4, 4, 0),
+            (4, 1, 0),
+        ];
+        for (experts, step, every) in cases {
+            for lead in [0, 1, 3] {
+                let shapes = Shapes {
+                    experts,
+                    moe_step: step,
+                    moe_every: every,
+                    dense_lead: lead,
+                    ..Shapes::default()
+                };
+                for n_layer in 0..13 {
+                    for when in [When::Always, When::Dense, When::Experts, When::First] {
+                        let counted = (0..n_layer)
+                            .filter(|&b| shapes.applies(when, Some(b)))
+                            .count() as u128;
+                        assert_eq!(
+                            shapes.blocks(when, n_layer),
+                            counted,
+                            "{when:?} experts {experts} step {step} every {every} lead {lead} blocks {n_layer}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn shapes_ignore_trailing_ones() {
         assert!(same_shape(&[576], &[576]));
         assert!(same_shape(&[576, 1], &[576]));

@@ -551,7 +551,9 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// A deterministic tiny model of architecture `arch` built from the schema's table: every
 /// required key (and `head_count_kv`, `rope.dimension_count`) with a small value, the
 /// table's kind of tokenizer (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE
-/// vocabulary), and every required tensor of one block in f32 with the documented pattern.
+/// vocabulary, or a small WordPiece or Unigram one covering the loader's fixed string), and
+/// every required tensor of one block (two for nomic-bert-moe) in f32 with the documented
+/// pattern; an encoder's `attention.causal` is false.
 /// Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has no grouped-query
 /// attention), n_ff 64, 4 experts of which 2 are used. `None` for an architecture the table
 /// does not know.
