@@ -2,7 +2,8 @@
 
 Reads the JSON lines of scripts/llama/loader.cpp (one per file) on stdin, each line's "file"
 replaced by its case name (NAME=PATH on the command line), and either checks them against the
-recorded verdicts (verdict, stage, error, roundtrip, prompt and generated tokens: any
+recorded verdicts (verdict, stage, error, roundtrip, prompt and generated tokens, and for an
+encoder-only model the number of embedding values, recorded only when there is one: any
 difference fails, as does a recorded case that was not run) or, with --update, rewrites the
 record.
 
@@ -15,11 +16,13 @@ import sys
 REFERENCE = (
     "llama.cpp vendored in llama-cpp-python 0.3.16 (scripts/build-llama-tools.sh), "
     "as scripts/llama/loader.cpp runs it: llama_model_load_from_file with default model "
-    "parameters on the CPU, then llama_tokenize and a 4-token greedy decode, each file in a "
-    "child process"
+    "parameters on the CPU, then llama_tokenize and a 4-token greedy decode (an encoder-only "
+    "model: its embeddings, with embeddings on and its pooling), each file in a child process"
 )
 PROMPT = "Hello world, the model said: 42!\n"
 COMPARED = ["verdict", "stage", "error", "roundtrip", "prompt", "generated"]
+# Compared too, but recorded only when not null (an encoder-only model's embedding count).
+OPTIONAL = ["embd"]
 
 
 def main(argv):
@@ -41,6 +44,9 @@ def main(argv):
         got[name] = entry
     if update:
         cases = [{k: got[n][k] for k in ["file", "arch", "n_vocab"] + COMPARED} for n in sorted(got)]
+        for case in cases:
+            case.update({k: got[case["file"]][k] for k in OPTIONAL
+                         if got[case["file"]].get(k) is not None})
         with open(record_path, "w", encoding="utf-8") as f:
             json.dump({"reference": REFERENCE, "prompt": PROMPT, "cases": cases}, f, indent=1,
                       ensure_ascii=False)
@@ -58,8 +64,8 @@ def main(argv):
             print(f"llama verdicts: {name}: not run")
             continue
         seen.add(name)
-        for key in COMPARED:
-            if case[key] != got[name][key]:
+        for key in COMPARED + OPTIONAL:
+            if case.get(key) != got[name].get(key):
                 differences += 1
                 print(f"llama verdicts: {name}: {key} was {json.dumps(case[key])}, "
                       f"now {json.dumps(got[name][key])}")
@@ -67,7 +73,7 @@ def main(argv):
         differences += 1
         print(f"llama verdicts: {name}: not in {record_path} (run with --update)")
     ok = sum(1 for n in seen if got[n]["verdict"] == "ok")
-    print(f"llama verdicts: {len(seen)} files ({ok} load, tokenize and decode), "
+    print(f"llama verdicts: {len(seen)} files ({ok} load, tokenize and run), "
           f"{differences} differences from {record_path}")
     return 1 if differences else 0
 

@@ -75,6 +75,7 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
         [
             "ggml-vocab-aquila.gguf",
             "ggml-vocab-baichuan.gguf",
+            "ggml-vocab-bert-bge.gguf",
             "ggml-vocab-deepseek-coder.gguf",
             "ggml-vocab-gpt-2.gguf",
             "ggml-vocab-gpt-neox.gguf",
@@ -789,4 +790,66 @@ fn json_names_the_profile_and_the_version_it_models() {
         let said = json[0]["models"].as_str().unwrap_or("");
         assert!(said.contains(models), "{flag}: {said}");
     }
+}
+
+/// Every tiny model of `gguf fixtures --all-archs` passes the schema: among them the encoders'
+/// WordPiece and Unigram vocabularies, nomic-bert-moe's experts in block 1 only (a count of
+/// required tensors that assumed every block alike found one missing) and T5's `enc.blk.N.` and
+/// `dec.blk.N.` blocks with the relative attention bias in block 0 only.
+#[test]
+fn every_tiny_model_passes_the_schema() {
+    let files = gguf_tools::fixtures::all_archs();
+    assert!(files.iter().any(|f| f.name == "tiny-nomic-bert-moe.gguf"));
+    assert!(files.iter().any(|f| f.name == "tiny-t5.gguf"));
+    for f in files {
+        let found = schema::check_model(&Gguf::parse(&f.bytes).unwrap());
+        assert!(found.is_empty(), "{}:\n{}", f.name, render(&found));
+    }
+}
+
+/// llama.cpp keeps its default special ids (WordPiece: bos 101, unknown 100, separator 102,
+/// mask 103) for an absent or out-of-range key and reads each with `vector::at` while loading:
+/// in a 15-token WordPiece vocabulary that fails (tests/llama/verdicts.json,
+/// `tiny-bert.special-token-past-vocab.gguf`: "vector::_M_range_check: __n (which is 101)").
+#[test]
+fn wordpiece_special_ids_llama_cpp_falls_back_to_must_exist() {
+    let bytes = gguf_tools::fixtures::tiny_model("bert").unwrap();
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let mut past = GgufBuilder::from_gguf(&gguf);
+    past.set("tokenizer.ggml.bos_token_id", 15u32);
+    let past = past.build().unwrap();
+    let found = schema::check_model(&Gguf::parse(&past).unwrap());
+    assert_eq!(
+        codes(&found),
+        ["schema-special-token", "schema-special-token-default"],
+        "{}",
+        render(&found)
+    );
+    let mut absent = GgufBuilder::from_gguf(&gguf);
+    absent.remove("tokenizer.ggml.mask_token_id");
+    let absent = absent.build().unwrap();
+    let found = schema::check_model(&Gguf::parse(&absent).unwrap());
+    assert_eq!(
+        codes(&found),
+        ["schema-special-token-default"],
+        "{}",
+        render(&found)
+    );
+    assert!(
+        found[0].message.contains("default id 103"),
+        "{}",
+        render(&found)
+    );
+    // A Unigram vocabulary has no default bos: the same id past the vocabulary only warns.
+    let t5 = gguf_tools::fixtures::tiny_model("t5").unwrap();
+    let mut t5 = GgufBuilder::from_gguf(&Gguf::parse(&t5).unwrap());
+    t5.set("tokenizer.ggml.bos_token_id", 14u32);
+    let t5 = t5.build().unwrap();
+    let found = schema::check_model(&Gguf::parse(&t5).unwrap());
+    assert_eq!(
+        codes(&found),
+        ["schema-special-token"],
+        "{}",
+        render(&found)
+    );
 }

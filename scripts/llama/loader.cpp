@@ -1,25 +1,39 @@
 // loader: llama.cpp as an executed reference. For each model path on the command line, a
 // child process loads the model as llama.cpp does (llama_model_load_from_file, default model
-// parameters, CPU only), and for a model that loads, tokenizes a fixed string and runs a short
-// greedy decode. The parent prints one JSON line per model:
+// parameters, CPU only), and for a model that loads, tokenizes a fixed string and runs it: a
+// short greedy decode, or, for an encoder-only model, its embeddings. The parent prints one
+// JSON line per model:
 //
 //   {"file", "verdict", "stage", "error", "arch", "n_vocab", "prompt", "prompt_text",
-//    "roundtrip", "generated"}
+//    "roundtrip", "generated", "embd"}
 //
 // verdict: "ok", "load-error" (llama_model_load_from_file returned NULL), "context-error",
-// "tokenize-error", "decode-error", "crash: SIG..." (the child died, e.g. in GGML_ABORT),
-// "crash: exception" (a C++ exception escaped llama.cpp's C API) or "timeout". stage: where
-// the child was ("load", "context", "tokenize", "decode", "done"). error: llama.cpp's own first
-// error line (its log callback at error level, the GGML_ABORT message, or the exception's
-// what()), null when there is none. prompt: the token ids of the fixed string (with the
-// special tokens llama.cpp adds); prompt_text: their pieces joined (newlines as spaces);
-// roundtrip: whether llama_detokenize gives the fixed string back (after one leading space); generated: the greedy tokens.
+// "tokenize-error", "decode-error", "embed-error" (no embeddings, or one not finite),
+// "crash: SIG..." (the child died, e.g. in GGML_ABORT), "crash: exception" (a C++ exception
+// escaped llama.cpp's C API) or "timeout". stage: where the child was ("load", "context",
+// "tokenize", "decode", "embed", "done"). error: llama.cpp's own first error line (its log
+// callback at error level, the GGML_ABORT message, or the exception's what()), null when there
+// is none. prompt: the token ids of the fixed string (with the special tokens llama.cpp adds);
+// prompt_text: their pieces joined (newlines as spaces); roundtrip: whether llama_detokenize
+// gives the fixed string back (after one leading space) or, for the WordPiece and Unigram
+// tokenizers, whose normalisation is lossy (WPM lower-cases, drops newlines and keeps the space
+// it puts before ':'), text that tokenizes to the same ids again, with no unknown token;
+// generated: the greedy tokens.
+//
+// An encoder-only model (one without a decoder, t5encoder, or whose `{arch}.attention.causal`
+// is false: the BERT family, whose graphs have no output head) runs as llama.cpp's embedding
+// example runs it: a context with embeddings on and the model's pooling, llama_encode (a model
+// with an encoder) or llama_decode of the prompt; embd is the number of embedding values read
+// (the pooled vector of sequence 0, or every token's without pooling), each must be finite;
+// generated is then null, and embd is null for a decoding model. An encoder-decoder model
+// (t5) runs llama_encode of the prompt, then the greedy decode from its decoder start token.
 //
 // Usage: loader [--verbose] MODEL.gguf...   (--verbose: the child's llama.cpp log on stderr)
 
 #include "ggml.h"
 #include "llama.h"
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -109,6 +123,41 @@ static std::string ids(const std::vector<llama_token> & v) {
     return s;
 }
 
+// An encoder-only model: the prompt's embeddings, each finite. Returns the exit status.
+static int embed(llama_model * model, llama_context * ctx, std::vector<llama_token> & prompt) {
+    emit('S', "embed");
+    llama_batch batch = llama_batch_get_one(prompt.data(), (int) prompt.size());
+    if ((llama_model_has_encoder(model) ? llama_encode(ctx, batch) : llama_decode(ctx, batch)) != 0) {
+        emit('V', "decode-error");
+        return 0;
+    }
+    const enum llama_pooling_type pooling = llama_pooling_type(ctx);
+    const float * values = nullptr;
+    size_t n = 0;
+    if (pooling == LLAMA_POOLING_TYPE_NONE) {
+        values = llama_get_embeddings(ctx);
+        n = prompt.size() * (size_t) llama_model_n_embd(model);
+    } else {
+        values = llama_get_embeddings_seq(ctx, 0);
+        n = pooling == LLAMA_POOLING_TYPE_RANK ? llama_model_n_cls_out(model)
+                                               : (size_t) llama_model_n_embd(model);
+    }
+    bool finite = values != nullptr;
+    for (size_t i = 0; finite && i < n; i++) {
+        finite = std::isfinite(values[i]);
+    }
+    if (!finite) {
+        emit('V', "embed-error");
+        return 0;
+    }
+    emit('B', std::to_string(n));
+    emit('S', "done");
+    emit('V', "ok");
+    llama_free(ctx);
+    llama_model_free(model);
+    return 0;
+}
+
 // The child: everything llama.cpp does happens here. Returns the exit status.
 static int child(const char * path) {
     llama_log_set(on_log, nullptr);
@@ -149,7 +198,20 @@ static int child(const char * path) {
                                    (int) detok.size(), true, false);
     // With its BOS removed, llama.cpp keeps the space SentencePiece put before the text.
     const std::string back = n_detok >= 0 ? std::string(detok.data(), n_detok) : "";
-    emit('R', back == PROMPT || back == std::string(" ") + PROMPT ? "true" : "false");
+    bool roundtrip = back == PROMPT || back == std::string(" ") + PROMPT;
+    const enum llama_vocab_type vtype = llama_vocab_type(vocab);
+    if (!roundtrip && n_detok >= 0 && (vtype == LLAMA_VOCAB_TYPE_WPM || vtype == LLAMA_VOCAB_TYPE_UGM)) {
+        std::vector<llama_token> again(prompt.size() + 16);
+        int n_again = llama_tokenize(vocab, back.data(), (int) back.size(), again.data(),
+                                     (int) again.size(), true, false);
+        again.resize(n_again > 0 ? n_again : 0);
+        bool unknown = false;
+        for (llama_token id : prompt) {
+            unknown = unknown || (llama_vocab_get_attr(vocab, id) & LLAMA_TOKEN_ATTR_UNKNOWN);
+        }
+        roundtrip = again == prompt && !unknown;
+    }
+    emit('R', roundtrip ? "true" : "false");
 
     emit('S', "context");
     llama_context_params cparams = llama_context_default_params();
@@ -158,10 +220,18 @@ static int child(const char * path) {
     cparams.n_ubatch = 64;
     cparams.n_threads = 1;
     cparams.n_threads_batch = 1;
+    char causal[16] = "";
+    const std::string causal_key = std::string(arch) + ".attention.causal";
+    llama_model_meta_val_str(model, causal_key.c_str(), causal, sizeof(causal));
+    const bool encoder_only = !llama_model_has_decoder(model) || strcmp(causal, "false") == 0;
+    cparams.embeddings = encoder_only;
     llama_context * ctx = llama_init_from_model(model, cparams);
     if (ctx == nullptr) {
         emit('V', "context-error");
         return 0;
+    }
+    if (encoder_only) {
+        return embed(model, ctx, prompt);
     }
 
     emit('S', "decode");
@@ -298,7 +368,7 @@ static void run(const char * path) {
     int status = 0;
     waitpid(pid, &status, 0);
 
-    std::string roundtrip = "null", verdict, stage, error, arch, n_vocab, prompt, text, generated, exception;
+    std::string roundtrip = "null", verdict, stage, error, arch, n_vocab, prompt, text, generated, exception, embd;
     bool has_error = false, has_arch = false, has_prompt = false, has_gen = false, has_exc = false;
     bool has_abort = false;
     size_t start = 0;
@@ -322,6 +392,7 @@ static void run(const char * path) {
             case 'T': text = v; break;
             case 'R': roundtrip = v; break;
             case 'G': generated = v; has_gen = true; break;
+            case 'B': embd = v; break;
             case 'X': exception = v; has_exc = true; break;
             case 'A':
                 // The abort message is the reason of the crash: it wins over logged errors.
@@ -352,12 +423,13 @@ static void run(const char * path) {
     }
     printf("{\"file\": %s, \"verdict\": %s, \"stage\": %s, \"error\": %s, \"arch\": %s, "
            "\"n_vocab\": %s, \"prompt\": %s, \"prompt_text\": %s, \"roundtrip\": %s, "
-           "\"generated\": %s}\n",
+           "\"generated\": %s, \"embd\": %s}\n",
            json_string(path).c_str(), json_string(verdict).c_str(), json_string(stage).c_str(),
            or_null(error, has_error).c_str(), or_null(arch, has_arch).c_str(),
            n_vocab.empty() ? "null" : n_vocab.c_str(),
            has_prompt ? ("[" + prompt + "]").c_str() : "null",
-           or_null(text, has_prompt).c_str(), roundtrip.c_str(), has_gen ? ("[" + generated + "]").c_str() : "null");
+           or_null(text, has_prompt).c_str(), roundtrip.c_str(), has_gen ? ("[" + generated + "]").c_str() : "null",
+           embd.empty() ? "null" : embd.c_str());
     fflush(stdout);
 }
 

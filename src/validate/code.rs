@@ -230,6 +230,9 @@ codes! {
     SchemaTensorBlockIndex = "schema-tensor-block-index", Error, NONE;
     /// A tensor whose shape is not the one the loader expects.
     SchemaTensorShape = "schema-tensor-shape", Error, NONE;
+    /// A special token whose id llama.cpp uses (the key's, or its default for the tokenizer
+    /// when the key is absent or past the vocabulary) is outside the vocabulary.
+    SchemaSpecialTokenDefault = "schema-special-token-default", Error, NONE;
 
     /// A shard of the set is missing or not GGUF.
     SetMissingShard = "set-missing-shard", Error, NONE;

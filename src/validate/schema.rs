@@ -31,8 +31,10 @@
 //! "unknown model architecture"), `schema-block-count` (0: it aborts in `llama_hparams::n_head`),
 //! `schema-byte-tokens` (a SentencePiece vocabulary without the byte tokens its tokenizer falls
 //! back to: `std::out_of_range` out of `llama_tokenize`), `schema-tokenizer-pre` (a BPE
-//! pre-tokenizer not in [`LLAMA_CPP_PRE_TOKENIZERS`]); `schema-special-token` is a warning, as
-//! llama.cpp warns "bad special token" and loads. `gguf check --profile llama.cpp` adds the
+//! pre-tokenizer not in [`LLAMA_CPP_PRE_TOKENIZERS`]), `schema-special-token-default` (a special
+//! token whose id llama.cpp falls back to is outside the vocabulary: `vector::_M_range_check`
+//! while loading); `schema-special-token` is a warning, as llama.cpp warns "bad special token"
+//! and loads when its default id is in the vocabulary. `gguf check --profile llama.cpp` adds the
 //! container rules of that llama.cpp's ggml (`ggml-0.3.16-data`) and rejects a vocabulary-only
 //! file;
 //! `scripts/check-llama-loader.sh` measures its agreement with llama.cpp.
@@ -148,7 +150,7 @@ pub fn required_tensors(gguf: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
             Scope::Global => {}
             Scope::Block => {
                 for block in (0..n_layer).filter(|&b| shapes.applies(t.when, Some(b))) {
-                    out.push((format!("blk.{block}.{}", t.name), shape.clone()?));
+                    out.push((block_tensor_name(block, t.name), shape.clone()?));
                 }
             }
         }
@@ -248,6 +250,16 @@ struct Shapes {
     n_layer: Option<u64>,
     /// The keys the table's [`When`] conditions name that are present and non-zero.
     set: Vec<&'static str>,
+    // Encoder-only models (bert family):
+    /// `tokenizer.ggml.token_type_count`, 0 when absent.
+    token_types: u64,
+    /// The number of `{arch}.classifier.output_labels`, 1 when absent.
+    cls_out: u64,
+    /// `{arch}.moe_every_n_layers` (nomic-bert-moe): only blocks `i` with `i % n == 1` have
+    /// experts; 0 when absent.
+    moe_every: u64,
+    /// `{arch}.attention.relative_buckets_count` (T5).
+    rel_buckets: Option<u64>,
 }
 
 impl Shapes {
@@ -293,13 +305,18 @@ impl Shapes {
             Dim::AltupLess1 => Some(GEMMA3N_N_ALTUP - 1),
             Dim::AltupSquared => Some(GEMMA3N_N_ALTUP * GEMMA3N_N_ALTUP),
             Dim::LaurelRank => Some(GEMMA3N_LAUREL_RANK),
+            Dim::TokenTypes => Some(self.token_types),
+            Dim::ClsOut => Some(self.cls_out),
+            Dim::RelBuckets => self.rel_buckets,
         }
     }
 
     /// Whether a tensor of `when` belongs to block `block` (`None`: a global tensor).
     fn applies(&self, when: When, block: Option<u64>) -> bool {
         let dense_block = block.is_some_and(|b| {
-            b < self.dense_lead || (self.moe_step > 0 && (b + 1) % self.moe_step != 0)
+            b < self.dense_lead
+                || (self.moe_step > 0 && (b + 1) % self.moe_step != 0)
+                || (self.moe_every > 0 && b % self.moe_every != 1)
         });
         match when {
             When::Always => true,
@@ -307,7 +324,45 @@ impl Shapes {
             When::Experts => self.experts > 0 && !dense_block,
             When::ExpertsWith(key) => self.experts > 0 && !dense_block && self.set.contains(&key),
             When::KeysSet(keys, set) => keys.iter().all(|k| self.set.contains(k)) == set,
+            When::First => block == Some(0),
         }
+    }
+
+    /// In how many of the blocks `0..n_layer` a tensor of `when` belongs, without a loop
+    /// over a block count that may be hostile.
+    fn blocks(&self, when: When, n_layer: u64) -> u128 {
+        // Blocks b in lo..hi with b % m == r.
+        let residue = |lo: u64, hi: u64, m: u64, r: u64| -> u64 {
+            let upto = |n: u64| {
+                if r >= m {
+                    0
+                } else {
+                    n / m + u64::from(n % m > r)
+                }
+            };
+            upto(hi) - upto(lo)
+        };
+        let lead = self.dense_lead.min(n_layer);
+        let expert_blocks = match (self.experts, self.moe_step, self.moe_every) {
+            (0, _, _) => 0,
+            (_, 0, 0) => n_layer - lead,
+            (_, step, 0) => residue(lead, n_layer, step, step - 1),
+            (_, 0, every) => residue(lead, n_layer, every, 1),
+            // Both interleaves (no model has them): counted one by one, up to 2^16 blocks.
+            _ => (lead..n_layer.min(1 << 16))
+                .filter(|&b| !self.applies(When::Dense, Some(b)))
+                .count() as u64,
+        };
+        u128::from(match when {
+            When::Always => n_layer,
+            When::Dense => n_layer - expert_blocks,
+            When::Experts => expert_blocks,
+            When::ExpertsWith(key) if self.set.contains(&key) => expert_blocks,
+            When::ExpertsWith(_) => 0,
+            When::KeysSet(keys, set) if keys.iter().all(|k| self.set.contains(k)) == set => n_layer,
+            When::KeysSet(..) => 0,
+            When::First => n_layer.min(1),
+        })
     }
 }
 
@@ -472,6 +527,9 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         self.token_types();
         let model = self.value("tokenizer.ggml.model").and_then(|v| v.as_str());
+        if let (Some(n_vocab), Some(model)) = (tokens, model) {
+            self.special_token_defaults(model, n_vocab);
+        }
         if let Some(model) = model.filter(|m| !TOKENIZER_MODELS.contains(m)) {
             self.push_kv(
                 Code::SchemaTokenizerModel,
@@ -507,6 +565,42 @@ impl<'g, 'a> Checker<'g, 'a> {
                     "a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges".into(),
                 );
             }
+        }
+    }
+
+    /// Step 2, the special tokens llama.cpp always has: it keeps its default id for the
+    /// tokenizer (`llama_vocab::impl::load`) when the key is absent or past the vocabulary
+    /// ("bad special token"), and fails to load when that id is outside the vocabulary too
+    /// (`print_info` reads each with `id_to_token.at`: `vector::_M_range_check`). A WordPiece
+    /// vocabulary of fewer than 104 tokens needs its bos, unknown, separator and mask ids.
+    fn special_token_defaults(&mut self, model: &str, n_vocab: u64) {
+        const BOS: &str = "tokenizer.ggml.bos_token_id";
+        const EOS: &str = "tokenizer.ggml.eos_token_id";
+        const UNK: &str = "tokenizer.ggml.unknown_token_id";
+        const SEP: &str = "tokenizer.ggml.seperator_token_id";
+        const PAD: &str = "tokenizer.ggml.padding_token_id";
+        const MASK: &str = "tokenizer.ggml.mask_token_id";
+        let defaults: &[(&str, u64)] = match model {
+            "llama" => &[(BOS, 1), (EOS, 2), (UNK, 0)],
+            "bert" => &[(BOS, 101), (UNK, 100), (SEP, 102), (PAD, 0), (MASK, 103)],
+            "gpt2" => &[(BOS, 11), (EOS, 11)],
+            "t5" => &[(EOS, 1), (UNK, 2), (PAD, 0)],
+            _ => &[],
+        };
+        for &(key, default) in defaults {
+            let given = self.value(key).and_then(count);
+            if given.is_some_and(|id| id < n_vocab) || default < n_vocab {
+                continue;
+            }
+            let why = match given {
+                Some(id) => format!("is {id}, past the vocabulary"),
+                None => "is absent".to_string(),
+            };
+            self.push_kv(
+                Code::SchemaSpecialTokenDefault,
+                key,
+                format!("{key} {why}: llama.cpp uses its default id {default} for a {model:?} vocabulary, outside the {n_vocab} tokens, and fails to load it (vector::_M_range_check)"),
+            );
         }
     }
 
@@ -732,6 +826,15 @@ impl<'g, 'a> Checker<'g, 'a> {
             head_v_mla: if mla { get(VALUE_LENGTH_MLA) } else { head_v },
             n_layer: hp.block_count,
             set,
+            token_types: self
+                .value("tokenizer.ggml.token_type_count")
+                .and_then(count)
+                .unwrap_or(0),
+            cls_out: self
+                .array(&key("{arch}.classifier.output_labels"), KeyType::Strings)
+                .map_or(1, |a| (a.len() as u64).max(1)),
+            moe_every: get(MOE_EVERY_N_LAYERS).unwrap_or(0),
+            rel_buckets: get("{arch}.attention.relative_buckets_count"),
         }
     }
 
@@ -781,7 +884,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             let name = info.name.to_str().unwrap_or("");
             let (block, rest) = match split_block(name) {
                 Some((block, rest)) => (Some(block), rest),
-                None => (None, name),
+                None => (None, name.to_string()),
             };
             let scope = if block.is_some() {
                 Scope::Block
@@ -845,13 +948,12 @@ impl<'g, 'a> Checker<'g, 'a> {
                 .iter()
                 .filter(move |s| s.required && s.scope == scope && shapes.applies(s.when, block))
         };
-        // Blocks before the dense lead and after it have their own required sets.
-        let lead = shapes.dense_lead.min(n_layer);
-        let per_lead = required(Some(0)).count() as u128 * u128::from(lead > 0);
-        let per_rest = required(Some(lead)).count() as u128;
         let expected = required(None).count() as u128
-            + per_lead * u128::from(lead)
-            + per_rest * u128::from(n_layer - lead);
+            + specs
+                .iter()
+                .filter(|s| s.required && s.scope == Scope::Block)
+                .map(|s| shapes.blocks(s.when, n_layer))
+                .sum::<u128>();
         let found = present
             .iter()
             .filter(|(block, name)| {
@@ -862,7 +964,11 @@ impl<'g, 'a> Checker<'g, 'a> {
         let total = expected.saturating_sub(found);
         let mut shown = 0u64;
         let globals = required(None).map(|s| (u64::MAX, s.name));
-        let layers = if per_lead + per_rest > 0 { n_layer } else { 0 };
+        let layers = if expected > required(None).count() as u128 {
+            n_layer
+        } else {
+            0
+        };
         let blocks = (0..layers).flat_map(|b| required(Some(b)).map(move |s| (b, s.name)));
         for (block, name) in globals.chain(blocks) {
             if shown == MISSING_SHOWN || u128::from(shown) == total {
@@ -871,7 +977,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             if !present.contains(&(block, name)) {
                 let full = match block {
                     u64::MAX => name.to_string(),
-                    b => format!("blk.{b}.{name}"),
+                    b => block_tensor_name(b, name),
                 };
                 self.out.report(
                     Code::SchemaTensorMissing,
@@ -897,12 +1003,21 @@ impl<'g, 'a> Checker<'g, 'a> {
     }
 }
 
-/// `blk.N.rest` → `(N, rest)`, for a canonical decimal `N` (as llama.cpp's `blk.%d.` writes it).
-fn split_block(name: &str) -> Option<(u64, &str)> {
+/// `blk.N.rest` → `(N, rest)`, for a canonical decimal `N` (as llama.cpp's `blk.%d.` writes it);
+/// T5's `enc.blk.N.rest` → `(N, enc.rest)` and `dec.blk.N.rest` → `(N, dec.rest)`, the table's
+/// names (the inverse of [`block_tensor_name`]).
+fn split_block(name: &str) -> Option<(u64, String)> {
+    let (stack, name) = ["enc.", "dec."]
+        .into_iter()
+        .find_map(|stack| Some((stack, name.strip_prefix(stack)?)))
+        .unwrap_or(("", name));
     let (n, rest) = name.strip_prefix("blk.")?.split_once('.')?;
     let canonical =
         !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) && (n == "0" || !n.starts_with('0'));
-    Some((n.parse().ok().filter(|_| canonical)?, rest))
+    Some((
+        n.parse().ok().filter(|_| canonical)?,
+        format!("{stack}{rest}"),
+    ))
 }
 
 /// Whether two shapes are equal once trailing 1s are ignored (as ggml compares them).
@@ -920,13 +1035,54 @@ mod tests {
     fn block_names() {
         assert_eq!(
             split_block("blk.12.attn_q.weight"),
-            Some((12, "attn_q.weight"))
+            Some((12, "attn_q.weight".into()))
         );
-        assert_eq!(split_block("blk.0.x"), Some((0, "x")));
+        assert_eq!(split_block("blk.0.x"), Some((0, "x".into())));
+        assert_eq!(
+            split_block("enc.blk.3.attn_o.weight"),
+            Some((3, "enc.attn_o.weight".into()))
+        );
+        assert_eq!(split_block("enc.output_norm.weight"), None);
         assert_eq!(split_block("blk.01.x"), None);
         assert_eq!(split_block("blk..x"), None);
         assert_eq!(split_block("blk.99999999999999999999.x"), None);
         assert_eq!(split_block("token_embd.weight"), None);
+    }
+
+    #[test]
+    fn blocks_count_without_a_loop_as_applies_decides() {
+        let cases = [
+            (0, 0, 0),
+            (4, 0, 0),
+            (4, 0, 2),
+            (4, 0, 3),
+            (4, 2, 0),
+            (4, 4, 0),
+            (4, 1, 0),
+        ];
+        for (experts, step, every) in cases {
+            for lead in [0, 1, 3] {
+                let shapes = Shapes {
+                    experts,
+                    moe_step: step,
+                    moe_every: every,
+                    dense_lead: lead,
+                    ..Shapes::default()
+                };
+                for n_layer in 0..13 {
+                    for when in [When::Always, When::Dense, When::Experts, When::First] {
+                        let counted = (0..n_layer)
+                            .filter(|&b| shapes.applies(when, Some(b)))
+                            .count() as u128;
+                        assert_eq!(
+                            shapes.blocks(when, n_layer),
+                            counted,
+                            "{when:?} experts {experts} step {step} every {every} lead {lead} blocks {n_layer}"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -551,11 +551,14 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// A deterministic tiny model of architecture `arch` built from the schema's table: every
 /// required key (and `head_count_kv`, `rope.dimension_count`) with a small value, or the one
 /// the table's `tiny` list gives for the graph's constraints, the table's kind of tokenizer
-/// (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE vocabulary), and every required
+/// (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE vocabulary, or a small WordPiece or
+/// Unigram one covering the loader's fixed string; an encoder's `attention.causal` is false),
+/// and every required
 /// tensor ([`gguf_grammar::validate::schema::required_tensors`]) in f32 with the documented
 /// pattern. Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has no
 /// grouped-query attention), n_ff 64, 4 experts of which 2 are used; one block, or as many
-/// as the architecture's sliding-window pattern or minimum needs. `None` for an
+/// as the architecture's sliding-window pattern or minimum needs (two for nomic-bert-moe,
+/// whose experts are in every second block). `None` for an
 /// architecture the table does not know.
 ///
 /// ```
@@ -568,14 +571,23 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
-    use gguf_grammar::validate::schema::{self, Architecture, KeyType, TokenizerKind};
+    use gguf_grammar::validate::schema::{
+        self, Architecture, KeyType, TokenizerKind, MOE_EVERY_N_LAYERS,
+    };
     let table = Architecture::named(arch)?;
     let (n_embd, n_head, n_ff, n_expert, n_used, n_ctx) = (32u64, 4u64, 64u64, 4u64, 2u64, 128u64);
     let n_head_kv = if table.gqa { 2 } else { n_head };
     let head = n_embd / n_head;
-    // One block, or as many as the table says the graph needs.
+    // One block, or as many as the table says the graph needs; two where experts are in
+    // every second block only (`moe_every_n_layers` 2: block 1 has them).
+    let moe_every = table
+        .keys
+        .iter()
+        .flat_map(|g| g.iter())
+        .any(|k| k.required && k.name == MOE_EVERY_N_LAYERS);
     let n_layer = match table.block_counts.first() {
         Some(&n) => n,
+        None if moe_every => 2,
         None => table.swa_pattern.max(table.min_blocks).max(1),
     };
     let mut b = GgufBuilder::new(Ctx::V3_LE);
@@ -609,12 +621,18 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             (KeyType::Count, ".expert_feed_forward_length") => ((n_ff / n_used) as u32).into(),
             (KeyType::Count, ".leading_dense_block_count") => 0u32.into(),
             (KeyType::Count, ".attention.sliding_window") => 64u32.into(),
+            (KeyType::Count, ".moe_every_n_layers") => 2u32.into(),
+            (KeyType::Count, ".attention.relative_buckets_count") => 8u32.into(),
+            // T5 decodes from its padding token.
+            (KeyType::Count, ".decoder_start_token_id") => 0u32.into(),
             (KeyType::Count, _) => 1u32.into(),
             (KeyType::Float, ".attention.layer_norm_rms_epsilon")
             | (KeyType::Float, ".attention.layer_norm_epsilon") => 1e-5f32.into(),
             (KeyType::Float, ".attention.scale") => 0.125f32.into(),
             (KeyType::Float, ".attention.max_alibi_bias") => 8.0f32.into(),
             (KeyType::Float, _) => 1.0f32.into(),
+            // An encoder (the BERT family) attends both ways.
+            (KeyType::Bool, ".attention.causal") => false.into(),
             (KeyType::Bool, _) => true.into(),
             _ => return None,
         };
@@ -646,6 +664,8 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         TokenizerKind::Bpe(pre) => {
             bpe_vocabulary(&mut b, pre);
         }
+        TokenizerKind::Wpm => wpm_vocabulary(&mut b),
+        TokenizerKind::Ugm => ugm_vocabulary(&mut b),
     }
     // The tensors the schema requires of these keys, with their shapes.
     let keys_only = b.build().ok()?;
@@ -659,6 +679,71 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         b.tensor(name, dims, GgmlType::F32, bytes);
     }
     b.build().ok()
+}
+
+/// A WordPiece (`bert`) vocabulary as llama.cpp loads it (the converter's form: a word's
+/// first piece starts with `▁`, a continuation piece, `##2` in the original, has no prefix):
+/// the five special tokens, then the words of the loader's fixed string, lower-cased and split
+/// at punctuation as llama.cpp's WPM tokenizer splits them, `42` as `▁4` and `2`.
+fn wpm_vocabulary(b: &mut GgufBuilder<'_>) {
+    const TOKENS: [&str; 15] = [
+        "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "▁hello", "▁world", "▁,", "▁the", "▁model",
+        "▁said", "▁:", "▁4", "2", "▁!",
+    ];
+    let types = (0..TOKENS.len()).map(|i| match i {
+        1 => 2i32,
+        0 | 2..=4 => 3,
+        _ => 1,
+    });
+    b.kv("tokenizer.ggml.model", "bert")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, TOKENS),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, types),
+        )
+        .kv("tokenizer.ggml.token_type_count", 2u32)
+        .kv("tokenizer.ggml.bos_token_id", 2u32)
+        .kv("tokenizer.ggml.seperator_token_id", 3u32)
+        .kv("tokenizer.ggml.unknown_token_id", 1u32)
+        .kv("tokenizer.ggml.padding_token_id", 0u32)
+        .kv("tokenizer.ggml.mask_token_id", 4u32);
+}
+
+/// A Unigram (`t5`) vocabulary: `<pad>`, `</s>`, `<unk>`, then the pieces of the loader's
+/// fixed string as llama.cpp's UGM tokenizer normalises it without a precompiled charsmap (a
+/// `▁` before the text and for each space; the newline kept), each with score −1, `42` as
+/// `▁4` and `2`.
+fn ugm_vocabulary(b: &mut GgufBuilder<'_>) {
+    const TOKENS: [&str; 14] = [
+        "<pad>", "</s>", "<unk>", "▁Hello", "▁world", ",", "▁the", "▁model", "▁said", ":", "▁4",
+        "2", "!", "\n",
+    ];
+    let scores = (0..TOKENS.len()).map(|i| if i < 3 { 0.0f32 } else { -1.0 });
+    let types = (0..TOKENS.len()).map(|i| match i {
+        0 | 1 => 3i32,
+        2 => 2,
+        _ => 1,
+    });
+    b.kv("tokenizer.ggml.model", "t5")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, TOKENS),
+        )
+        .kv(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(ValueType::F32, scores),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, types),
+        )
+        .kv("tokenizer.ggml.add_space_prefix", true)
+        .kv("tokenizer.ggml.eos_token_id", 1u32)
+        .kv("tokenizer.ggml.unknown_token_id", 2u32)
+        .kv("tokenizer.ggml.padding_token_id", 0u32);
 }
 
 /// `minimal-llama`'s 265 tokens: `<unk>`, `<s>`, `</s>`, the 256 byte tokens llama.cpp's

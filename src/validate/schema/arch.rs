@@ -251,6 +251,31 @@ pub const CLAMP_KQV: &[KeySpec] = &[opt("{arch}.attention.clamp_kqv", Float)];
 /// GPT-NeoX's parallel residual switch (required).
 pub const PARALLEL_RESIDUAL: &[KeySpec] = &[req("{arch}.use_parallel_residual", Bool)];
 
+// Encoder-only and encoder-decoder models (bert family, t5):
+/// Whether attention is causal: false for the BERT family (required by its loader).
+pub const CAUSAL: &[KeySpec] = &[req("{arch}.attention.causal", Bool)];
+
+/// The pooling of the embeddings (`llama_pooling_type`), optional.
+pub const POOLING_OPT: &[KeySpec] = &[opt("{arch}.pooling_type", Count)];
+
+/// The pooling of the embeddings (`llama_pooling_type`), required.
+pub const POOLING: &[KeySpec] = &[req("{arch}.pooling_type", Count)];
+
+/// `{arch}.moe_every_n_layers`: nomic-bert-moe's blocks `i` with `i % n == 1` use experts.
+pub const MOE_EVERY_N_LAYERS: &str = "{arch}.moe_every_n_layers";
+
+/// nomic-bert-moe's expert interleave (llama.cpp reads it as optional and builds every block
+/// dense without it; the converter always writes it, and the table requires it).
+pub const MOE_EVERY: &[KeySpec] = &[req(MOE_EVERY_N_LAYERS, Count)];
+
+/// T5's relative attention buckets (required).
+pub const REL_BUCKETS: &[KeySpec] = &[req("{arch}.attention.relative_buckets_count", Count)];
+
+/// T5's decoder start token. llama.cpp reads it as optional and then starts from the BOS
+/// token, which a T5 vocabulary does not have (`llama_decode` fails on token -1); the
+/// converter always writes it, and the table requires it.
+pub const DECODER_START: &[KeySpec] = &[req("{arch}.decoder_start_token_id", Count)];
+
 /// A tensor dimension, derived from the hyperparameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dim {
@@ -329,6 +354,13 @@ pub enum Dim {
     AltupSquared,
     /// `laurel_rank`: gemma3n's LAuReL rank (64 in llama.cpp, not a key).
     LaurelRank,
+    // Encoder-only and encoder-decoder models (bert family, t5):
+    /// `n_token_types`: `tokenizer.ggml.token_type_count` (0 when absent), BERT's token types.
+    TokenTypes,
+    /// `n_cls_out`: the number of `{arch}.classifier.output_labels`, else 1.
+    ClsOut,
+    /// `n_rel_attn_bkts`: `{arch}.attention.relative_buckets_count` (T5).
+    RelBuckets,
 }
 
 /// gemma3n's constants: llama.cpp sets them in `llama_hparams` and reads no key for them.
@@ -382,8 +414,28 @@ impl Dim {
             Dim::AltupLess1 => "n_altup-1",
             Dim::AltupSquared => "n_altup*n_altup",
             Dim::LaurelRank => "laurel_rank",
+            Dim::TokenTypes => "n_token_types",
+            Dim::ClsOut => "n_cls_out",
+            Dim::RelBuckets => "n_rel_attn_bkts",
         }
     }
+}
+
+/// The name of block tensor `name` in block `block`: `blk.N.` + `name`, or for T5's encoder
+/// and decoder blocks (table names starting with `enc.` or `dec.`), `enc.blk.N.` + the rest.
+///
+/// ```
+/// use gguf_grammar::validate::schema::block_tensor_name;
+/// assert_eq!(block_tensor_name(2, "attn_q.weight"), "blk.2.attn_q.weight");
+/// assert_eq!(block_tensor_name(0, "enc.attn_q.weight"), "enc.blk.0.attn_q.weight");
+/// ```
+pub fn block_tensor_name(block: u64, name: &str) -> String {
+    for stack in ["enc.", "dec."] {
+        if let Some(rest) = name.strip_prefix(stack) {
+            return format!("{stack}blk.{block}.{rest}");
+        }
+    }
+    format!("blk.{block}.{name}")
 }
 
 /// Whether a tensor is one per file or one per block (`blk.N.`).
@@ -414,6 +466,9 @@ pub enum When {
     /// deepseek2 stores `attn_k_b` and `attn_v_b` when `key_length_mla` and
     /// `value_length_mla` are set, else the fused `attn_kv_b`.
     KeysSet(&'static [&'static str], bool),
+    // Encoder-decoder models (t5):
+    /// Block 0 only (T5's relative attention bias, which the other blocks borrow).
+    First,
 }
 
 /// A tensor a model may or must have.
@@ -455,6 +510,12 @@ pub enum TokenizerKind {
     Spm,
     /// Byte-level BPE (`gpt2`) with this `tokenizer.ggml.pre`.
     Bpe(&'static str),
+    // Encoder-only and encoder-decoder models (bert family, t5):
+    /// WordPiece (`bert`): `[PAD]`, `[UNK]`, `[CLS]`, `[SEP]`, `[MASK]`, words with the `▁`
+    /// the converter puts for a word start, continuation pieces without it.
+    Wpm,
+    /// Unigram (`t5`): `<pad>`, `</s>`, `<unk>`, pieces with scores.
+    Ugm,
 }
 
 /// Whether an architecture's blocks use experts.

@@ -314,7 +314,7 @@ const FLOAT_ATTN_SCALE: &[KeySpec] = &[KeySpec {
 /// ```
 /// use gguf_grammar::validate::schema::{Architecture, ExpertUse};
 /// assert_eq!(Architecture::named("granitemoe").map(|a| a.experts), Some(ExpertUse::Always));
-/// assert!(Architecture::named("bert").is_none());
+/// assert!(Architecture::named("bert").is_some());
 /// ```
 pub const ARCHITECTURES: &[Architecture] = &[
     arch(
@@ -1158,6 +1158,191 @@ pub const ARCHITECTURES: &[Architecture] = &[
             Spm,
         )
     },
+    // Encoder-only models (bert family): no output head; llama.cpp runs them with embeddings
+    // on (scripts/llama/loader.cpp). No grouped-query attention in their converters.
+    Architecture {
+        gqa: false,
+        ..arch(
+            "bert",
+            &[BASE_KEYS, NORM_EPS, CAUSAL, POOLING_OPT, T],
+            layout![
+                TOK_EMBD,
+                POS_EMBD,
+                BERT_EMBD,
+                BERT_ATTN,
+                ATTN_OUT_BIAS,
+                BERT_BLOCK,
+                FFN_PLAIN,
+                FFN_PLAIN_BIAS
+            ],
+            Never,
+            TokenizerKind::Wpm,
+        )
+    },
+    Architecture {
+        gqa: false,
+        ..arch(
+            "nomic-bert",
+            &[BASE_KEYS, NORM_EPS, CAUSAL, POOLING, T],
+            layout![TOK_EMBD, BERT_EMBD, NOMIC_ATTN, BERT_BLOCK, FFN_GLU],
+            Never,
+            TokenizerKind::Wpm,
+        )
+    },
+    Architecture {
+        gqa: false,
+        ..arch(
+            "nomic-bert-moe",
+            &[
+                BASE_KEYS,
+                NORM_EPS,
+                CAUSAL,
+                POOLING,
+                EXPERT_KEYS_REQUIRED,
+                MOE_EVERY,
+                T,
+            ],
+            layout![
+                TOK_EMBD,
+                BERT_EMBD,
+                NOMIC_ATTN,
+                ATTN_OUT_BIAS,
+                BERT_BLOCK,
+                FFN_PLAIN,
+                FFN_PLAIN_BIAS,
+                NOMIC_MOE
+            ],
+            AllExperts,
+            TokenizerKind::Wpm,
+        )
+    },
+    Architecture {
+        gqa: false,
+        ..arch(
+            "neo-bert",
+            &[BASE_KEYS, RMS_EPS, CAUSAL, POOLING, T],
+            layout![TOK_EMBD, NEO_BERT],
+            Never,
+            TokenizerKind::Wpm,
+        )
+    },
+    Architecture {
+        gqa: false,
+        ..arch(
+            "jina-bert-v2",
+            &[BASE_KEYS, NORM_EPS, CAUSAL, POOLING_OPT, T],
+            layout![TOK_EMBD, JINA_BERT_V2, BERT_BLOCK],
+            Never,
+            TokenizerKind::Wpm,
+        )
+    },
+    // Encoder-decoder (t5) and its encoder alone (t5encoder, run with embeddings on).
+    Architecture {
+        gqa: false,
+        ..arch(
+            "t5",
+            &[BASE_KEYS, RMS_EPS, REL_BUCKETS, DECODER_START, T],
+            layout![TOK_EMBD, OUTPUT_OPT, T5_ENC, T5_DEC],
+            Never,
+            TokenizerKind::Ugm,
+        )
+    },
+    Architecture {
+        gqa: false,
+        ..arch(
+            "t5encoder",
+            &[BASE_KEYS, RMS_EPS, REL_BUCKETS, T],
+            layout![TOK_EMBD, OUTPUT_OPT, T5_ENC],
+            Never,
+            TokenizerKind::Ugm,
+        )
+    },
+];
+
+// Encoder-only models (bert family).
+/// BERT's embedding extras: token types (optional), the classifier head (optional), the
+/// embeddings' layer norm.
+const BERT_EMBD: &[ExpectedTensor] = &[
+    go("token_types.weight", &[Embd, TokenTypes]),
+    go("cls.weight", &[Embd, Embd]),
+    go("cls.bias", &[Embd]),
+    go("cls.output.weight", &[Embd, ClsOut]),
+    go("cls.output.bias", &[ClsOut]),
+    g("token_embd_norm.weight", &[Embd]),
+    g("token_embd_norm.bias", &[Embd]),
+];
+/// BERT's attention: separate q, k, v with biases (the loader also takes a fused `attn_qkv`
+/// instead; the table requires the separate form, the one the converter writes).
+const BERT_ATTN: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Embd]),
+    b("attn_q.bias", &[Embd]),
+    b("attn_k.weight", &[Embd, K]),
+    b("attn_k.bias", &[K]),
+    b("attn_v.weight", &[Embd, V]),
+    b("attn_v.bias", &[V]),
+    b("attn_output.weight", &[Embd, Embd]),
+];
+/// The post-attention and post-block layer norms of the BERT family.
+const BERT_BLOCK: &[ExpectedTensor] = &[
+    b("attn_output_norm.weight", &[Embd]),
+    b("attn_output_norm.bias", &[Embd]),
+    b("layer_output_norm.weight", &[Embd]),
+    b("layer_output_norm.bias", &[Embd]),
+];
+/// nomic-bert's fused projection (the loader also takes separate q, k, v with biases; the
+/// table requires the fused form, the one the converter writes).
+const NOMIC_ATTN: &[ExpectedTensor] = &[
+    b("attn_qkv.weight", &[Embd, Qkv]),
+    bo("attn_qkv.bias", &[Qkv]),
+    b("attn_output.weight", &[Embd, Embd]),
+];
+/// nomic-bert-moe's experts, ungated, in the blocks `moe_every_n_layers` selects.
+const NOMIC_MOE: &[ExpectedTensor] = &[
+    be("ffn_gate_inp.weight", &[Embd, Experts], true),
+    be("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
+    be("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
+];
+const NEO_BERT: &[ExpectedTensor] = &[
+    go("cls.weight", &[Embd, Embd]),
+    go("cls.bias", &[Embd]),
+    go("cls.output.weight", &[Embd, ClsOut]),
+    go("cls.output.bias", &[ClsOut]),
+    g("enc.output_norm.weight", &[Embd]),
+    b("attn_norm.weight", &[Embd]),
+    b("attn_qkv.weight", &[Embd, Qkv]),
+    b("attn_output.weight", &[Embd, Embd]),
+    b("ffn_norm.weight", &[Embd]),
+    b("ffn_up.weight", &[Embd, Ff2]),
+    b("ffn_down.weight", &[Ff, Embd]),
+];
+/// jina-bert-v2: token types required, a one-output classifier (`{n_embd, 1}` and `{1}`,
+/// written here without their trailing 1s), optional q and k norms, a gated feed-forward
+/// block (the loader also takes an ungated `ffn_up` of width `2 × n_ff`; the table requires
+/// the gate).
+const JINA_BERT_V2: &[ExpectedTensor] = &[
+    g("token_types.weight", &[Embd, TokenTypes]),
+    g("token_embd_norm.weight", &[Embd]),
+    g("token_embd_norm.bias", &[Embd]),
+    go("cls.weight", &[Embd]),
+    go("cls.bias", &[]),
+    b("attn_q.weight", &[Embd, Embd]),
+    b("attn_q.bias", &[Embd]),
+    bo("attn_q_norm.weight", &[Embd]),
+    bo("attn_q_norm.bias", &[Embd]),
+    b("attn_k.weight", &[Embd, K]),
+    b("attn_k.bias", &[K]),
+    bo("attn_k_norm.weight", &[Embd]),
+    bo("attn_k_norm.bias", &[Embd]),
+    b("attn_v.weight", &[Embd, V]),
+    b("attn_v.bias", &[V]),
+    b("attn_output.weight", &[Embd, Embd]),
+    b("attn_output.bias", &[Embd]),
+    bo("attn_norm_2.weight", &[Embd]),
+    bo("attn_norm_2.bias", &[Embd]),
+    b("ffn_gate.weight", &[Embd, Ff]),
+    b("ffn_up.weight", &[Embd, Ff]),
+    b("ffn_down.weight", &[Ff, Embd]),
+    b("ffn_down.bias", &[Embd]),
 ];
 
 /// PhiMoE: separate q, k, v with biases (the loader also takes a fused `attn_qkv` without
@@ -1424,3 +1609,43 @@ const MINICPM3_TINY: &[(&str, u64)] = &[
 ];
 /// ernie4_5-moe's tiny model: with a shared expert.
 const ERNIE4_5_MOE_TINY: &[(&str, u64)] = &[(EXPERT_SHARED_FF_LENGTH, 64)];
+// Encoder-decoder models (t5): block tensors named `enc.blk.N.` and `dec.blk.N.`
+// (`block_tensor_name`). The relative attention bias is required in block 0, whose bias the
+// other blocks borrow when they have none.
+const fn first(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+    tensor(name, Block, shape, true, When::First)
+}
+const T5_ENC: &[ExpectedTensor] = &[
+    g("enc.output_norm.weight", &[Embd]),
+    b("enc.attn_norm.weight", &[Embd]),
+    first("enc.attn_rel_b.weight", &[Heads, RelBuckets]),
+    bo("enc.attn_rel_b.weight", &[Heads, RelBuckets]),
+    b("enc.attn_q.weight", &[Embd, K]),
+    b("enc.attn_k.weight", &[Embd, K]),
+    b("enc.attn_v.weight", &[Embd, V]),
+    b("enc.attn_o.weight", &[V, Embd]),
+    b("enc.ffn_norm.weight", &[Embd]),
+    bo("enc.ffn_gate.weight", &[Embd, Ff]),
+    b("enc.ffn_down.weight", &[Ff, Embd]),
+    b("enc.ffn_up.weight", &[Embd, Ff]),
+];
+const T5_DEC: &[ExpectedTensor] = &[
+    g("dec.output_norm.weight", &[Embd]),
+    b("dec.attn_norm.weight", &[Embd]),
+    first("dec.attn_rel_b.weight", &[Heads, RelBuckets]),
+    bo("dec.attn_rel_b.weight", &[Heads, RelBuckets]),
+    b("dec.attn_q.weight", &[Embd, K]),
+    b("dec.attn_k.weight", &[Embd, K]),
+    b("dec.attn_v.weight", &[Embd, V]),
+    b("dec.attn_o.weight", &[V, Embd]),
+    b("dec.cross_attn_norm.weight", &[Embd]),
+    bo("dec.cross_attn_rel_b.weight", &[Heads, RelBuckets]),
+    b("dec.cross_attn_q.weight", &[Embd, K]),
+    b("dec.cross_attn_k.weight", &[Embd, K]),
+    b("dec.cross_attn_v.weight", &[Embd, V]),
+    b("dec.cross_attn_o.weight", &[V, Embd]),
+    b("dec.ffn_norm.weight", &[Embd]),
+    bo("dec.ffn_gate.weight", &[Embd, Ff]),
+    b("dec.ffn_down.weight", &[Ff, Embd]),
+    b("dec.ffn_up.weight", &[Embd, Ff]),
+];
