@@ -677,6 +677,55 @@ fn mutations_give_exactly_their_diagnostics() {
     snapshot("schema-mutations", &text);
 }
 
+/// The graph constraints of architecture group a, each broken in its tiny model (llama.cpp's
+/// verdicts on these files were checked by hand with scripts/llama/loader.cpp: PLM with 2 kv
+/// heads aborts in `ggml_reshape` building its graph; chameleon with 8192 tokens aborts in its
+/// first decode, `ggml_compute_forward_set`).
+#[test]
+fn tiny_models_with_a_graph_constraint_broken() {
+    let tiny = |arch: &str| gguf_tools::fixtures::tiny_model(arch).unwrap();
+    for arch in ["plm", "chameleon"] {
+        let bytes = tiny(arch);
+        let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
+        assert!(found.is_empty(), "{arch}:\n{}", render(&found));
+    }
+    let bytes = tiny("plm");
+    let mut b = GgufBuilder::from_gguf(&Gguf::parse(&bytes).unwrap());
+    b.set("plm.attention.head_count_kv", 2u32);
+    let bytes = b.build().unwrap();
+    let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
+    assert_eq!(
+        codes(&found),
+        ["schema-head-count-kv"],
+        "{}",
+        render(&found)
+    );
+
+    // Chameleon with its vocabulary cut to 8192 tokens (and its embeddings to match).
+    let bytes = tiny("chameleon");
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let tokens: Vec<String> = gguf
+        .get_array("tokenizer.ggml.tokens")
+        .unwrap()
+        .iter()
+        .take(8192)
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    let mut b = GgufBuilder::from_gguf(&gguf);
+    b.set(
+        "tokenizer.ggml.tokens",
+        OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
+    );
+    b.set(
+        "tokenizer.ggml.token_type",
+        OwnedValue::array(ValueType::I32, [1i32; 8192]),
+    );
+    b.tensor_mut("token_embd.weight").unwrap().dims = vec![32, 8192];
+    let bytes = b.build().unwrap();
+    let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
+    assert_eq!(codes(&found), ["schema-token-count"], "{}", render(&found));
+}
+
 /// The schema and the summary take any parsed file, however broken, without panicking.
 #[test]
 fn every_conformance_case_is_checked_and_summarised() {

@@ -14,8 +14,10 @@
 //! 3. **General values** (`schema-file-type`, `schema-quantization-version`): known values.
 //! 4. **Hyperparameters** of a known architecture (`schema-head-count`, `schema-head-count-kv`,
 //!    `schema-rope-dimension`, `schema-expert-count`): head_count divides embedding_length
-//!    (unless `attention.key_length` sets the head size), head_count_kv divides head_count,
-//!    rope.dimension_count is at most the head size, expert counts agree.
+//!    (unless `attention.key_length` sets the head size), head_count_kv divides head_count
+//!    (and equals it where the graph has no grouped-query attention),
+//!    rope.dimension_count is at most the head size, expert counts agree; the vocabulary has
+//!    the tokens the architecture's graph needs (`schema-token-count`: chameleon's 8196).
 //! 5. **Tensor layout** of a known architecture (`schema-tensor-missing`, `schema-tensor-shape`,
 //!    `schema-tensor-unexpected`, `schema-tensor-block-index`): every tensor is expected, with
 //!    the shape the hyperparameters give, and every required one is present. A hyperparameter
@@ -204,6 +206,12 @@ struct Shapes {
     /// `{arch}.interleave_moe_layer_step` (llama4): only blocks `i` with `(i + 1) % step == 0`
     /// have experts; 0 when absent.
     moe_step: u64,
+    /// `n_embd_head_v`.
+    head_v: Option<u64>,
+    /// `n_rot`.
+    rot: Option<u64>,
+    /// `{arch}.attention.kv_lora_rank`.
+    kv_lora: Option<u64>,
 }
 
 impl Shapes {
@@ -229,6 +237,14 @@ impl Shapes {
             Dim::FfExp => self.ff_exp,
             Dim::FfShexp => self.ff_shexp,
             Dim::FfExpShared => self.ff_exp_shared,
+            Dim::KvLora => self.kv_lora,
+            Dim::KvLoraRot => self.kv_lora?.checked_add(self.rot?),
+            Dim::KvB => self
+                .head_k?
+                .checked_sub(self.rot?)?
+                .checked_add(self.head_v?)?
+                .checked_mul(self.heads?),
+            Dim::VHeads => self.head_v?.checked_mul(self.heads?),
         }
     }
 
@@ -584,6 +600,13 @@ impl<'a> Checker<'_, 'a> {
                     format!("head_count_kv {kv} does not divide head_count {h}"),
                 );
                 head_kv = None;
+            } else if kv != h && !arch.gqa {
+                self.push_kv(
+                    Code::SchemaHeadCountKv,
+                    &key(keys::HEAD_COUNT_KV),
+                    format!("head_count_kv {kv} differs from head_count {h}: llama.cpp's {} graph has no grouped-query attention and aborts (GGML_ASSERT) building it", arch.name),
+                );
+                head_kv = None;
             }
         }
         let mut rot = hp.rope_dimension_count.or(head_k);
@@ -596,6 +619,16 @@ impl<'a> Checker<'_, 'a> {
                 );
                 rot = None;
             }
+        }
+        if let Some(n) = hp.n_vocab().filter(|&n| n < arch.min_vocab) {
+            self.push_kv(
+                Code::SchemaTokenCount,
+                "tokenizer.ggml.tokens",
+                format!(
+                    "{n} tokens, but llama.cpp's {} graph needs at least {}: it overwrites the logits of fixed token ids, and with fewer tokens aborts (GGML_ASSERT) or writes past its logits",
+                    arch.name, arch.min_vocab
+                ),
+            );
         }
         let experts = self.experts(arch, hp);
         let mul = |a: Option<u64>, b: Option<u64>| a?.checked_mul(b?);
@@ -623,6 +656,9 @@ impl<'a> Checker<'_, 'a> {
             ff_exp_shared: mul(ff_exp, get(EXPERT_SHARED_COUNT)),
             dense_lead: get(LEADING_DENSE_BLOCK_COUNT).unwrap_or(0),
             moe_step: get(INTERLEAVE_MOE_LAYER_STEP).unwrap_or(0),
+            head_v,
+            rot,
+            kv_lora: get(KV_LORA_RANK),
         }
     }
 

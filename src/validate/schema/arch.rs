@@ -292,6 +292,15 @@ pub enum Dim {
     FfShexp,
     /// `n_ff_exp × n_expert_shared`: DeepSeek's shared experts.
     FfExpShared,
+    // Architecture group a (grok … llada).
+    /// `n_lora_kv`: `{arch}.attention.kv_lora_rank` (PLM's compressed key/value width).
+    KvLora,
+    /// `n_lora_kv + n_rot`: PLM's compressed key/value projection with the shared RoPE key.
+    KvLoraRot,
+    /// `n_head × (n_embd_head_k − n_rot + n_embd_head_v)`: PLM's key/value expansion.
+    KvB,
+    /// `n_head × n_embd_head_v`: the attention output's width with one value head per head.
+    VHeads,
 }
 
 impl Dim {
@@ -317,6 +326,10 @@ impl Dim {
             Dim::FfExp => "n_ff_exp",
             Dim::FfShexp => "n_ff_shexp",
             Dim::FfExpShared => "n_ff_exp*n_expert_shared",
+            Dim::KvLora => "n_lora_kv",
+            Dim::KvLoraRot => "n_lora_kv+n_rot",
+            Dim::KvB => "n_head*(n_embd_head_k-n_rot+n_embd_head_v)",
+            Dim::VHeads => "n_head*n_embd_head_v",
         }
     }
 }
@@ -409,7 +422,9 @@ pub struct Architecture {
     /// The tokenizer its models use.
     pub tokenizer: TokenizerKind,
     /// Whether its compute graph allows fewer key/value heads than heads (grouped-query
-    /// attention); Qwen's fused projection and OLMoE's full-width k normalisation do not.
+    /// attention); Qwen's fused projection, OLMoE's full-width k normalisation and PLM's
+    /// latent attention (its keys have one head per query head) do not. The schema then
+    /// requires `head_count_kv` equal to `head_count`.
     pub gqa: bool,
     /// The sliding-window pattern llama.cpp hard-codes (`set_swa_pattern(n)`: of every `n`
     /// blocks, the last uses full attention), 0 for none. With fewer blocks than `n` no block
@@ -418,6 +433,14 @@ pub struct Architecture {
     /// The block counts the compute graph supports (empty: any); baichuan's graph aborts
     /// for a model type other than 7B (32 blocks) or 13B (40).
     pub block_counts: &'static [u64],
+    // Architecture group a (grok … llada).
+    /// The fewest tokens the compute graph supports (0: any). Chameleon's graph sets the
+    /// logits of its image tokens, ids 4 to 8195, to -FLT_MAX, so it needs 8196 tokens: with
+    /// fewer than 8192 llama.cpp aborts building the graph (`ggml_set_impl`), with 8192 to
+    /// 8194 in its first decode (`ggml_compute_forward_set`), and with 8195 its bounds check
+    /// (which tests where the last element starts) passes and one logit is written past the
+    /// output.
+    pub min_vocab: u64,
 }
 
 impl Architecture {
@@ -501,3 +524,24 @@ pub const TOKENIZER_MODELS: &[&str] = &[
 /// `tokenizer.ggml.token_type` values: llama.cpp's `llama_token_type` (0 undefined, 1 normal,
 /// 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte; gguf-py's `TokenType` has 1 to 6).
 pub const TOKEN_TYPES: std::ops::RangeInclusive<i64> = 0..=6;
+
+// Architecture group a (grok … llada): key groups.
+
+/// `{arch}.attention.kv_lora_rank`: `n_lora_kv`.
+pub const KV_LORA_RANK: &str = "{arch}.attention.kv_lora_rank";
+
+/// PLM's compressed key/value rank (required).
+pub const PLM_KEYS: &[KeySpec] = &[req(KV_LORA_RANK, Count)];
+
+/// DBRX's clamp of q, k and v (required).
+pub const CLAMP_KQV_REQUIRED: &[KeySpec] = &[req("{arch}.attention.clamp_kqv", Float)];
+
+/// Chameleon's choice of normalisation after attention and feed-forward (required).
+pub const SWIN_NORM: &[KeySpec] = &[req("{arch}.swin_norm", Bool)];
+
+/// `{arch}.rope.dimension_sections`: M-RoPE's four sections (Qwen2-VL; llama.cpp takes an
+/// array of exactly four 32-bit integers, or one integer for all four).
+pub const ROPE_SECTIONS: &str = "{arch}.rope.dimension_sections";
+
+/// Qwen2-VL's M-RoPE sections (required).
+pub const ROPE_SECTIONS_KEYS: &[KeySpec] = &[req(ROPE_SECTIONS, Integers)];
