@@ -724,6 +724,32 @@ fn tiny_models_with_a_graph_constraint_broken() {
     let bytes = b.build().unwrap();
     let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
     assert_eq!(codes(&found), ["schema-token-count"], "{}", render(&found));
+    // qwen2vl's M-RoPE sections, as llama.cpp 0.3.16 takes them (verdicts checked by hand with
+    // scripts/llama/loader.cpp): one int32 or four int32/uint32, one of the first three
+    // positive, adding up to at most the head size (8).
+    let bytes = tiny("qwen2vl");
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let key = "qwen2vl.rope.dimension_sections";
+    let i32s = |v: &[i32]| OwnedValue::array(ValueType::I32, v.iter().copied());
+    let cases: [(OwnedValue, &[&str]); 7] = [
+        (1i32.into(), &[]),
+        (OwnedValue::array(ValueType::U32, [2u32, 1, 1, 0]), &[]),
+        (1u32.into(), &["schema-key-type"]),
+        (i32s(&[2, 1, 1]), &["schema-key-type"]),
+        (
+            OwnedValue::array(ValueType::I64, [2i64, 1, 1, 0]),
+            &["schema-key-type"],
+        ),
+        (i32s(&[0, 0, 0, 4]), &["schema-rope-dimension"]),
+        (i32s(&[8, 8, 8, 0]), &["schema-rope-dimension"]),
+    ];
+    for (value, want) in cases {
+        let mut b = GgufBuilder::from_gguf(&gguf);
+        b.set(key, value.clone());
+        let bytes = b.build().unwrap();
+        let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
+        assert_eq!(codes(&found), want, "{value:?}: {}", render(&found));
+    }
 }
 
 /// The schema and the summary take any parsed file, however broken, without panicking.

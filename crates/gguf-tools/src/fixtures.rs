@@ -616,7 +616,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             (KeyType::Float, ".attention.clamp_kqv") => 8.0f32.into(),
             (KeyType::Bool, ".swin_norm") => false.into(),
             // M-RoPE's sections share the head's rotary pairs: 2, 1, 1 and 0 of 4.
-            (KeyType::Integers, ".rope.dimension_sections") => {
+            (KeyType::Sections, ".rope.dimension_sections") => {
                 let half = (head / 2) as i32;
                 OwnedValue::array(
                     ValueType::I32,

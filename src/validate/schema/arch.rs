@@ -28,6 +28,10 @@ pub enum KeyType {
     Floats,
     /// An array of any integer type.
     Integers,
+    // Architecture group a (grok … llada).
+    /// M-RoPE's sections: an array of exactly four int32 or uint32, or one int32 for all
+    /// four (llama.cpp's `get_key_or_arr` into `std::array<int, 4>`).
+    Sections,
 }
 
 impl KeyType {
@@ -46,6 +50,7 @@ impl KeyType {
             KeyType::Strings => "an array of strings",
             KeyType::Floats => "an array of floats",
             KeyType::Integers => "an array of integers",
+            KeyType::Sections => "four int32 or uint32 (or one int32)",
         }
     }
 }
@@ -544,4 +549,4 @@ pub const SWIN_NORM: &[KeySpec] = &[req("{arch}.swin_norm", Bool)];
 pub const ROPE_SECTIONS: &str = "{arch}.rope.dimension_sections";
 
 /// Qwen2-VL's M-RoPE sections (required).
-pub const ROPE_SECTIONS_KEYS: &[KeySpec] = &[req(ROPE_SECTIONS, Integers)];
+pub const ROPE_SECTIONS_KEYS: &[KeySpec] = &[req(ROPE_SECTIONS, KeyType::Sections)];
