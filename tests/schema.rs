@@ -678,6 +678,81 @@ fn mutations_give_exactly_their_diagnostics() {
     snapshot("schema-mutations", &text);
 }
 
+/// The graph constraints of architecture group a, each broken in its tiny model (llama.cpp's
+/// verdicts on these files were checked by hand with scripts/llama/loader.cpp: PLM with 2 kv
+/// heads aborts in `ggml_reshape` building its graph; chameleon with 8192 tokens aborts in its
+/// first decode, `ggml_compute_forward_set`).
+#[test]
+fn tiny_models_with_a_graph_constraint_broken() {
+    let tiny = |arch: &str| gguf_tools::fixtures::tiny_model(arch).unwrap();
+    for arch in ["plm", "chameleon"] {
+        let bytes = tiny(arch);
+        let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
+        assert!(found.is_empty(), "{arch}:\n{}", render(&found));
+    }
+    let bytes = tiny("plm");
+    let mut b = GgufBuilder::from_gguf(&Gguf::parse(&bytes).unwrap());
+    b.set("plm.attention.head_count_kv", 2u32);
+    let bytes = b.build().unwrap();
+    let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
+    assert_eq!(
+        codes(&found),
+        ["schema-head-count-kv"],
+        "{}",
+        render(&found)
+    );
+
+    // Chameleon with its vocabulary cut to 8192 tokens (and its embeddings to match).
+    let bytes = tiny("chameleon");
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let tokens: Vec<String> = gguf
+        .get_array("tokenizer.ggml.tokens")
+        .unwrap()
+        .iter()
+        .take(8192)
+        .map(|t| t.as_str().unwrap().to_string())
+        .collect();
+    let mut b = GgufBuilder::from_gguf(&gguf);
+    b.set(
+        "tokenizer.ggml.tokens",
+        OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
+    );
+    b.set(
+        "tokenizer.ggml.token_type",
+        OwnedValue::array(ValueType::I32, [1i32; 8192]),
+    );
+    b.tensor_mut("token_embd.weight").unwrap().dims = vec![32, 8192];
+    let bytes = b.build().unwrap();
+    let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
+    assert_eq!(codes(&found), ["schema-token-count"], "{}", render(&found));
+    // qwen2vl's M-RoPE sections, as llama.cpp 0.3.16 takes them (verdicts checked by hand with
+    // scripts/llama/loader.cpp): one int32 or four int32/uint32, one of the first three
+    // positive, adding up to at most the head size (8).
+    let bytes = tiny("qwen2vl");
+    let gguf = Gguf::parse(&bytes).unwrap();
+    let key = "qwen2vl.rope.dimension_sections";
+    let i32s = |v: &[i32]| OwnedValue::array(ValueType::I32, v.iter().copied());
+    let cases: [(OwnedValue, &[&str]); 7] = [
+        (1i32.into(), &[]),
+        (OwnedValue::array(ValueType::U32, [2u32, 1, 1, 0]), &[]),
+        (1u32.into(), &["schema-key-type"]),
+        (i32s(&[2, 1, 1]), &["schema-key-type"]),
+        (
+            OwnedValue::array(ValueType::I64, [2i64, 1, 1, 0]),
+            &["schema-key-type"],
+        ),
+        (i32s(&[0, 0, 0, 4]), &["schema-rope-dimension"]),
+        (i32s(&[8, 8, 8, 0]), &["schema-rope-dimension"]),
+    ];
+    for (value, want) in cases {
+        let mut b = GgufBuilder::from_gguf(&gguf);
+        b.set(key, value.clone());
+        let bytes = b.build().unwrap();
+        let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
+        assert_eq!(codes(&found), want, "{value:?}: {}", render(&found));
+    }
+}
+
 /// The schema and the summary take any parsed file, however broken, without panicking.
 #[test]
 fn every_conformance_case_is_checked_and_summarised() {

@@ -1,6 +1,6 @@
 """Document.check(profile="llama.cpp") against llama.cpp's own load verdicts
 (tests/llama/verdicts.json, recorded by scripts/check-llama-loader.sh from llama.cpp 0.3.16's
-loader) and against `gguf check --profile llama.cpp --json` on the same files: the 666 files
+loader) and against `gguf check --profile llama.cpp --json` on the same files: every file
 of that record, written again here as check-llama-loader.sh writes them (`gguf fixtures`,
 `--all-archs`, `gguf mutate --all`, the llama4 variant, the kept inputs, the corpus, SmolLM2)."""
 

@@ -14,8 +14,11 @@
 //! 3. **General values** (`schema-file-type`, `schema-quantization-version`): known values.
 //! 4. **Hyperparameters** of a known architecture (`schema-head-count`, `schema-head-count-kv`,
 //!    `schema-rope-dimension`, `schema-expert-count`): head_count divides embedding_length
-//!    (unless `attention.key_length` sets the head size), head_count_kv divides head_count,
-//!    rope.dimension_count is at most the head size, expert counts agree.
+//!    (unless `attention.key_length` sets the head size), head_count_kv divides head_count
+//!    (and equals it where the graph has no grouped-query attention),
+//!    rope.dimension_count is at most the head size (and M-RoPE's sections fit it), expert
+//!    counts agree; the vocabulary has
+//!    the tokens the architecture's graph needs (`schema-token-count`: chameleon's 8196).
 //! 5. **Tensor layout** of a known architecture (`schema-tensor-missing`, `schema-tensor-shape`,
 //!    `schema-tensor-unexpected`, `schema-tensor-block-index`): every tensor is expected, with
 //!    the shape the hyperparameters give, and every required one is present. A hyperparameter
@@ -201,6 +204,16 @@ fn type_matches(value: Value<'_>, ty: KeyType) -> bool {
         KeyType::Strings => elements(value) == Some(ValueType::String),
         KeyType::Floats => elements(value).is_some_and(float),
         KeyType::Integers => elements(value).is_some_and(integer),
+        KeyType::Sections => match value {
+            Value::Array(a) => {
+                a.len() == 4
+                    && matches!(
+                        a.element_type().known(),
+                        Some(ValueType::I32 | ValueType::U32)
+                    )
+            }
+            v => v.value_type() == ValueType::I32,
+        },
     }
 }
 
@@ -765,6 +778,13 @@ impl<'g, 'a> Checker<'g, 'a> {
                     format!("head_count_kv {kv} does not divide head_count {h}"),
                 );
                 head_kv = None;
+            } else if kv != h && !arch.gqa {
+                self.push_kv(
+                    Code::SchemaHeadCountKv,
+                    &key(keys::HEAD_COUNT_KV),
+                    format!("head_count_kv {kv} differs from head_count {h}: llama.cpp's {} graph has no grouped-query attention and aborts (GGML_ASSERT) building it", arch.name),
+                );
+                head_kv = None;
             }
         }
         let mut rot = hp.rope_dimension_count.or(head_k);
@@ -778,6 +798,17 @@ impl<'g, 'a> Checker<'g, 'a> {
                 rot = None;
             }
         }
+        if let Some(n) = hp.n_vocab().filter(|&n| n < arch.min_vocab) {
+            self.push_kv(
+                Code::SchemaTokenCount,
+                "tokenizer.ggml.tokens",
+                format!(
+                    "{n} tokens, but llama.cpp's {} graph needs at least {}: it overwrites the logits of fixed token ids, and with fewer tokens aborts (GGML_ASSERT) or writes past its logits",
+                    arch.name, arch.min_vocab
+                ),
+            );
+        }
+        self.rope_sections(arch, head_k);
         let experts = self.experts(arch, hp);
         let mul = |a: Option<u64>, b: Option<u64>| a?.checked_mul(b?);
         let get = |k: &str| self.value(&key(k)).and_then(count);
@@ -836,6 +867,37 @@ impl<'g, 'a> Checker<'g, 'a> {
             moe_every: get(MOE_EVERY_N_LAYERS).unwrap_or(0),
             rel_buckets: get("{arch}.attention.relative_buckets_count"),
         }
+    }
+
+    /// Step 4, M-RoPE's sections (when the architecture has them and they are well typed):
+    /// ggml's rope asserts that one of the first three is positive and that all four add up
+    /// to at most the head size (`ggml_compute_forward_rope`, in the first decode).
+    fn rope_sections(&mut self, arch: &Architecture, head_k: Option<u64>) {
+        let key = arch_key(ROPE_SECTIONS, arch.name);
+        let has = arch
+            .keys
+            .iter()
+            .flat_map(|g| g.iter())
+            .any(|s| s.name == ROPE_SECTIONS);
+        let Some(value) = self
+            .value(&key)
+            .filter(|v| has && type_matches(*v, KeyType::Sections))
+        else {
+            return;
+        };
+        let sections: Vec<i64> = match value {
+            Value::Array(a) => a.iter().filter_map(|v| v.as_i64()).collect(),
+            v => vec![v.as_i64().unwrap_or(0); 4],
+        };
+        let sum: i64 = sections.iter().sum();
+        let message = if sections.iter().take(3).all(|&s| s <= 0) {
+            format!("rope.dimension_sections {sections:?}: none of the first three is positive; llama.cpp aborts in its first decode (GGML_ASSERT in ggml_compute_forward_rope)")
+        } else if let Some(k) = head_k.filter(|&k| sum > k as i64) {
+            format!("rope.dimension_sections {sections:?} add up to {sum}, more than the head size {k}; llama.cpp aborts in its first decode (GGML_ASSERT(sect_dims <= ne0))")
+        } else {
+            return;
+        };
+        self.push_kv(Code::SchemaRopeDimension, &key, message);
     }
 
     /// Step 4, experts: returns the number of experts the blocks use (0: dense).

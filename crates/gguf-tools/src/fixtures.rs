@@ -165,9 +165,10 @@ fn byte_level_char(byte: u8) -> char {
 
 /// `llama3-tiny`'s byte-level BPE vocabulary (269 tokens: specials, multilingual and emoji
 /// words, then every byte of the byte-level alphabet not already a token, since llama.cpp's
-/// BPE tokenizer drops a byte it finds no token for), with pre-tokenizer `pre`; returns the
-/// number of tokens.
-fn bpe_vocabulary(b: &mut GgufBuilder<'_>, pre: &str) -> usize {
+/// BPE tokenizer drops a byte it finds no token for), with pre-tokenizer `pre`, padded to
+/// `min` tokens with unused ones (`[PAD269]`…, as llama.cpp's converters fill gaps); returns
+/// the number of tokens.
+fn bpe_vocabulary(b: &mut GgufBuilder<'_>, pre: &str, min: usize) -> usize {
     const TOKENS: [&str; 16] = [
         "<|begin_of_text|>",
         "<|end_of_text|>",
@@ -190,14 +191,20 @@ fn bpe_vocabulary(b: &mut GgufBuilder<'_>, pre: &str) -> usize {
         .map(|b| byte_level_char(b).to_string())
         .filter(|c| !TOKENS.contains(&c.as_str()))
         .collect();
+    let n_words = TOKENS.len() + bytes.len();
+    let pads: Vec<String> = (n_words..min.max(n_words))
+        .map(|i| format!("[PAD{i}]"))
+        .collect();
     let tokens = TOKENS
         .iter()
         .copied()
-        .chain(bytes.iter().map(String::as_str));
-    let n_vocab = TOKENS.len() + bytes.len();
+        .chain(bytes.iter().map(String::as_str))
+        .chain(pads.iter().map(String::as_str));
+    let n_vocab = n_words + pads.len();
     let token_types = [3i32, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3]
         .into_iter()
-        .chain(bytes.iter().map(|_| 1));
+        .chain(bytes.iter().map(|_| 1))
+        .chain(pads.iter().map(|_| 5));
     b.kv("tokenizer.ggml.model", "gpt2")
         .kv("tokenizer.ggml.pre", pre)
         .kv(
@@ -226,7 +233,7 @@ pub fn llama3_tiny() -> Vec<u8> {
         .kv("llama.attention.head_count_kv", 2u32)
         .kv("llama.rope.dimension_count", 8u32)
         .kv("llama.rope.freq_base", 500000.0f32);
-    let n_vocab = bpe_vocabulary(&mut b, "llama-bpe");
+    let n_vocab = bpe_vocabulary(&mut b, "llama-bpe", 0);
     b.kv(
         "tokenizer.chat_template",
         "{% for m in messages %}{{ m['content'] }}<|eot_id|>{% endfor %}",
@@ -625,11 +632,22 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             (KeyType::Count, ".attention.relative_buckets_count") => 8u32.into(),
             // T5 decodes from its padding token.
             (KeyType::Count, ".decoder_start_token_id") => 0u32.into(),
+            (KeyType::Count, ".attention.kv_lora_rank") => 16u32.into(),
             (KeyType::Count, _) => 1u32.into(),
             (KeyType::Float, ".attention.layer_norm_rms_epsilon")
             | (KeyType::Float, ".attention.layer_norm_epsilon") => 1e-5f32.into(),
             (KeyType::Float, ".attention.scale") => 0.125f32.into(),
             (KeyType::Float, ".attention.max_alibi_bias") => 8.0f32.into(),
+            (KeyType::Float, ".attention.clamp_kqv") => 8.0f32.into(),
+            (KeyType::Bool, ".swin_norm") => false.into(),
+            // M-RoPE's sections share the head's rotary pairs: 2, 1, 1 and 0 of 4.
+            (KeyType::Sections, ".rope.dimension_sections") => {
+                let half = (head / 2) as i32;
+                OwnedValue::array(
+                    ValueType::I32,
+                    [half - 2 * (half / 4), half / 4, half / 4, 0],
+                )
+            }
             (KeyType::Float, _) => 1.0f32.into(),
             // An encoder (the BERT family) attends both ways.
             (KeyType::Bool, ".attention.causal") => false.into(),
@@ -662,7 +680,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             spm_vocabulary(&mut b, &source);
         }
         TokenizerKind::Bpe(pre) => {
-            bpe_vocabulary(&mut b, pre);
+            bpe_vocabulary(&mut b, pre, table.min_vocab as usize);
         }
         TokenizerKind::Wpm => wpm_vocabulary(&mut b),
         TokenizerKind::Ugm => ugm_vocabulary(&mut b),

@@ -28,6 +28,10 @@ pub enum KeyType {
     Floats,
     /// An array of any integer type.
     Integers,
+    // Architecture group a (grok … llada).
+    /// M-RoPE's sections: an array of exactly four int32 or uint32, or one int32 for all
+    /// four (llama.cpp's `get_key_or_arr` into `std::array<int, 4>`).
+    Sections,
 }
 
 impl KeyType {
@@ -46,6 +50,7 @@ impl KeyType {
             KeyType::Strings => "an array of strings",
             KeyType::Floats => "an array of floats",
             KeyType::Integers => "an array of integers",
+            KeyType::Sections => "four int32 or uint32 (or one int32)",
         }
     }
 }
@@ -543,7 +548,9 @@ pub struct Architecture {
     /// The tokenizer its models use.
     pub tokenizer: TokenizerKind,
     /// Whether its compute graph allows fewer key/value heads than heads (grouped-query
-    /// attention); Qwen's fused projection and OLMoE's full-width k normalisation do not.
+    /// attention); Qwen's fused projection, OLMoE's full-width k normalisation and PLM's
+    /// latent attention (its keys have one head per query head) do not. The schema then
+    /// requires `head_count_kv` equal to `head_count`.
     pub gqa: bool,
     /// The sliding-window pattern llama.cpp hard-codes (`set_swa_pattern(n)`: of every `n`
     /// blocks, the last uses full attention), 0 for none. With fewer blocks than `n` no block
@@ -561,6 +568,14 @@ pub struct Architecture {
     /// attention needs one KV head of `kv_lora_rank + n_rot`); keys not among the required
     /// ones are added.
     pub tiny: &'static [(&'static str, u64)],
+    // Architecture group a (grok … llada).
+    /// The fewest tokens the compute graph supports (0: any). Chameleon's graph sets the
+    /// logits of its image tokens, ids 4 to 8195, to -FLT_MAX, so it needs 8196 tokens: with
+    /// fewer than 8192 llama.cpp aborts building the graph (`ggml_set_impl`), with 8192 to
+    /// 8194 in its first decode (`ggml_compute_forward_set`), and with 8195 its bounds check
+    /// (which tests where the last element starts) passes and one logit is written past the
+    /// output.
+    pub min_vocab: u64,
 }
 
 impl Architecture {
@@ -644,3 +659,24 @@ pub const TOKENIZER_MODELS: &[&str] = &[
 /// `tokenizer.ggml.token_type` values: llama.cpp's `llama_token_type` (0 undefined, 1 normal,
 /// 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte; gguf-py's `TokenType` has 1 to 6).
 pub const TOKEN_TYPES: std::ops::RangeInclusive<i64> = 0..=6;
+
+// Architecture group a (grok … llada): key groups.
+
+/// `{arch}.attention.kv_lora_rank`: `n_lora_kv`.
+pub const KV_LORA_RANK: &str = "{arch}.attention.kv_lora_rank";
+
+/// PLM's compressed key/value rank (required).
+pub const PLM_KEYS: &[KeySpec] = &[req(KV_LORA_RANK, Count)];
+
+/// DBRX's clamp of q, k and v (required).
+pub const CLAMP_KQV_REQUIRED: &[KeySpec] = &[req("{arch}.attention.clamp_kqv", Float)];
+
+/// Chameleon's choice of normalisation after attention and feed-forward (required).
+pub const SWIN_NORM: &[KeySpec] = &[req("{arch}.swin_norm", Bool)];
+
+/// `{arch}.rope.dimension_sections`: M-RoPE's four sections (Qwen2-VL; llama.cpp takes an
+/// array of exactly four 32-bit integers, or one integer for all four).
+pub const ROPE_SECTIONS: &str = "{arch}.rope.dimension_sections";
+
+/// Qwen2-VL's M-RoPE sections (required).
+pub const ROPE_SECTIONS_KEYS: &[KeySpec] = &[req(ROPE_SECTIONS, KeyType::Sections)];

@@ -299,6 +299,7 @@ const fn arch(
         block_counts: &[],
         min_blocks: 0,
         tiny: &[],
+        min_vocab: 0,
     }
 }
 
@@ -1257,6 +1258,163 @@ pub const ARCHITECTURES: &[Architecture] = &[
             TokenizerKind::Ugm,
         )
     },
+    // Architecture group a (grok … llada); their tensor groups are at the end of the file.
+    arch(
+        "grok",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            SQUARE_ATTN,
+            GROK_NORMS,
+            FFN_NORM,
+            MOE_FF
+        ],
+        AllExperts,
+        Spm,
+    ),
+    arch(
+        "dbrx",
+        &[
+            BASE_KEYS,
+            NORM_EPS,
+            CLAMP_KQV_REQUIRED,
+            EXPERT_KEYS_REQUIRED,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN_QKV,
+            ATTN_OUT_NORM,
+            MOE_FF_EXP_AS_FF
+        ],
+        AllExperts,
+        Bpe("dbrx"),
+    ),
+    arch(
+        "arctic",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            SQUARE_ATTN,
+            FFN_NORM,
+            ARCTIC_FFN,
+            MOE_FF_EXP_AS_FF
+        ],
+        AllExperts,
+        Spm,
+    ),
+    arch(
+        "codeshell",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD_OPT,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN_QKV,
+            ATTN_QKV_BIAS,
+            ATTN_OUT_BIAS,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS
+        ],
+        Never,
+        Bpe("codeshell"),
+    ),
+    arch(
+        "plamo",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![TOK_EMBD, OUT_NORM, OUTPUT, ATTN_NORM, SQUARE_ATTN, FFN_GLU],
+        Never,
+        Spm,
+    ),
+    Architecture {
+        gqa: false,
+        ..arch(
+            "plm",
+            &[BASE_KEYS, RMS_EPS, PLM_KEYS, T],
+            layout![TOK_EMBD, OUT_NORM, ATTN_NORM, PLM_ATTN, FFN_NORM, FFN_PLAIN],
+            Never,
+            Bpe("default"),
+        )
+    },
+    arch(
+        "bitnet",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            ATTN_NORM,
+            SQUARE_ATTN,
+            FFN_NORM,
+            FFN_GLU,
+            BITNET_EXTRA
+        ],
+        Never,
+        Spm,
+    ),
+    Architecture {
+        min_vocab: 8196,
+        ..arch(
+            "chameleon",
+            &[BASE_KEYS, RMS_EPS, SWIN_NORM, T],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT_OPT,
+                ATTN_NORM,
+                CHAMELEON_QK_NORM,
+                SQUARE_ATTN,
+                FFN_NORM,
+                FFN_GLU
+            ],
+            Never,
+            Bpe("chameleon"),
+        )
+    },
+    arch(
+        "qwen2vl",
+        &[BASE_KEYS, RMS_EPS, ROPE_SECTIONS_KEYS, T],
+        QWEN2_LIKE,
+        Never,
+        Bpe("qwen2"),
+    ),
+    arch(
+        "dream",
+        &[BASE_KEYS, RMS_EPS, T],
+        QWEN2_LIKE,
+        Never,
+        Bpe("qwen2"),
+    ),
+    arch(
+        "llada",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            ATTN_OUT_BIAS_OPT,
+            FFN_NORM,
+            FFN_GLU,
+            LLADA_FFN_BIAS
+        ],
+        Never,
+        Bpe("default"),
+    ),
 ];
 
 // Encoder-only models (bert family).
@@ -1648,4 +1806,78 @@ const T5_DEC: &[ExpectedTensor] = &[
     bo("dec.ffn_gate.weight", &[Embd, Ff]),
     b("dec.ffn_down.weight", &[Ff, Embd]),
     b("dec.ffn_up.weight", &[Embd, Ff]),
+];
+// Architecture group a (grok … llada): tensor groups.
+
+/// Separate q, k, v and square q and output projections (`{n_embd, n_embd}`, as
+/// `load_tensors` creates them for grok, arctic, plamo, bitnet, chameleon, qwen2vl, dream).
+const SQUARE_ATTN: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Embd]),
+    b("attn_k.weight", &[Embd, K]),
+    b("attn_v.weight", &[Embd, V]),
+    b("attn_output.weight", &[Embd, Embd]),
+];
+/// codeshell: the embeddings are optional (the loader then duplicates `output.weight`).
+const TOK_EMBD_OPT: &[ExpectedTensor] = &[go("token_embd.weight", &[Embd, Vocab])];
+/// Grok's norms after attention and after the experts.
+const GROK_NORMS: &[ExpectedTensor] = &[
+    b("attn_output_norm.weight", &[Embd]),
+    b("layer_output_norm.weight", &[Embd]),
+];
+/// DBRX's norm before the experts.
+const ATTN_OUT_NORM: &[ExpectedTensor] = &[b("attn_output_norm.weight", &[Embd])];
+/// Arctic's dense residual feed-forward, `n_embd` wide, beside its experts, which have
+/// their own norm.
+const ARCTIC_FFN: &[ExpectedTensor] = &[
+    b("ffn_gate.weight", &[Embd, Embd]),
+    b("ffn_down.weight", &[Embd, Embd]),
+    b("ffn_up.weight", &[Embd, Embd]),
+    be("ffn_norm_exps.weight", &[Embd], true),
+];
+/// PLM's multi-head latent attention: q, then k and v through a compressed projection
+/// (rank `kv_lora_rank`) that also carries the shared RoPE key.
+const PLM_ATTN: &[ExpectedTensor] = &[
+    b("attn_q.weight", &[Embd, Q]),
+    b("attn_kv_a_mqa.weight", &[Embd, KvLoraRot]),
+    b("attn_kv_a_norm.weight", &[KvLora]),
+    b("attn_kv_b.weight", &[KvLora, KvBMla]),
+    b("attn_output.weight", &[VMla, Embd]),
+];
+/// BitNet: norms inside attention and feed-forward, optional one-element scales of each
+/// projection; no `output.weight` (its graph multiplies by the embeddings).
+const BITNET_EXTRA: &[ExpectedTensor] = &[
+    b("attn_sub_norm.weight", &[Embd]),
+    bd("ffn_sub_norm.weight", &[Ff], true),
+    bo("attn_q.scale", &[]),
+    bo("attn_k.scale", &[]),
+    bo("attn_v.scale", &[]),
+    bo("attn_output.scale", &[]),
+    bd("ffn_gate.scale", &[], false),
+    bd("ffn_down.scale", &[], false),
+    bd("ffn_up.scale", &[], false),
+];
+/// Chameleon's q and k normalised per head (layer norm, bias optional).
+const CHAMELEON_QK_NORM: &[ExpectedTensor] = &[
+    b("attn_q_norm.weight", &[HeadK, Heads]),
+    b("attn_k_norm.weight", &[HeadK, HeadsKv]),
+    bo("attn_q_norm.bias", &[HeadK, Heads]),
+    bo("attn_k_norm.bias", &[HeadK, HeadsKv]),
+];
+/// qwen2, qwen2vl and dream share one case of `load_tensors`: q, k, v with biases.
+const QWEN2_LIKE: &[&[ExpectedTensor]] = &[
+    TOK_EMBD,
+    OUT_NORM,
+    OUTPUT_OPT,
+    QWEN2_OUTPUT_B,
+    ATTN_NORM,
+    SQUARE_ATTN,
+    ATTN_BIAS,
+    FFN_NORM,
+    FFN_GLU,
+];
+/// LLaDA's optional feed-forward biases.
+const LLADA_FFN_BIAS: &[ExpectedTensor] = &[
+    bd("ffn_gate.bias", &[Ff], false),
+    bd("ffn_down.bias", &[Embd], false),
+    bd("ffn_up.bias", &[Ff], false),
 ];
