@@ -197,25 +197,15 @@ fn hash(
     // another process meanwhile is an error, not a SIGBUS.
     let (file, header, file_len) = crate::input::with_data(&args.file)?;
     let gguf = header.gguf();
-    let mut tensors = Vec::with_capacity(gguf.tensors.len());
+    // Every range checked before any line is printed; each is computed again as it is hashed
+    // (nothing kept per tensor: a million tensors cost no more memory than their header).
+    let range = |t: &gguf_grammar::Tensor<'_>| {
+        t.data_range(file_len)
+            .map_err(|e| Failure::Invalid(format!("{fname}: {e}")))
+    };
     for t in &gguf.tensors {
-        let data = t
-            .data_range(file_len)
-            .map_err(|e| Failure::Invalid(format!("{fname}: {e}")))?;
-        tensors.push((
-            format!("{fname}:{}", terminal(t.info.name.as_bytes())),
-            data,
-        ));
+        range(t)?;
     }
-    let (model_digests, layer_digests) = hash_once(&file, &tensors, algorithms, !args.no_layer)
-        .map_err(|e| {
-            let message = format!("{fname}: {e}");
-            match e {
-                RangeError::Shrank { .. } => Failure::Invalid(message),
-                _ => Failure::Unreadable(message),
-            }
-        })?;
-
     let (mut layer_seen, mut layer_bad, mut model_seen, mut model_bad) =
         (false, false, false, false);
     let mut line = |ty: Algorithm, hash: &str, name: &str, is_layer: bool| -> io::Result<()> {
@@ -244,11 +234,25 @@ fn hash(
         writeln!(out, "{:<8}  {hash}  {name}  -  {shown}", ty.name())
     };
     let io_error = |e: io::Error| Failure::Unreadable(format!("writing the output: {e}"));
-    for ((name, _), digests) in tensors.iter().zip(&layer_digests) {
-        for (&a, digest) in layer_algorithms(algorithms).zip(digests) {
-            line(a, digest, name, true).map_err(io_error)?;
+    let ranges = gguf.tensors.iter().map(|t| range(t).unwrap_or(0..0));
+    let each_tensor = |i: usize, digests: Vec<String>| -> io::Result<()> {
+        let name = format!("{fname}:{}", terminal(gguf.tensors[i].info.name.as_bytes()));
+        for (&a, digest) in layer_algorithms(algorithms).zip(&digests) {
+            line(a, digest, &name, true)?;
         }
-    }
+        Ok(())
+    };
+    let model_digests =
+        hash_once(&file, ranges, algorithms, !args.no_layer, each_tensor).map_err(|e| match e {
+            Hashing::Output(e) => io_error(e),
+            Hashing::Read(e) => {
+                let message = format!("{fname}: {e}");
+                match e {
+                    RangeError::Shrank { .. } => Failure::Invalid(message),
+                    _ => Failure::Unreadable(message),
+                }
+            }
+        })?;
     for (&a, digest) in algorithms.iter().zip(&model_digests) {
         line(a, digest, &fname, false).map_err(io_error)?;
     }
@@ -277,16 +281,24 @@ fn layer_algorithms(algorithms: &[Algorithm]) -> impl Iterator<Item = &Algorithm
 /// threads would cost more than it gains.
 const PARALLEL_FROM: usize = 64 << 10;
 
-/// The whole-model digest for each algorithm (in order) and, when `per_tensor`, each
-/// tensor's digest for each of [`layer_algorithms`]. The data is read once, in file order through one buffer of at
-/// most [`COPY_BUFFER`] bytes, and each buffer is fed to every hasher that needs it, the
-/// hashers in parallel.
+/// Why [`hash_once`] stopped: reading the data, or writing a tensor's lines.
+enum Hashing {
+    Read(RangeError),
+    Output(io::Error),
+}
+
+/// The whole-model digest for each algorithm (in order); when `per_tensor`, each tensor's
+/// digest for each of [`layer_algorithms`] is handed to `each_tensor` (with the tensor's
+/// index) as soon as it is known, so that nothing is kept per tensor. The data is read once,
+/// in file order through one buffer of at most [`COPY_BUFFER`] bytes, and each buffer is fed
+/// to every hasher that needs it, the hashers in parallel.
 fn hash_once(
     file: &File,
-    tensors: &[(String, Range<u64>)],
+    ranges: impl Iterator<Item = Range<u64>>,
     algorithms: &[Algorithm],
     per_tensor: bool,
-) -> Result<(Vec<String>, Vec<Vec<String>>), RangeError> {
+    mut each_tensor: impl FnMut(usize, Vec<String>) -> io::Result<()>,
+) -> Result<Vec<String>, Hashing> {
     let hashers = |of: &mut dyn Iterator<Item = &Algorithm>| -> Vec<Mutex<Hasher>> {
         of.map(|&a| Mutex::new(Hasher::new(a))).collect()
     };
@@ -297,9 +309,8 @@ fn hash_once(
             .collect()
     };
     let model = hashers(&mut algorithms.iter());
-    let mut layers = Vec::with_capacity(if per_tensor { tensors.len() } else { 0 });
     let mut buf = Vec::new();
-    for (_, range) in tensors {
+    for (i, range) in ranges.enumerate() {
         let layer = match per_tensor {
             true => hashers(&mut layer_algorithms(algorithms)),
             false => Vec::new(),
@@ -308,7 +319,7 @@ fn hash_once(
         while at < range.end {
             let n = (range.end - at).min(COPY_BUFFER as u64);
             buf.resize(n as usize, 0);
-            read_exact_at(file, at, &mut buf)?;
+            read_exact_at(file, at, &mut buf).map_err(Hashing::Read)?;
             let fed: Vec<&Mutex<Hasher>> = model.iter().chain(&layer).collect();
             let feed = |h: &&Mutex<Hasher>| {
                 h.lock().unwrap_or_else(|e| e.into_inner()).update(&buf);
@@ -321,10 +332,10 @@ fn hash_once(
             at += n;
         }
         if per_tensor {
-            layers.push(finish(layer));
+            each_tensor(i, finish(layer)).map_err(Hashing::Output)?;
         }
     }
-    Ok((finish(model), layers))
+    Ok(finish(model))
 }
 
 /// `f` of every job, computed on all cores, in job order (also used by `gguf stats`).
