@@ -381,6 +381,24 @@ fn dash_input_reads_tensor_data_from_a_redirected_file() {
     }
     same_bytes(&dir.join("a.gguf"), &bytes, "the input");
 
+    // `scan -`: standard input's row, as the file's (before: "No such file or directory",
+    // exit 2). `merge -` says why it cannot (before: "No such file or directory").
+    let (code, expected, err) =
+        gguf_with_stdin(&["scan", "--jsonl", "a.gguf"], &dir, Stdio::null());
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = gguf_with_stdin(&["scan", "--jsonl", "-"], &dir, from_file());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.replace("\"path\": \"-\"", "\"path\": \"a.gguf\""),
+        expected
+    );
+    let (code, _, err) = gguf_with_stdin(&["merge", "-", "m.gguf"], &dir, from_file());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("-: merge finds the other shards beside the first by its name"),
+        "{err}"
+    );
+
     // From a pipe: why not, exit 2.
     let mut cat = std::process::Command::new("cat")
         .arg(dir.join("a.gguf"))
@@ -601,4 +619,47 @@ fn refusals_suggest_only_flags_the_command_has() {
     }
     assert_eq!(fs::read(dir.join("linked.out")).unwrap(), b"x");
     assert_eq!(fs::read(dir.join("ro.out")).unwrap(), b"y");
+}
+
+/// Item 7: a destination that is a dangling symbolic link is refused naming the link once
+/// and where it points, escaped, in every command that writes a file the user names (before
+/// the fix: "gguf: lnk: dangling symbolic link", the target never named, and from `edit`
+/// "gguf: lnk: lnk: dangling symbolic link"; `edit`'s other refusals named the path twice
+/// too).
+#[test]
+fn a_dangling_link_destination_is_named_with_its_target() {
+    let dir = common::scratch("hostile-dangling");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    write_model(&dir, "a.gguf");
+    let target = "missing/\u{1b}[2J\u{202e}.gguf";
+    std::os::unix::fs::symlink(target, dir.join("lnk.out")).unwrap();
+    for args in [
+        &["tensor", "a.gguf", "a", "-o", "lnk.out"][..],
+        &[
+            "mutate",
+            "a.gguf",
+            "--rule",
+            "duplicate-key",
+            "-o",
+            "lnk.out",
+        ],
+        &["map", "a.gguf", "--html", "lnk.out"],
+        &["convert-endian", "a.gguf", "big", "-o", "lnk.out"],
+        &["edit", "a.gguf", "--set", "a.b=u32:1", "-o", "lnk.out"],
+    ] {
+        let (code, _, err) = common::outcome(common::gguf(args, &dir));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(
+            err,
+            "gguf: lnk.out: dangling symbolic link to missing/\\e[2J\\u{202e}.gguf; nothing written\n",
+            "{args:?}"
+        );
+    }
+    assert!(!dir.join("missing").exists());
+    fs::write(dir.join("linked.out"), "x").unwrap();
+    fs::hard_link(dir.join("linked.out"), dir.join("other.out")).unwrap();
+    let (code, _, err) =
+        common::outcome(common::gguf(&["edit", "a.gguf", "-o", "linked.out"], &dir));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.matches("linked.out").count(), 1, "{err}");
 }

@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "strict")]
     profile: CheckProfile,
     /// Files and folders; folders are searched recursively for `*.gguf` (symbolic links are
-    /// followed, each folder visited once).
+    /// followed, each folder visited once); `-` is standard input, a single file.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
@@ -187,6 +187,9 @@ fn row(path: &Path, profile: Profile) -> Row {
         verdict: "unreadable",
         ..Row::default()
     };
+    if path == Path::new("-") {
+        return stream_row(row, profile);
+    }
     let set = match GgufSet::open(path) {
         Ok(set) => set,
         Err(e) => {
@@ -244,6 +247,35 @@ fn row(path: &Path, profile: Profile) -> Row {
         "accepted"
     };
     row.error = first_error;
+    row
+}
+
+/// The row of `-`: standard input's header, read as `dump -` reads it (a stream, or the file
+/// it is redirected from); its size is what was read, or the file's.
+fn stream_row(mut row: Row, profile: Profile) -> Row {
+    let (header, len) = match crate::input::header_or_parse_error(Path::new("-")) {
+        Ok(Ok(read)) => read,
+        Ok(Err(e)) => {
+            row.verdict = "rejected";
+            row.error = Some(e.to_string());
+            return row;
+        }
+        Err(failure) => {
+            row.error = Some(failure.message().to_string());
+            return row;
+        }
+    };
+    let gguf = header.gguf();
+    (row.shards, row.bytes) = (1, len);
+    describe(gguf, &mut row);
+    let found = validate::check(gguf, len, profile);
+    if let Some(d) = found.iter().find(|d| profile.rejects(d.rejected_by)) {
+        row.error = Some(format!("-: {} {}", d.path, d.message));
+    }
+    row.verdict = match row.error {
+        Some(_) => "rejected",
+        None => "accepted",
+    };
     row
 }
 
