@@ -211,9 +211,9 @@ pub(super) fn str_value(text: &str, out: &mut impl Write) -> io::Result<()> {
 ///
 /// ```
 /// let mut out = Vec::new();
-/// let value = serde_json::json!({"name": "a\u{202e}b\u{85}", "n": [1]});
+/// let value = serde_json::json!({"name": ["a\u{202e}b\u{85}\n", 1]});
 /// gguf_tools::render::json::write_value(&value, false, &mut out).unwrap();
-/// assert_eq!(String::from_utf8(out).unwrap(), r#"{"name":"a\u202eb\u0085","n":[1]}"#);
+/// assert_eq!(String::from_utf8(out).unwrap(), r#"{"name":["a\u202eb\u0085\n",1]}"#);
 /// ```
 pub fn write_value(
     value: &serde_json::Value,
@@ -312,6 +312,7 @@ pub(super) fn needs_escape(bytes: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// Exact on ASCII; on other bytes it may only err towards escaping.
     #[test]
     fn needs_escape_matches_the_byte_by_byte_rule() {
         let rule = |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b == 0x7f;
@@ -323,12 +324,40 @@ mod tests {
                         let mut bytes = vec![fill; len];
                         bytes[at] = first;
                         let expected = bytes.iter().any(|&b| rule(b));
-                        assert_eq!(needs_escape(&bytes), expected, "{bytes:x?}");
+                        match bytes.is_ascii() {
+                            true => assert_eq!(needs_escape(&bytes), expected, "{bytes:x?}"),
+                            false => assert!(!expected || needs_escape(&bytes), "{bytes:x?}"),
+                        }
                     }
                 }
             }
         }
         assert!(!needs_escape(b""));
+    }
+
+    /// Every character `json_str` escapes is found at every place in every length, among
+    /// ASCII and multi-byte neighbours (the lead bytes C2, D8, E2 among them).
+    #[test]
+    fn needs_escape_finds_every_character_json_str_escapes() {
+        let escaped: Vec<char> = (0..0x3000u32)
+            .filter_map(char::from_u32)
+            .filter(|c| gguf_grammar::escape::json_str(&c.to_string()) != c.to_string())
+            .collect();
+        assert!(escaped.contains(&'\u{85}') && escaped.contains(&'\u{2029}'));
+        for fill in ['a', '\u{a0}', '\u{600}', '\u{2013}', '▁'] {
+            for len in 1..=12 {
+                for at in 0..len {
+                    for &c in &escaped {
+                        let mut text: Vec<char> = vec![fill; len];
+                        text[at] = c;
+                        let text: String = text.into_iter().collect();
+                        assert!(needs_escape(text.as_bytes()), "{text:?}");
+                    }
+                }
+            }
+        }
+        assert!(!needs_escape("▁festival".as_bytes()));
+        assert!(!needs_escape("naïve".as_bytes()));
     }
 
     /// Accepts `left` bytes, then fails every write.
