@@ -178,10 +178,12 @@ fn diff_sees_duplicates_in_both_orders() {
 }
 
 /// Item 11: `hash` and `diff` hold little beyond the parsed headers. A million tensors hash
-/// and a million keys diff (changed, or equal) under a 512 MiB address-space limit (measured
-/// peak RSS on this machine: `hash` 289 MB where `dump --summary` takes 289 MB, `diff` 379 MB;
-/// before the fix `hash` kept every name and digest until the end, 922 MB, and `diff` copied
-/// both models into hash maps and every change into a list, 911 MB, and both aborted here).
+/// (and check against their 59 MB manifest) and a million keys diff (changed, or equal) under a
+/// 512 MiB address-space limit (measured peak RSS on this machine: `hash` 289 MB where
+/// `dump --summary` takes 289 MB, `hash --check` 447 MB, `diff` 379 MB; before the fix `hash`
+/// kept every name and digest until the end, 922 MB, `--check` copied each manifest word,
+/// 1181 MB, and `diff` copied both models into hash maps and every change into a list, 911 MB;
+/// each aborted here).
 /// The output is unchanged: each line once, in order.
 #[test]
 fn hash_and_diff_hold_little_beyond_the_headers() {
@@ -216,6 +218,10 @@ fn hash_and_diff_hold_little_beyond_the_headers() {
     assert_eq!(count, N as usize + 1);
     assert!(text.starts_with("xxh64     "), "{}", &text[..100]);
     assert!(text.contains("  tensors.gguf:blk.999999.weight\n"));
+    fs::write(dir.join("tensors.manifest"), text).unwrap();
+    let (text, count) = lines(&["hash", "--check", "tensors.manifest", "tensors.gguf"], 0);
+    assert_eq!(count, N as usize + 4);
+    assert!(text.ends_with("\nVerification results for tensors.manifest - Success\n"));
     let (text, count) = lines(&["diff", "a.gguf", "b.gguf"], 1);
     assert_eq!(count, N as usize);
     assert!(

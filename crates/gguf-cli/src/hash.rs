@@ -67,26 +67,25 @@ pub struct Args {
 
 /// `TYPE HASH NAME` lines of a manifest, split on whitespace as C++ streams do: the hash of
 /// the first line of each type and name (looked up by both, so checking N tensors against a
-/// manifest of N lines is linear, not N^2), and the types named.
-struct Manifest(HashMap<(Vec<u8>, Vec<u8>), Vec<u8>>, HashSet<Vec<u8>>);
+/// manifest of N lines is linear, not N^2), and the types named; each a slice of the
+/// manifest's text, nothing copied.
+struct Manifest<'t>(HashMap<(&'t [u8], &'t [u8]), &'t [u8]>, HashSet<&'t [u8]>);
 
-impl Manifest {
-    fn read(path: &std::path::Path) -> io::Result<Manifest> {
-        let text = crate::input::read_whole(path)?;
+impl<'t> Manifest<'t> {
+    fn parse(text: &'t [u8]) -> Manifest<'t> {
         let (mut entries, mut types) = (HashMap::new(), HashSet::new());
         for line in text.split(|&b| b == b'\n') {
             let mut words = line
                 .split(|b| b" \t\r\x0b\x0c".contains(b))
-                .filter(|w| !w.is_empty())
-                .map(<[u8]>::to_vec);
+                .filter(|w| !w.is_empty());
             if let Some(ty) = words.next() {
-                types.insert(ty.clone());
+                types.insert(ty);
                 if let (Some(hash), Some(name)) = (words.next(), words.next()) {
                     entries.entry((ty, name)).or_insert(hash);
                 }
             }
         }
-        Ok(Manifest(entries, types))
+        Manifest(entries, types)
     }
 
     fn has(&self, algorithm: Algorithm) -> bool {
@@ -95,10 +94,9 @@ impl Manifest {
 
     /// The first entry of this type and name decides.
     fn verify(&self, ty: &str, hash: &str, name: &str) -> Verdict {
-        let key = (ty.as_bytes().to_vec(), name.as_bytes().to_vec());
-        match self.0.get(&key) {
+        match self.0.get(&(ty.as_bytes(), name.as_bytes())) {
             None => Verdict::NotFound,
-            Some(h) if h == hash.as_bytes() => Verdict::Ok,
+            Some(&h) if h == hash.as_bytes() => Verdict::Ok,
             Some(_) => Verdict::Mismatch,
         }
     }
@@ -122,17 +120,19 @@ pub fn run(args: Args) -> ExitCode {
     .filter_map(|(a, on)| on.then_some(a))
     .collect();
     let mut out = BufWriter::new(io::stdout().lock());
+    let manifest_text;
     let manifest = match &args.check {
         None => None,
         Some(path) => {
             let shown = terminal(path.to_string_lossy().as_bytes()).into_owned();
-            let manifest = match Manifest::read(path) {
-                Ok(m) => m,
+            manifest_text = match crate::input::read_whole(path) {
+                Ok(text) => text,
                 Err(e) => {
                     eprintln!("gguf: cannot open manifest {shown}: {e}");
                     return ExitCode::from(MANIFEST_ERROR);
                 }
             };
+            let manifest = Manifest::parse(&manifest_text);
             let known: Vec<Algorithm> = [
                 Algorithm::Sha256,
                 Algorithm::Sha1,
@@ -189,7 +189,7 @@ pub fn run(args: Args) -> ExitCode {
 fn hash(
     args: &Args,
     algorithms: &[Algorithm],
-    manifest: Option<&Manifest>,
+    manifest: Option<&Manifest<'_>>,
     out: &mut impl Write,
 ) -> Result<u8, Failure> {
     let fname = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
