@@ -663,3 +663,40 @@ fn a_dangling_link_destination_is_named_with_its_target() {
     assert_eq!(code, 2, "{err}");
     assert_eq!(err.matches("linked.out").count(), 1, "{err}");
 }
+
+/// Item 19: a folder `scan` cannot list is reported with the reason (before the fix:
+/// "unreadable: is a directory"). Run as a user, the folder is mode 000; as root, which reads
+/// it anyway, it belongs to a user that `unshare -r`'s namespace does not map.
+#[test]
+fn scan_says_why_a_folder_cannot_be_listed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::scratch("hostile-unlisted");
+    let inner = dir.join("inner");
+    fs::create_dir(&inner).unwrap();
+    fs::set_permissions(&inner, fs::Permissions::from_mode(0o000)).unwrap();
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let reset = || fs::set_permissions(&inner, fs::Permissions::from_mode(0o755)).unwrap();
+    let out = if fs::read_dir(&inner).is_err() {
+        common::gguf(&["scan", "inner"], &dir)
+    } else {
+        std::os::unix::fs::chown(&inner, Some(12345), None).unwrap();
+        let mut command = std::process::Command::new("unshare");
+        command.arg("-r").arg(common::bin()).args(["scan", "inner"]);
+        let out = command.current_dir(&dir).output();
+        match out {
+            Ok(out) if !common::text(&out.stderr).contains("unshare:") => out,
+            _ => {
+                reset();
+                eprintln!("skipped: root without user namespaces");
+                return;
+            }
+        }
+    };
+    reset();
+    let (code, text, err) = common::outcome(out);
+    assert_eq!(code, 2, "{text}{err}");
+    assert!(
+        text.contains("unreadable: cannot list the folder: Permission denied"),
+        "{text}"
+    );
+}
