@@ -1,7 +1,8 @@
 //! Text from a file is data, not terminal commands: the one function every human-readable
 //! output uses to print keys, names and strings read from a file.
 //!
-//! JSON output does not use it: JSON escaping keeps the text exact.
+//! JSON output does not use it: JSON escaping keeps the text exact, and [`json_str`] escapes
+//! the same characters as `\uXXXX`, so that no JSON output carries them raw either.
 
 use std::borrow::Cow;
 use std::fmt::{self, Write as _};
@@ -50,6 +51,44 @@ pub fn controls(text: &str) -> Cow<'_, str> {
         match c {
             '\\' => out.push('\\'),
             c if needs_escape(c) => out.push_str(&Terminal(c.to_string().as_bytes()).to_string()),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `text` as the inside of a JSON string (without the quotes): `"` and `\` escaped, `\n`,
+/// `\r`, `\t`, and every other character [`terminal`] escapes (control characters, C1, the
+/// line and paragraph separators, the bidi formatting characters) as `\uXXXX`. Still exact
+/// JSON: a parser gives back `text`; but a document printed on a terminal, logged or pasted
+/// into JavaScript carries none of them raw. Borrows when nothing needs escaping. Every JSON
+/// output writes strings through it (the fast writers of `gguf_tools::render::json` check
+/// for these characters first).
+///
+/// ```
+/// use gguf_grammar::escape::json_str;
+///
+/// assert_eq!(json_str("tokenizer.ggml.model"), "tokenizer.ggml.model");
+/// assert_eq!(json_str("a\"b\\c\n\u{1b}"), "a\\\"b\\\\c\\n\\u001b");
+/// assert_eq!(json_str("\u{85}\u{202e}\u{2028}\u{7f}"), "\\u0085\\u202e\\u2028\\u007f");
+/// assert_eq!(json_str("naïve ▁token 🦙"), "naïve ▁token 🦙");
+/// ```
+pub fn json_str(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| c == '"' || needs_escape(c)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            // Every such character is in the Basic Multilingual Plane: four digits.
+            c if needs_escape(c) => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
             c => out.push(c),
         }
     }

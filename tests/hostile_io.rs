@@ -381,6 +381,24 @@ fn dash_input_reads_tensor_data_from_a_redirected_file() {
     }
     same_bytes(&dir.join("a.gguf"), &bytes, "the input");
 
+    // `scan -`: standard input's row, as the file's (before: "No such file or directory",
+    // exit 2). `merge -` says why it cannot (before: "No such file or directory").
+    let (code, expected, err) =
+        gguf_with_stdin(&["scan", "--jsonl", "a.gguf"], &dir, Stdio::null());
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = gguf_with_stdin(&["scan", "--jsonl", "-"], &dir, from_file());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.replace("\"path\": \"-\"", "\"path\": \"a.gguf\""),
+        expected
+    );
+    let (code, _, err) = gguf_with_stdin(&["merge", "-", "m.gguf"], &dir, from_file());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("-: merge finds the other shards beside the first by its name"),
+        "{err}"
+    );
+
     // From a pipe: why not, exit 2.
     let mut cat = std::process::Command::new("cat")
         .arg(dir.join("a.gguf"))
@@ -601,4 +619,84 @@ fn refusals_suggest_only_flags_the_command_has() {
     }
     assert_eq!(fs::read(dir.join("linked.out")).unwrap(), b"x");
     assert_eq!(fs::read(dir.join("ro.out")).unwrap(), b"y");
+}
+
+/// Item 7: a destination that is a dangling symbolic link is refused naming the link once
+/// and where it points, escaped, in every command that writes a file the user names (before
+/// the fix: "gguf: lnk: dangling symbolic link", the target never named, and from `edit`
+/// "gguf: lnk: lnk: dangling symbolic link"; `edit`'s other refusals named the path twice
+/// too).
+#[test]
+fn a_dangling_link_destination_is_named_with_its_target() {
+    let dir = common::scratch("hostile-dangling");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    write_model(&dir, "a.gguf");
+    let target = "missing/\u{1b}[2J\u{202e}.gguf";
+    std::os::unix::fs::symlink(target, dir.join("lnk.out")).unwrap();
+    for args in [
+        &["tensor", "a.gguf", "a", "-o", "lnk.out"][..],
+        &[
+            "mutate",
+            "a.gguf",
+            "--rule",
+            "duplicate-key",
+            "-o",
+            "lnk.out",
+        ],
+        &["map", "a.gguf", "--html", "lnk.out"],
+        &["convert-endian", "a.gguf", "big", "-o", "lnk.out"],
+        &["edit", "a.gguf", "--set", "a.b=u32:1", "-o", "lnk.out"],
+    ] {
+        let (code, _, err) = common::outcome(common::gguf(args, &dir));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(
+            err,
+            "gguf: lnk.out: dangling symbolic link to missing/\\e[2J\\u{202e}.gguf; nothing written\n",
+            "{args:?}"
+        );
+    }
+    assert!(!dir.join("missing").exists());
+    fs::write(dir.join("linked.out"), "x").unwrap();
+    fs::hard_link(dir.join("linked.out"), dir.join("other.out")).unwrap();
+    let (code, _, err) =
+        common::outcome(common::gguf(&["edit", "a.gguf", "-o", "linked.out"], &dir));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.matches("linked.out").count(), 1, "{err}");
+}
+
+/// Item 19: a folder `scan` cannot list is reported with the reason (before the fix:
+/// "unreadable: is a directory"). Run as a user, the folder is mode 000; as root, which reads
+/// it anyway, it belongs to a user that `unshare -r`'s namespace does not map.
+#[test]
+fn scan_says_why_a_folder_cannot_be_listed() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = common::scratch("hostile-unlisted");
+    let inner = dir.join("inner");
+    fs::create_dir(&inner).unwrap();
+    fs::set_permissions(&inner, fs::Permissions::from_mode(0o000)).unwrap();
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let reset = || fs::set_permissions(&inner, fs::Permissions::from_mode(0o755)).unwrap();
+    let out = if fs::read_dir(&inner).is_err() {
+        common::gguf(&["scan", "inner"], &dir)
+    } else {
+        std::os::unix::fs::chown(&inner, Some(12345), None).unwrap();
+        let mut command = std::process::Command::new("unshare");
+        command.arg("-r").arg(common::bin()).args(["scan", "inner"]);
+        let out = command.current_dir(&dir).output();
+        match out {
+            Ok(out) if !common::text(&out.stderr).contains("unshare:") => out,
+            _ => {
+                reset();
+                eprintln!("skipped: root without user namespaces");
+                return;
+            }
+        }
+    };
+    reset();
+    let (code, text, err) = common::outcome(out);
+    assert_eq!(code, 2, "{text}{err}");
+    assert!(
+        text.contains("unreadable: cannot list the folder: Permission denied"),
+        "{text}"
+    );
 }

@@ -291,3 +291,68 @@ fn types_in_messages_take_their_article() {
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("split.count is an int32, not a u16"), "{err}");
 }
+
+/// Issue 25 items 5–7: JSON outputs carry no raw C1 control, bidi control or line or
+/// paragraph separator: JSON allows them unescaped, and serde_json and the fast writers left
+/// them so (a document printed on a terminal or pasted into JavaScript then carried them).
+/// Each is written `\uXXXX`, and every document still parses back to the file's exact text.
+#[test]
+fn json_outputs_escape_c1_bidi_and_separators() {
+    const SNEAKY: &str = "\u{85}\u{9b}\u{61c}\u{200e}\u{202e}\u{2028}\u{2029}\u{2066}";
+    let dir = common::scratch("hostile-json");
+    let _cleanup = common::RemoveOnDrop(dir.clone());
+    let name = format!("name{SNEAKY}");
+    let template = format!("{{{{ '{SNEAKY}' }}}}");
+    let bytes = GgufBuilder::new(Ctx::V3_LE)
+        .kv("general.architecture", "llama")
+        .kv("general.name", name.as_str())
+        .kv(format!("evil.{SNEAKY}"), 1u32)
+        .kv("tokenizer.chat_template", template.as_str())
+        .tensor(format!("t{SNEAKY}"), &[4], GgmlType::F32, &[0; 16])
+        .build()
+        .unwrap();
+    fs::write(dir.join("m.gguf"), bytes).unwrap();
+    let other = common::root().join("tests/conformance/cases/kv-only.gguf");
+    let other = other.to_str().unwrap();
+    for args in [
+        &["dump", "--json", "m.gguf"][..],
+        &["map", "--json", "m.gguf"],
+        &["scan", "--jsonl", "m.gguf"],
+        &["diff", "--json", "m.gguf", other],
+        &["check", "--json", "m.gguf"],
+        &["template", "--json", "m.gguf"],
+        &["template", "--json", "--name", "default", "m.gguf"],
+    ] {
+        let out = common::gguf(args, &dir);
+        let text = String::from_utf8(out.stdout).unwrap();
+        for c in SNEAKY.chars() {
+            assert!(!text.contains(c), "{args:?}: raw {c:?} in {text}");
+        }
+        // Parsed back (a document, or one per line): the exact text, whatever its escapes.
+        let docs: Vec<serde_json::Value> = match args[0] {
+            "map" | "scan" => text.lines().map(serde_json::from_str).collect(),
+            _ => serde_json::from_str(&text).map(|doc| vec![doc]),
+        }
+        .unwrap_or_else(|e| panic!("{args:?}: {e}: {text}"));
+        let mut parsed = Vec::new();
+        docs.iter().for_each(|doc| strings(doc, &mut parsed));
+        // (`check` names constructs by their paths, escaped for the terminal already.)
+        assert!(
+            args[0] == "check" || parsed.iter().any(|s| s.contains(SNEAKY)),
+            "{args:?}: {parsed:?}"
+        );
+    }
+}
+
+/// Every string in `value`, its keys included.
+fn strings(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) => out.push(s.clone()),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| strings(v, out)),
+        serde_json::Value::Object(map) => map.iter().for_each(|(k, v)| {
+            out.push(k.clone());
+            strings(v, out);
+        }),
+        _ => {}
+    }
+}

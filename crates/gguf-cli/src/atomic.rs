@@ -75,6 +75,11 @@ pub fn message(dest: &Path, e: &EditError) -> String {
             "{}: changed while being written (another writer?); nothing replaced",
             shown(p)
         ),
+        EditError::Dangling { link, target } => format!(
+            "{}: dangling symbolic link to {}; nothing written",
+            shown(link),
+            shown(target)
+        ),
         EditError::Io { path, source } => format!(
             "{}: {}",
             shown(path),

@@ -302,8 +302,8 @@ fn check(
         }
     }
     if json {
-        written = serde_json::to_writer_pretty(&mut out, &documents)
-            .map_err(io::Error::from)
+        let documents = serde_json::Value::Array(documents);
+        written = gguf_tools::render::json::write_value(&documents, true, &mut out)
             .and_then(|()| writeln!(out));
     }
     if let Err(e) = written.and_then(|()| out.flush()) {

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use gguf_grammar::escape::terminal;
 use gguf_grammar::file_range::{read_exact_at, RangeError, COPY_BUFFER};
 use gguf_grammar::Gguf;
-use gguf_tools::render::diff::{self, Diff};
+use gguf_tools::render::diff;
 use gguf_tools::set::{GgufSet, ParsedSet, SetError};
 use gguf_tools::source::http::is_remote;
 
@@ -39,23 +39,24 @@ pub struct Args {
 
 /// Exit 0 when equal, 1 when different or when a model is not valid GGUF (its tensor data
 /// past the end of its file, or a file shrinking while read), 2 when a model cannot be read.
+/// The changes are written as they are found, not kept (a million changed keys cost no more
+/// memory than their headers).
 pub fn run(args: Args) -> ExitCode {
-    match diff_models(&args) {
-        Ok(d) => {
-            let mut out = BufWriter::new(io::stdout().lock());
-            let written = match args.json {
-                true => diff::write_json(&d, &mut out),
-                false => diff::write_text(&d, &mut out),
-            };
-            if let Err(e) = written.and_then(|()| out.flush()) {
-                if e.kind() != io::ErrorKind::BrokenPipe {
-                    eprintln!("gguf: writing output: {e}");
-                    return ExitCode::from(2);
-                }
-            }
-            ExitCode::from(u8::from(!d.is_empty()))
+    let mut out = BufWriter::new(io::stdout().lock());
+    let result = diff_models(&args, &mut out).and_then(|differs| {
+        out.flush().map_err(Output)?;
+        Ok(differs)
+    });
+    match result {
+        Ok(differs) => ExitCode::from(u8::from(differs)),
+        // Stopped reading: what was written differs (an equal diff writes nothing in text).
+        Err(Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::from(1),
+        Err(Output(e)) => {
+            eprintln!("gguf: writing output: {e}");
+            ExitCode::from(2)
         }
-        Err(failure) => {
+        Err(Model(failure)) => {
+            let _ = out.flush();
             let message = terminal(failure.message().as_bytes()).into_owned();
             Failure::report(Err(match failure {
                 Failure::Invalid(_) => Failure::Invalid(message),
@@ -65,7 +66,21 @@ pub fn run(args: Args) -> ExitCode {
     }
 }
 
-fn diff_models(args: &Args) -> Result<Diff, Failure> {
+/// Why a diff stopped: a model that cannot be compared, or the output.
+enum Stop {
+    Model(Failure),
+    Output(io::Error),
+}
+use Stop::{Model, Output};
+
+impl From<Failure> for Stop {
+    fn from(failure: Failure) -> Stop {
+        Model(failure)
+    }
+}
+
+/// Compares and writes; whether the models differ.
+fn diff_models(args: &Args, out: &mut impl Write) -> Result<bool, Stop> {
     let data_path = crate::input::data_path;
     let (a_path, b_path) = (data_path(&args.a)?, data_path(&args.b)?);
     let (a_model, b_model) = (
@@ -77,23 +92,43 @@ fn diff_models(args: &Args) -> Result<Diff, Failure> {
     if !offsets {
         eprintln!("note: a shard set's tensor offsets are relative to each shard: offsets are not compared");
     }
-    let mut d = diff::compare_with(&a.model(), &b.model(), offsets);
-    if let (true, Model::Local(a_set), Model::Local(b_set)) = (args.data, &a_model, &b_model) {
+    let mut data = Vec::new();
+    if let (true, Location::Local(a_set), Location::Local(b_set)) = (args.data, &a_model, &b_model)
+    {
         let (a_data, b_data) = (tensor_data(a_set, &a)?, tensor_data(b_set, &b)?);
-        d.data = diff::data_differences(&a_data, &b_data, |x, y| data_differs(x, y))?;
+        data = diff::data_differences(&a_data, &b_data, |x, y| data_differs(x, y))?;
     }
-    Ok(d)
+    let (a, b) = (a.model(), b.model());
+    let mut differs = !data.is_empty();
+    if args.json {
+        // `equal` comes first: a pass that stops at the first change, then one that writes.
+        differs |= diff::for_each_change(&a, &b, offsets, |_, _| Err(())).is_err();
+        let mut json = diff::JsonWriter::start(!differs, out).map_err(Output)?;
+        diff::for_each_change(&a, &b, offsets, |section, c| json.change(section, &c))
+            .map_err(Output)?;
+        json.finish(&data).map_err(Output)?;
+    } else {
+        diff::for_each_change(&a, &b, offsets, |section, c| {
+            differs = true;
+            diff::write_text_change(section, &c, out)
+        })
+        .map_err(Output)?;
+        for name in &data {
+            diff::write_text_data(name, out).map_err(Output)?;
+        }
+    }
+    Ok(differs)
 }
 
 /// A model on disk (a file or a shard set), or the header of a file at a URL.
-enum Model {
+enum Location {
     Local(GgufSet),
     Remote(String, Vec<u8>),
 }
 
-fn load(path: &Path, shard_only: bool, data: bool) -> Result<Model, String> {
+fn load(path: &Path, shard_only: bool, data: bool) -> Result<Location, String> {
     let Some(url) = path.to_str().filter(|p| is_remote(p)) else {
-        return open(path, shard_only).map(Model::Local);
+        return open(path, shard_only).map(Location::Local);
     };
     if data {
         return Err(format!(
@@ -101,18 +136,18 @@ fn load(path: &Path, shard_only: bool, data: bool) -> Result<Model, String> {
         ));
     }
     match remote::fetch_header(url, false) {
-        Ok((header, _)) => Ok(Model::Remote(url.to_string(), header)),
+        Ok((header, _)) => Ok(Location::Remote(url.to_string(), header)),
         Err(Failure::Invalid(message) | Failure::Unreadable(message)) => Err(message),
     }
 }
 
-fn parse(model: &Model) -> Result<ParsedSet<'_>, Failure> {
+fn parse(model: &Location) -> Result<ParsedSet<'_>, Failure> {
     match model {
-        Model::Local(set) => set.parse().map_err(|e| match e {
+        Location::Local(set) => set.parse().map_err(|e| match e {
             SetError::Parse { .. } => Failure::Invalid(e.to_string()),
             _ => Failure::Unreadable(e.to_string()),
         }),
-        Model::Remote(url, header) => Ok(ParsedSet {
+        Location::Remote(url, header) => Ok(ParsedSet {
             shards: vec![Gguf::parse(header).map_err(|e| Failure::Invalid(format!("{url}: {e}")))?],
         }),
     }

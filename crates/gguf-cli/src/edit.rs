@@ -263,10 +263,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         Err(e @ (EditError::Verify(_) | EditError::Changed(_))) => {
             Err(Failure::Invalid(escaped(&e)))
         }
-        Err(e) => Err(Failure::Unreadable(format!(
+        Err(e @ EditError::Check(_)) => Err(Failure::Unreadable(format!(
             "{}: {}",
             crate::shown(dest),
             escaped(&e)
         ))),
+        // The others name their file (with --break-links or --force where they apply).
+        Err(e) => Err(Failure::Unreadable(escaped(&e))),
     }
 }

@@ -67,26 +67,25 @@ pub struct Args {
 
 /// `TYPE HASH NAME` lines of a manifest, split on whitespace as C++ streams do: the hash of
 /// the first line of each type and name (looked up by both, so checking N tensors against a
-/// manifest of N lines is linear, not N^2), and the types named.
-struct Manifest(HashMap<(Vec<u8>, Vec<u8>), Vec<u8>>, HashSet<Vec<u8>>);
+/// manifest of N lines is linear, not N^2), and the types named; each a slice of the
+/// manifest's text, nothing copied.
+struct Manifest<'t>(HashMap<(&'t [u8], &'t [u8]), &'t [u8]>, HashSet<&'t [u8]>);
 
-impl Manifest {
-    fn read(path: &std::path::Path) -> io::Result<Manifest> {
-        let text = crate::input::read_whole(path)?;
+impl<'t> Manifest<'t> {
+    fn parse(text: &'t [u8]) -> Manifest<'t> {
         let (mut entries, mut types) = (HashMap::new(), HashSet::new());
         for line in text.split(|&b| b == b'\n') {
             let mut words = line
                 .split(|b| b" \t\r\x0b\x0c".contains(b))
-                .filter(|w| !w.is_empty())
-                .map(<[u8]>::to_vec);
+                .filter(|w| !w.is_empty());
             if let Some(ty) = words.next() {
-                types.insert(ty.clone());
+                types.insert(ty);
                 if let (Some(hash), Some(name)) = (words.next(), words.next()) {
                     entries.entry((ty, name)).or_insert(hash);
                 }
             }
         }
-        Ok(Manifest(entries, types))
+        Manifest(entries, types)
     }
 
     fn has(&self, algorithm: Algorithm) -> bool {
@@ -95,10 +94,9 @@ impl Manifest {
 
     /// The first entry of this type and name decides.
     fn verify(&self, ty: &str, hash: &str, name: &str) -> Verdict {
-        let key = (ty.as_bytes().to_vec(), name.as_bytes().to_vec());
-        match self.0.get(&key) {
+        match self.0.get(&(ty.as_bytes(), name.as_bytes())) {
             None => Verdict::NotFound,
-            Some(h) if h == hash.as_bytes() => Verdict::Ok,
+            Some(&h) if h == hash.as_bytes() => Verdict::Ok,
             Some(_) => Verdict::Mismatch,
         }
     }
@@ -122,17 +120,19 @@ pub fn run(args: Args) -> ExitCode {
     .filter_map(|(a, on)| on.then_some(a))
     .collect();
     let mut out = BufWriter::new(io::stdout().lock());
+    let manifest_text;
     let manifest = match &args.check {
         None => None,
         Some(path) => {
             let shown = terminal(path.to_string_lossy().as_bytes()).into_owned();
-            let manifest = match Manifest::read(path) {
-                Ok(m) => m,
+            manifest_text = match crate::input::read_whole(path) {
+                Ok(text) => text,
                 Err(e) => {
                     eprintln!("gguf: cannot open manifest {shown}: {e}");
                     return ExitCode::from(MANIFEST_ERROR);
                 }
             };
+            let manifest = Manifest::parse(&manifest_text);
             let known: Vec<Algorithm> = [
                 Algorithm::Sha256,
                 Algorithm::Sha1,
@@ -189,7 +189,7 @@ pub fn run(args: Args) -> ExitCode {
 fn hash(
     args: &Args,
     algorithms: &[Algorithm],
-    manifest: Option<&Manifest>,
+    manifest: Option<&Manifest<'_>>,
     out: &mut impl Write,
 ) -> Result<u8, Failure> {
     let fname = terminal(args.file.to_string_lossy().as_bytes()).into_owned();
@@ -197,25 +197,15 @@ fn hash(
     // another process meanwhile is an error, not a SIGBUS.
     let (file, header, file_len) = crate::input::with_data(&args.file)?;
     let gguf = header.gguf();
-    let mut tensors = Vec::with_capacity(gguf.tensors.len());
+    // Every range checked before any line is printed; each is computed again as it is hashed
+    // (nothing kept per tensor: a million tensors cost no more memory than their header).
+    let range = |t: &gguf_grammar::Tensor<'_>| {
+        t.data_range(file_len)
+            .map_err(|e| Failure::Invalid(format!("{fname}: {e}")))
+    };
     for t in &gguf.tensors {
-        let data = t
-            .data_range(file_len)
-            .map_err(|e| Failure::Invalid(format!("{fname}: {e}")))?;
-        tensors.push((
-            format!("{fname}:{}", terminal(t.info.name.as_bytes())),
-            data,
-        ));
+        range(t)?;
     }
-    let (model_digests, layer_digests) = hash_once(&file, &tensors, algorithms, !args.no_layer)
-        .map_err(|e| {
-            let message = format!("{fname}: {e}");
-            match e {
-                RangeError::Shrank { .. } => Failure::Invalid(message),
-                _ => Failure::Unreadable(message),
-            }
-        })?;
-
     let (mut layer_seen, mut layer_bad, mut model_seen, mut model_bad) =
         (false, false, false, false);
     let mut line = |ty: Algorithm, hash: &str, name: &str, is_layer: bool| -> io::Result<()> {
@@ -244,11 +234,25 @@ fn hash(
         writeln!(out, "{:<8}  {hash}  {name}  -  {shown}", ty.name())
     };
     let io_error = |e: io::Error| Failure::Unreadable(format!("writing the output: {e}"));
-    for ((name, _), digests) in tensors.iter().zip(&layer_digests) {
-        for (&a, digest) in layer_algorithms(algorithms).zip(digests) {
-            line(a, digest, name, true).map_err(io_error)?;
+    let ranges = gguf.tensors.iter().map(|t| range(t).unwrap_or(0..0));
+    let each_tensor = |i: usize, digests: Vec<String>| -> io::Result<()> {
+        let name = format!("{fname}:{}", terminal(gguf.tensors[i].info.name.as_bytes()));
+        for (&a, digest) in layer_algorithms(algorithms).zip(&digests) {
+            line(a, digest, &name, true)?;
         }
-    }
+        Ok(())
+    };
+    let model_digests =
+        hash_once(&file, ranges, algorithms, !args.no_layer, each_tensor).map_err(|e| match e {
+            Hashing::Output(e) => io_error(e),
+            Hashing::Read(e) => {
+                let message = format!("{fname}: {e}");
+                match e {
+                    RangeError::Shrank { .. } => Failure::Invalid(message),
+                    _ => Failure::Unreadable(message),
+                }
+            }
+        })?;
     for (&a, digest) in algorithms.iter().zip(&model_digests) {
         line(a, digest, &fname, false).map_err(io_error)?;
     }
@@ -277,16 +281,24 @@ fn layer_algorithms(algorithms: &[Algorithm]) -> impl Iterator<Item = &Algorithm
 /// threads would cost more than it gains.
 const PARALLEL_FROM: usize = 64 << 10;
 
-/// The whole-model digest for each algorithm (in order) and, when `per_tensor`, each
-/// tensor's digest for each of [`layer_algorithms`]. The data is read once, in file order through one buffer of at
-/// most [`COPY_BUFFER`] bytes, and each buffer is fed to every hasher that needs it, the
-/// hashers in parallel.
+/// Why [`hash_once`] stopped: reading the data, or writing a tensor's lines.
+enum Hashing {
+    Read(RangeError),
+    Output(io::Error),
+}
+
+/// The whole-model digest for each algorithm (in order); when `per_tensor`, each tensor's
+/// digest for each of [`layer_algorithms`] is handed to `each_tensor` (with the tensor's
+/// index) as soon as it is known, so that nothing is kept per tensor. The data is read once,
+/// in file order through one buffer of at most [`COPY_BUFFER`] bytes, and each buffer is fed
+/// to every hasher that needs it, the hashers in parallel.
 fn hash_once(
     file: &File,
-    tensors: &[(String, Range<u64>)],
+    ranges: impl Iterator<Item = Range<u64>>,
     algorithms: &[Algorithm],
     per_tensor: bool,
-) -> Result<(Vec<String>, Vec<Vec<String>>), RangeError> {
+    mut each_tensor: impl FnMut(usize, Vec<String>) -> io::Result<()>,
+) -> Result<Vec<String>, Hashing> {
     let hashers = |of: &mut dyn Iterator<Item = &Algorithm>| -> Vec<Mutex<Hasher>> {
         of.map(|&a| Mutex::new(Hasher::new(a))).collect()
     };
@@ -297,9 +309,8 @@ fn hash_once(
             .collect()
     };
     let model = hashers(&mut algorithms.iter());
-    let mut layers = Vec::with_capacity(if per_tensor { tensors.len() } else { 0 });
     let mut buf = Vec::new();
-    for (_, range) in tensors {
+    for (i, range) in ranges.enumerate() {
         let layer = match per_tensor {
             true => hashers(&mut layer_algorithms(algorithms)),
             false => Vec::new(),
@@ -308,7 +319,7 @@ fn hash_once(
         while at < range.end {
             let n = (range.end - at).min(COPY_BUFFER as u64);
             buf.resize(n as usize, 0);
-            read_exact_at(file, at, &mut buf)?;
+            read_exact_at(file, at, &mut buf).map_err(Hashing::Read)?;
             let fed: Vec<&Mutex<Hasher>> = model.iter().chain(&layer).collect();
             let feed = |h: &&Mutex<Hasher>| {
                 h.lock().unwrap_or_else(|e| e.into_inner()).update(&buf);
@@ -321,10 +332,10 @@ fn hash_once(
             at += n;
         }
         if per_tensor {
-            layers.push(finish(layer));
+            each_tensor(i, finish(layer)).map_err(Hashing::Output)?;
         }
     }
-    Ok((finish(model), layers))
+    Ok(finish(model))
 }
 
 /// `f` of every job, computed on all cores, in job order (also used by `gguf stats`).

@@ -17,6 +17,13 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
+    if args.first_shard == std::path::Path::new("-") {
+        return Err(Failure::Unreadable(
+            "-: merge finds the other shards beside the first by its name, which standard \
+             input has not: give the first shard's path"
+                .into(),
+        ));
+    }
     merge(&args.first_shard, &args.output).map_err(crate::split::failure)?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! `gguf scan`: one row per model found under the given paths, headers only, in parallel.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fs;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -33,7 +33,7 @@ pub struct Args {
     #[arg(long, value_enum, default_value = "strict")]
     profile: CheckProfile,
     /// Files and folders; folders are searched recursively for `*.gguf` (symbolic links are
-    /// followed, each folder visited once).
+    /// followed, each folder visited once); `-` is standard input, a single file.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
 }
@@ -86,8 +86,9 @@ pub fn run(args: Args) -> ExitCode {
     let profile: Profile = args.profile.into();
     let mut models = Vec::new();
     let mut visited = HashSet::new();
+    let mut unlisted = HashMap::new();
     for path in &args.paths {
-        find(path, true, &mut visited, &mut models);
+        find(path, true, &mut visited, &mut models, &mut unlisted);
     }
     let models = group_shards(models);
 
@@ -102,7 +103,15 @@ pub fn run(args: Args) -> ExitCode {
     let rows: Vec<Row> = models
         .par_iter()
         .map(|path| {
-            let row = row(path, profile);
+            let row = match unlisted.get(path) {
+                Some(error) => Row {
+                    path: path.as_os_str().as_bytes().to_vec(),
+                    verdict: "unreadable",
+                    error: Some(format!("cannot list the folder: {error}")),
+                    ..Row::default()
+                },
+                None => row(path, profile),
+            };
             if let Some(bar) = &progress {
                 bar.inc(1);
             }
@@ -137,8 +146,15 @@ pub fn run(args: Args) -> ExitCode {
 
 /// Adds `path` (a file given by name, or a `*.gguf` found in a folder) or, for a folder,
 /// what is under it. A folder reached twice (a link loop, or given twice) is searched once;
-/// an unreadable path becomes a row with its error.
-fn find(path: &Path, given: bool, visited: &mut HashSet<(u64, u64)>, found: &mut Vec<PathBuf>) {
+/// an unreadable path becomes a row with its error (a folder that cannot be listed: its
+/// error in `unlisted`).
+fn find(
+    path: &Path,
+    given: bool,
+    visited: &mut HashSet<(u64, u64)>,
+    found: &mut Vec<PathBuf>,
+    unlisted: &mut HashMap<PathBuf, io::Error>,
+) {
     let Ok(meta) = fs::metadata(path) else {
         found.push(path.to_path_buf()); // reported as unreadable
         return;
@@ -154,14 +170,18 @@ fn find(path: &Path, given: bool, visited: &mut HashSet<(u64, u64)>, found: &mut
     if !visited.insert((meta.dev(), meta.ino())) {
         return;
     }
-    let Ok(entries) = fs::read_dir(path) else {
-        found.push(path.to_path_buf());
-        return;
+    let entries = match fs::read_dir(path) {
+        Ok(entries) => entries,
+        Err(e) => {
+            found.push(path.to_path_buf());
+            unlisted.insert(path.to_path_buf(), e);
+            return;
+        }
     };
     let mut children: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     children.sort();
     for child in children {
-        find(&child, false, visited, found);
+        find(&child, false, visited, found, unlisted);
     }
 }
 
@@ -187,6 +207,9 @@ fn row(path: &Path, profile: Profile) -> Row {
         verdict: "unreadable",
         ..Row::default()
     };
+    if path == Path::new("-") {
+        return stream_row(row, profile);
+    }
     let set = match GgufSet::open(path) {
         Ok(set) => set,
         Err(e) => {
@@ -244,6 +267,35 @@ fn row(path: &Path, profile: Profile) -> Row {
         "accepted"
     };
     row.error = first_error;
+    row
+}
+
+/// The row of `-`: standard input's header, read as `dump -` reads it (a stream, or the file
+/// it is redirected from); its size is what was read, or the file's.
+fn stream_row(mut row: Row, profile: Profile) -> Row {
+    let (header, len) = match crate::input::header_or_parse_error(Path::new("-")) {
+        Ok(Ok(read)) => read,
+        Ok(Err(e)) => {
+            row.verdict = "rejected";
+            row.error = Some(e.to_string());
+            return row;
+        }
+        Err(failure) => {
+            row.error = Some(failure.message().to_string());
+            return row;
+        }
+    };
+    let gguf = header.gguf();
+    (row.shards, row.bytes) = (1, len);
+    describe(gguf, &mut row);
+    let found = validate::check(gguf, len, profile);
+    if let Some(d) = found.iter().find(|d| profile.rejects(d.rejected_by)) {
+        row.error = Some(format!("-: {} {}", d.path, d.message));
+    }
+    row.verdict = match row.error {
+        Some(_) => "rejected",
+        None => "accepted",
+    };
     row
 }
 

@@ -90,7 +90,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
             let doc = serde_json::json!({
                 "key": template.key, "name": template.name, "source": template.source,
             });
-            writeln!(out, "{doc}")
+            json_line(&mut out, &doc, false)
         } else {
             write_data(&mut out, &template.source)
         };
@@ -98,7 +98,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
     }
     if args.json {
         let doc = gguf_template::report::report(gguf, true, true, true);
-        finish(writeln!(out, "{doc:#}"))?;
+        finish(json_line(&mut out, &doc, true))?;
     } else {
         if found.is_empty() && errors.is_empty() {
             eprintln!("gguf: {shown}: no chat template");
@@ -241,7 +241,7 @@ fn render_one(
     out: &mut impl Write,
 ) -> Result<(), Failure> {
     let json_file = |path: &Path| -> Result<serde_json::Value, Failure> {
-        let text = std::fs::read(path)
+        let text = crate::input::read_whole(path)
             .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?;
         serde_json::from_slice(&text)
             .map_err(|e| Failure::Unreadable(format!("{}: not JSON: {e}", crate::shown(path))))
@@ -277,11 +277,17 @@ fn render_one(
     })?;
     let written = if args.json {
         let doc = serde_json::json!({ "key": template.key, "name": template.name, "text": text });
-        writeln!(out, "{doc}")
+        json_line(out, &doc, false)
     } else {
         write_data(out, &text)
     };
     finish(written)
+}
+
+/// `doc` and a line break (see [`gguf_tools::render::json::write_value`]).
+fn json_line(out: &mut impl Write, doc: &serde_json::Value, pretty: bool) -> io::Result<()> {
+    gguf_tools::render::json::write_value(doc, pretty, out)?;
+    writeln!(out)
 }
 
 /// Text from the file as it is, unless standard output is a terminal: then each line is
@@ -350,7 +356,7 @@ pub fn template_edit(
     use gguf_grammar::write::OwnedValue;
     use gguf_grammar::ValueType;
     let read = |path: &Path| -> Result<String, Failure> {
-        let bytes = std::fs::read(path)
+        let bytes = crate::input::read_whole(path)
             .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?;
         String::from_utf8(bytes)
             .map_err(|_| Failure::Unreadable(format!("{}: not UTF-8", crate::shown(path))))

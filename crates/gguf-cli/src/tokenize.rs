@@ -170,7 +170,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
                     item
                 })
                 .collect();
-            writeln!(out, "{}", serde_json::Value::Array(items))?;
+            gguf_tools::render::json::write_value(
+                &serde_json::Value::Array(items),
+                false,
+                &mut out,
+            )?;
+            writeln!(out)?;
         } else {
             for &id in &ids {
                 writeln!(

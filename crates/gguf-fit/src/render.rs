@@ -94,20 +94,9 @@ pub fn text(estimates: &[Estimate]) -> String {
     out
 }
 
+/// A JSON string, escaped as every JSON output escapes (see [`gguf_grammar::escape::json_str`]).
 fn json_str(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    format!("\"{}\"", gguf_grammar::escape::json_str(s))
 }
 
 fn buffer_json(b: &Buffer) -> String {

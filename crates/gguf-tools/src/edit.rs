@@ -124,6 +124,15 @@ pub enum EditError {
     /// The written file did not read back as intended; nothing was replaced.
     #[error("the written file failed its check: {0}")]
     Check(#[from] CheckError),
+    /// The destination is a symbolic link to nothing (writing through it would create a file
+    /// wherever it points).
+    #[error("{}: dangling symbolic link to {}; nothing written", link.display(), target.display())]
+    Dangling {
+        /// The link.
+        link: PathBuf,
+        /// Where it points.
+        target: PathBuf,
+    },
     /// A file operation failed.
     #[error("{}: {source}", path.display())]
     Io {
@@ -527,9 +536,9 @@ impl Locked {
 fn resolve(path: &Path) -> Result<PathBuf, EditError> {
     match fs::canonicalize(path) {
         Ok(real) => Ok(real),
-        Err(_) if fs::symlink_metadata(path).is_ok() => Err(EditError::Io {
-            path: path.to_path_buf(),
-            source: io::Error::new(io::ErrorKind::NotFound, "dangling symbolic link"),
+        Err(_) if fs::symlink_metadata(path).is_ok() => Err(EditError::Dangling {
+            link: path.to_path_buf(),
+            target: fs::read_link(path).unwrap_or_default(),
         }),
         Err(_) => Ok(path.to_path_buf()),
     }

@@ -391,11 +391,15 @@ impl<'a> ParsedSet<'a> {
     }
 
     /// The model as one document: the first shard's header and key/values with every shard's
-    /// tensors (for renderers that take a [`Gguf`]; offsets stay relative to each shard).
-    pub fn model(&self) -> Gguf<'a> {
+    /// tensors (for renderers that take a [`Gguf`]; offsets stay relative to each shard). A
+    /// single file is borrowed, not copied.
+    pub fn model(&self) -> std::borrow::Cow<'_, Gguf<'a>> {
+        if let [only] = &self.shards[..] {
+            return std::borrow::Cow::Borrowed(only);
+        }
         let mut model = self.shards[0].clone();
         model.tensors = self.tensors().map(|(_, t)| t.clone()).collect();
-        model
+        std::borrow::Cow::Owned(model)
     }
 }
 

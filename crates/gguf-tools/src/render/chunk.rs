@@ -278,7 +278,7 @@ pub(super) fn copy_short(dst: &mut [u8], src: &[u8]) {
     }
 }
 
-/// Whether any byte of `bytes` is one [`super::json::str_value`] escapes; up to 16 bytes,
+/// Whether `bytes` may hold a character [`super::json::str_value`] escapes; up to 16 bytes,
 /// one or two words loaded straight from the text (overlapping, or bytes gathered twice,
 /// which a yes/no test does not mind), no loop.
 #[inline(always)]
@@ -315,18 +315,30 @@ fn short_needs_escape(bytes: &[u8]) -> bool {
     found != 0
 }
 
-/// Nonzero when any byte of the little-endian word `x` is a control character, `"` or `\\`
-/// (what [`super::json::str_value`] escapes): "Bit Twiddling Hacks"' zero-byte and
-/// less-than tests, exact as a yes/no answer (bytes >= 0x80 never match).
+/// Nonzero when any byte of the little-endian word `x` is a control character, `"` or `\\`,
+/// or starts a character [`gguf_grammar::escape::json_str`] escapes beyond them (C1
+/// `C2 80..9F`, U+061C `D8 9C`, the bidi controls and separators `E2 80 xx` and `E2 81 xx`,
+/// a lead byte in the last place counting whatever follows): "Bit Twiddling Hacks"'
+/// zero-byte and less-than tests. Never zero when a byte needs escaping; sometimes nonzero
+/// when none does (a `E2 80` dash, a lead byte in the last place), which only takes the
+/// slower path.
 pub(super) fn escapes_in_word(x: u64) -> u64 {
     const ONES: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
-    ((x.wrapping_sub(ONES * 0x20) & !x)
+    let is = |v: u64, byte: u8| has_zero(v ^ (ONES * u64::from(byte))) & HIGH;
+    let ascii = ((x.wrapping_sub(ONES * 0x20) & !x)
         | has_zero(x ^ (ONES * u64::from(b'"')))
         | has_zero(x ^ (ONES * u64::from(b'\\')))
         | has_zero(x ^ (ONES * 0x7f)))
-        & HIGH
+        & HIGH;
+    // Each lead byte's mark moved onto the byte after it (the high bit of each byte).
+    let (c2, d8, e2) = (is(x, 0xc2), is(x, 0xd8), is(x, 0xe2));
+    let c1 = (c2 << 8) & is(x & (ONES * 0xe0), 0x80);
+    let arabic_mark = (d8 << 8) & is(x, 0x9c);
+    let punctuation = (e2 << 8) & is(x & (ONES * 0xfe), 0x80);
+    let last = (c2 | d8 | e2) & (0x80 << 56);
+    ascii | c1 | arabic_mark | punctuation | last
 }
 
 #[cfg(test)]
@@ -360,7 +372,10 @@ mod tests {
                 .collect();
             texts.push(plain.clone());
             for at in 0..len {
-                for special in ['"', '\\', '\n', '\u{1}', '\u{7f}'] {
+                for special in [
+                    '"', '\\', '\n', '\u{1}', '\u{7f}', '\u{85}', '\u{9f}', '\u{a0}', '\u{61c}',
+                    '\u{600}', '\u{200e}', '\u{2013}', '\u{2028}', '\u{202e}', '\u{2069}', '▁',
+                ] {
                     let mut text: Vec<char> = plain.chars().collect();
                     text[at] = special;
                     texts.push(text.into_iter().collect());
@@ -376,7 +391,8 @@ mod tests {
                 if !first || !std::ptr::eq(text, &texts[0]) {
                     expected.extend_from_slice(b", ");
                 }
-                super::super::json::str_value(text, &mut expected).unwrap();
+                let escaped = gguf_grammar::escape::json_str(text);
+                expected.extend_from_slice(format!("\"{escaped}\"").as_bytes());
             }
             chunk.finish().unwrap();
             assert_eq!(

@@ -30,14 +30,13 @@
 //! # Ok(()) }
 //! ```
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 use crate::render::json;
 use gguf_grammar::escape::terminal;
 use gguf_grammar::grammar::string::GgufStr;
 use gguf_grammar::grammar::value::Value;
-use gguf_grammar::{Gguf, Tensor};
+use gguf_grammar::{Gguf, Kv, Tensor};
 
 /// Everything that differs; empty when the models are equal.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -78,26 +77,70 @@ pub fn compare(a: &Gguf<'_>, b: &Gguf<'_>) -> Diff {
 /// [`compare`], with tensor offsets left out when `offsets` is false (for a shard set, whose
 /// offsets are relative to each shard, against a single file).
 pub fn compare_with(a: &Gguf<'_>, b: &Gguf<'_>, offsets: bool) -> Diff {
-    let describe = |t: &&Tensor<'_>| descriptor(t, offsets);
-    let keys = changes(
-        a.kvs.iter().map(|kv| (kv.key.as_bytes(), kv.value)),
-        b.kvs.iter().map(|kv| (kv.key.as_bytes(), kv.value)),
-        |x, y| same(*x, *y),
-        |v| summary(*v),
-        |x, y| array_detail(*x, *y),
-    );
-    let tensors = changes(
-        a.tensors.iter().map(|t| (t.info.name.as_bytes(), t)),
-        b.tensors.iter().map(|t| (t.info.name.as_bytes(), t)),
-        |x, y| describe(x) == describe(y),
-        describe,
-        |_, _| None,
-    );
-    Diff {
-        keys,
-        tensors,
-        data: Vec::new(),
+    let mut diff = Diff::default();
+    let _ = for_each_change(a, b, offsets, |section, change| {
+        match section {
+            Section::Keys => diff.keys.push(change),
+            Section::Tensors => diff.tensors.push(change),
+        }
+        Ok::<(), std::convert::Infallible>(())
+    });
+    diff
+}
+
+/// The list a [`Change`] belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Section {
+    /// [`Diff::keys`].
+    Keys,
+    /// [`Diff::tensors`].
+    Tensors,
+}
+
+/// The changes [`compare_with`] finds, handed to `found` one at a time in its order (keys,
+/// then tensors) and kept nowhere: beyond the two parsed headers, memory is a few words per
+/// key and tensor. An error from `found` ends the comparison.
+pub fn for_each_change<E>(
+    a: &Gguf<'_>,
+    b: &Gguf<'_>,
+    offsets: bool,
+    mut found: impl FnMut(Section, Change) -> Result<(), E>,
+) -> Result<(), E> {
+    fn change(
+        name: (&[u8], usize),
+        old: Option<String>,
+        new: Option<String>,
+        detail: Option<String>,
+    ) -> Change {
+        Change {
+            name: shown(name),
+            old,
+            new,
+            detail,
+        }
     }
+    each_pair(&a.kvs, &b.kvs, kv_key, |name, x, y| {
+        let (x, y) = (x.map(|kv| kv.value), y.map(|kv| kv.value));
+        match (x, y) {
+            (Some(x), Some(y)) if same(x, y) => Ok(()),
+            (Some(x), Some(y)) => found(
+                Section::Keys,
+                change(name, Some(summary(x)), Some(summary(y)), array_detail(x, y)),
+            ),
+            (x, y) => found(
+                Section::Keys,
+                change(name, x.map(summary), y.map(summary), None),
+            ),
+        }
+    })?;
+    each_pair(&a.tensors, &b.tensors, tensor_name, |name, x, y| {
+        let describe = |t: &Tensor<'_>| descriptor(t, offsets);
+        let (x, y) = (x.map(describe), y.map(describe));
+        match x == y {
+            true => Ok(()),
+            false => found(Section::Tensors, change(name, x, y, None)),
+        }
+    })
 }
 
 /// Names of the tensors present in both `a` and `b` (pairs of a name and where its data
@@ -118,31 +161,83 @@ pub fn data_differences<T, E>(
     b: &[(&[u8], T)],
     mut differ: impl FnMut(&T, &T) -> Result<bool, E>,
 ) -> Result<Vec<String>, E> {
-    let a = occurrences(a.iter().map(|(name, t)| (*name, t)));
-    let theirs: HashMap<(&[u8], usize), &T> = occurrences(b.iter().map(|(name, t)| (*name, t)))
-        .into_iter()
-        .collect();
     let mut found = Vec::new();
-    for (key, data) in a {
-        if let Some(other) = theirs.get(&key) {
-            if differ(data, other)? {
-                found.push(shown(key));
+    each_pair(a, b, first, |name, x, y| {
+        if let (Some((_, x)), Some((_, y))) = (x, y) {
+            if differ(x, y)? {
+                found.push(shown(name));
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(found)
 }
 
-/// Each item keyed by its name and how many items of that name came before it.
-fn occurrences<'x, T>(items: impl Iterator<Item = (&'x [u8], T)>) -> Vec<((&'x [u8], usize), T)> {
-    let mut count: HashMap<&[u8], usize> = HashMap::new();
-    items
-        .map(|(name, item)| {
-            let n = count.entry(name).or_default();
-            *n += 1;
-            ((name, *n - 1), item)
-        })
-        .collect()
+/// Matches the items of `a` and `b` by name and occurrence (the k-th item of a name in `a`
+/// with the k-th of that name in `b`) and calls `visit` with each item of `a` in order and
+/// its match in `b` if any, then with each item of `b` that has none, in order; each with
+/// its name and occurrence (from 0). The matching sorts indices by name (a stable sort keeps
+/// each name's occurrences in order): a few words per item, no name copied.
+fn each_pair<X, E>(
+    a: &[X],
+    b: &[X],
+    name: fn(&X) -> &[u8],
+    mut visit: impl FnMut((&[u8], usize), Option<&X>, Option<&X>) -> Result<(), E>,
+) -> Result<(), E> {
+    let sorted = |items: &[X]| {
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_by(|&x, &y| name(&items[x]).cmp(name(&items[y])));
+        order
+    };
+    let occurrences = |items: &[X], order: &[usize]| {
+        let mut occurrence = vec![0; items.len()];
+        for pair in order.windows(2) {
+            if name(&items[pair[0]]) == name(&items[pair[1]]) {
+                occurrence[pair[1]] = occurrence[pair[0]] + 1;
+            }
+        }
+        occurrence
+    };
+    let (a_order, b_order) = (sorted(a), sorted(b));
+    let (a_occurrence, b_occurrence) = (occurrences(a, &a_order), occurrences(b, &b_order));
+    let mut partner: Vec<Option<usize>> = vec![None; a.len()];
+    let mut matched = vec![false; b.len()];
+    let (mut i, mut j) = (0, 0);
+    while let (Some(&x), Some(&y)) = (a_order.get(i), b_order.get(j)) {
+        let by_name = name(&a[x]).cmp(name(&b[y]));
+        match by_name.then(a_occurrence[x].cmp(&b_occurrence[y])) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                partner[x] = Some(y);
+                matched[y] = true;
+                (i, j) = (i + 1, j + 1);
+            }
+        }
+    }
+    drop((a_order, b_order));
+    for (x, item) in a.iter().enumerate() {
+        let other = partner[x].map(|y| &b[y]);
+        visit((name(item), a_occurrence[x]), Some(item), other)?;
+    }
+    for (y, item) in b.iter().enumerate() {
+        if !matched[y] {
+            visit((name(item), b_occurrence[y]), None, Some(item))?;
+        }
+    }
+    Ok(())
+}
+
+fn kv_key<'k>(kv: &'k Kv<'_>) -> &'k [u8] {
+    kv.key.as_bytes()
+}
+
+fn tensor_name<'t>(t: &'t Tensor<'_>) -> &'t [u8] {
+    t.info.name.as_bytes()
+}
+
+fn first<'p, T>(pair: &'p (&[u8], T)) -> &'p [u8] {
+    pair.0
 }
 
 /// A name as shown in a change: the name, and which occurrence after the first.
@@ -151,46 +246,6 @@ fn shown((name, n): (&[u8], usize)) -> String {
         0 => GgufStr(name).lossy(),
         n => format!("{} (occurrence {})", GgufStr(name).lossy(), n + 1),
     }
-}
-
-fn changes<'x, T: 'x>(
-    a: impl Iterator<Item = (&'x [u8], T)>,
-    b: impl Iterator<Item = (&'x [u8], T)>,
-    same: impl Fn(&T, &T) -> bool,
-    show: impl Fn(&T) -> String,
-    detail: impl Fn(&T, &T) -> Option<String>,
-) -> Vec<Change> {
-    let a = occurrences(a);
-    let b = occurrences(b);
-    let in_b: HashMap<(&[u8], usize), &T> = b.iter().map(|(key, item)| (*key, item)).collect();
-    let in_a: HashMap<(&[u8], usize), ()> = a.iter().map(|(key, _)| (*key, ())).collect();
-    let mut found = Vec::new();
-    for (key, x) in &a {
-        let change = |old, new, detail| Change {
-            name: shown(*key),
-            old,
-            new,
-            detail,
-        };
-        match in_b.get(key) {
-            None => found.push(change(Some(show(x)), None, None)),
-            Some(y) if !same(x, y) => {
-                found.push(change(Some(show(x)), Some(show(y)), detail(x, y)))
-            }
-            Some(_) => {}
-        }
-    }
-    for (key, y) in &b {
-        if !in_a.contains_key(key) {
-            found.push(Change {
-                name: shown(*key),
-                old: None,
-                new: Some(show(y)),
-                detail: None,
-            });
-        }
-    }
-    found
 }
 
 /// Equal type and value; floats bit for bit; arrays element by element.
@@ -263,77 +318,133 @@ fn descriptor(t: &Tensor<'_>, offset: bool) -> String {
 /// One line per difference: `key added|removed|changed NAME: OLD -> NEW`, the same for
 /// tensors, and `data differs NAME`. Text from the files is escaped for the terminal.
 pub fn write_text(diff: &Diff, out: &mut impl Write) -> io::Result<()> {
-    for (what, list) in [("key", &diff.keys), ("tensor", &diff.tensors)] {
-        for c in list {
-            let (verb, body) = match (&c.old, &c.new) {
-                (Some(old), Some(new)) => ("changed", format!("{old} -> {new}")),
-                (Some(old), None) => ("removed", old.clone()),
-                (None, Some(new)) => ("added", new.clone()),
-                (None, None) => continue,
-            };
-            let label = format!("{what} {verb}");
-            write!(
-                out,
-                "{label:<14} {}: {}",
-                terminal(c.name.as_bytes()),
-                terminal(body.as_bytes())
-            )?;
-            if let Some(detail) = &c.detail {
-                write!(out, " ({detail})")?;
-            }
-            writeln!(out)?;
-        }
+    for (section, list) in [
+        (Section::Keys, &diff.keys),
+        (Section::Tensors, &diff.tensors),
+    ] {
+        list.iter()
+            .try_for_each(|c| write_text_change(section, c, out))?;
     }
-    for name in &diff.data {
-        writeln!(out, "{:<14} {}", "data differs", terminal(name.as_bytes()))?;
+    diff.data
+        .iter()
+        .try_for_each(|name| write_text_data(name, out))
+}
+
+/// The line of one change in [`write_text`].
+pub fn write_text_change(section: Section, c: &Change, out: &mut impl Write) -> io::Result<()> {
+    let what = match section {
+        Section::Keys => "key",
+        Section::Tensors => "tensor",
+    };
+    let (verb, body) = match (&c.old, &c.new) {
+        (Some(old), Some(new)) => ("changed", format!("{old} -> {new}")),
+        (Some(old), None) => ("removed", old.clone()),
+        (None, Some(new)) => ("added", new.clone()),
+        (None, None) => return Ok(()),
+    };
+    let label = format!("{what} {verb}");
+    write!(
+        out,
+        "{label:<14} {}: {}",
+        terminal(c.name.as_bytes()),
+        terminal(body.as_bytes())
+    )?;
+    if let Some(detail) = &c.detail {
+        write!(out, " ({detail})")?;
     }
-    Ok(())
+    writeln!(out)
+}
+
+/// The line of a tensor whose data differs in [`write_text`].
+pub fn write_text_data(name: &str, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "{:<14} {}", "data differs", terminal(name.as_bytes()))
 }
 
 /// `{"equal": BOOL, "keys": [CHANGE...], "tensors": [CHANGE...], "data": [NAME...]}`, each
 /// change `{"name", "change": "added"|"removed"|"changed", "old", "new", "detail"}` (absent
 /// parts null).
 pub fn write_json(diff: &Diff, out: &mut impl Write) -> io::Result<()> {
-    fn text(s: &str, out: &mut impl Write) -> io::Result<()> {
-        json::string(GgufStr(s.as_bytes()), out)
+    let mut json = JsonWriter::start(diff.is_empty(), out)?;
+    for (section, list) in [
+        (Section::Keys, &diff.keys),
+        (Section::Tensors, &diff.tensors),
+    ] {
+        list.iter().try_for_each(|c| json.change(section, c))?;
     }
-    fn optional(s: &Option<String>, out: &mut impl Write) -> io::Result<()> {
-        match s {
-            Some(s) => text(s, out),
-            None => out.write_all(b"null"),
+    json.finish(&diff.data)
+}
+
+/// [`write_json`] a change at a time, for changes that are not kept: [`JsonWriter::start`]
+/// (whether the models are equal must be known first), [`JsonWriter::change`] for each change
+/// in [`for_each_change`]'s order, [`JsonWriter::finish`] with the tensors whose data differ.
+#[derive(Debug)]
+pub struct JsonWriter<'w, W> {
+    out: &'w mut W,
+    section: Section,
+    first: bool,
+}
+
+impl<'w, W: Write> JsonWriter<'w, W> {
+    /// Writes the document's start.
+    pub fn start(equal: bool, out: &'w mut W) -> io::Result<Self> {
+        write!(out, "{{\"equal\": {equal}, \"keys\": [")?;
+        Ok(JsonWriter {
+            out,
+            section: Section::Keys,
+            first: true,
+        })
+    }
+
+    /// Writes one change (its section after those of earlier ones).
+    pub fn change(&mut self, section: Section, c: &Change) -> io::Result<()> {
+        let out = &mut *self.out;
+        if section != self.section {
+            out.write_all(b"], \"tensors\": [")?;
+            (self.section, self.first) = (Section::Tensors, true);
         }
+        let change = match (&c.old, &c.new) {
+            (Some(_), Some(_)) => "changed",
+            (Some(_), None) => "removed",
+            _ => "added",
+        };
+        out.write_all(match std::mem::take(&mut self.first) {
+            true => b"{\"name\": ",
+            false => b", {\"name\": ",
+        })?;
+        text(&c.name, out)?;
+        write!(out, ", \"change\": \"{change}\", \"old\": ")?;
+        optional(&c.old, out)?;
+        out.write_all(b", \"new\": ")?;
+        optional(&c.new, out)?;
+        out.write_all(b", \"detail\": ")?;
+        optional(&c.detail, out)?;
+        out.write_all(b"}")
     }
-    write!(out, "{{\"equal\": {}", diff.is_empty())?;
-    for (field, list) in [("keys", &diff.keys), ("tensors", &diff.tensors)] {
-        write!(out, ", \"{field}\": [")?;
-        for (i, c) in list.iter().enumerate() {
-            let change = match (&c.old, &c.new) {
-                (Some(_), Some(_)) => "changed",
-                (Some(_), None) => "removed",
-                _ => "added",
-            };
-            out.write_all(if i == 0 {
-                b"{\"name\": "
-            } else {
-                b", {\"name\": "
-            })?;
-            text(&c.name, out)?;
-            write!(out, ", \"change\": \"{change}\", \"old\": ")?;
-            optional(&c.old, out)?;
-            out.write_all(b", \"new\": ")?;
-            optional(&c.new, out)?;
-            out.write_all(b", \"detail\": ")?;
-            optional(&c.detail, out)?;
-            out.write_all(b"}")?;
+
+    /// Writes the tensors whose data differ and the document's end.
+    pub fn finish(self, data: &[String]) -> io::Result<()> {
+        let out = self.out;
+        if self.section == Section::Keys {
+            out.write_all(b"], \"tensors\": [")?;
         }
-        out.write_all(b"]")?;
-    }
-    out.write_all(b", \"data\": [")?;
-    for (i, name) in diff.data.iter().enumerate() {
-        if i > 0 {
-            out.write_all(b", ")?;
+        out.write_all(b"], \"data\": [")?;
+        for (i, name) in data.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b", ")?;
+            }
+            text(name, out)?;
         }
-        text(name, out)?;
+        out.write_all(b"]}\n")
     }
-    out.write_all(b"]}\n")
+}
+
+fn text(s: &str, out: &mut impl Write) -> io::Result<()> {
+    json::string(GgufStr(s.as_bytes()), out)
+}
+
+fn optional(s: &Option<String>, out: &mut impl Write) -> io::Result<()> {
+    match s {
+        Some(s) => text(s, out),
+        None => out.write_all(b"null"),
+    }
 }

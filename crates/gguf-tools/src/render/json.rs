@@ -195,40 +195,89 @@ pub fn string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
     str_value(text, out)
 }
 
-/// A JSON string.
+/// A JSON string, escaped by [`gguf_grammar::escape::json_str`] (which also escapes C1,
+/// bidi controls and line separators).
 pub(super) fn str_value(text: &str, out: &mut impl Write) -> io::Result<()> {
-    let bytes = text.as_bytes();
-    if !needs_escape(bytes) {
-        out.write_all(b"\"")?;
-        out.write_all(bytes)?;
-        return out.write_all(b"\"");
-    }
     out.write_all(b"\"")?;
-    let mut plain_from = 0;
-    for (i, &byte) in bytes.iter().enumerate() {
-        let escape: &[u8] = match byte {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0..=0x1f | 0x7f => b"",
-            _ => continue,
-        };
-        out.write_all(&bytes[plain_from..i])?;
-        if escape.is_empty() {
-            write!(out, "\\u{byte:04x}")?;
-        } else {
-            out.write_all(escape)?;
-        }
-        plain_from = i + 1;
+    match needs_escape(text.as_bytes()) {
+        false => out.write_all(text.as_bytes())?,
+        true => out.write_all(gguf_grammar::escape::json_str(text).as_bytes())?,
     }
-    out.write_all(&bytes[plain_from..])?;
     out.write_all(b"\"")
 }
 
-/// Whether any byte of `bytes` is a control character, `"` or `\\`: eight bytes at a time
-/// (see [`chunk::escapes_in_word`]).
+/// `value` as serde_json writes it (indented as `{:#}` prints it when `pretty`), with its
+/// strings escaped as [`str_value`] escapes them: how the CLI prints a `serde_json::Value`.
+///
+/// ```
+/// let mut out = Vec::new();
+/// let value = serde_json::json!({"name": ["a\u{202e}b\u{85}\n", 1]});
+/// gguf_tools::render::json::write_value(&value, false, &mut out).unwrap();
+/// assert_eq!(String::from_utf8(out).unwrap(), r#"{"name":["a\u202eb\u0085\n",1]}"#);
+/// ```
+pub fn write_value(
+    value: &serde_json::Value,
+    pretty: bool,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    use serde::Serialize;
+    use serde_json::ser::{CompactFormatter, PrettyFormatter, Serializer};
+    let written = match pretty {
+        true => value.serialize(&mut Serializer::with_formatter(
+            out,
+            Escaping(PrettyFormatter::new()),
+        )),
+        false => value.serialize(&mut Serializer::with_formatter(
+            out,
+            Escaping(CompactFormatter),
+        )),
+    };
+    written.map_err(io::Error::from)
+}
+
+/// A serde_json formatter `F` whose strings [`gguf_grammar::escape::json_str`] escapes
+/// beyond serde_json's own escapes (which leave C1, bidi controls and separators raw).
+struct Escaping<F>(F);
+
+impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for Escaping<F> {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        text: &str,
+    ) -> io::Result<()> {
+        w.write_all(gguf_grammar::escape::json_str(text).as_bytes())
+    }
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
+    }
+}
+
+/// Whether `bytes` may hold a character [`str_value`] escapes: eight bytes at a time (see
+/// [`chunk::escapes_in_word`]; never false when one does).
 pub(super) fn needs_escape(bytes: &[u8]) -> bool {
     let special = chunk::escapes_in_word;
     let word = |chunk: &[u8]| chunk.try_into().map_or(0, u64::from_le_bytes);
@@ -263,6 +312,7 @@ pub(super) fn needs_escape(bytes: &[u8]) -> bool {
 mod tests {
     use super::*;
 
+    /// Exact on ASCII; on other bytes it may only err towards escaping.
     #[test]
     fn needs_escape_matches_the_byte_by_byte_rule() {
         let rule = |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b == 0x7f;
@@ -274,12 +324,40 @@ mod tests {
                         let mut bytes = vec![fill; len];
                         bytes[at] = first;
                         let expected = bytes.iter().any(|&b| rule(b));
-                        assert_eq!(needs_escape(&bytes), expected, "{bytes:x?}");
+                        match bytes.is_ascii() {
+                            true => assert_eq!(needs_escape(&bytes), expected, "{bytes:x?}"),
+                            false => assert!(!expected || needs_escape(&bytes), "{bytes:x?}"),
+                        }
                     }
                 }
             }
         }
         assert!(!needs_escape(b""));
+    }
+
+    /// Every character `json_str` escapes is found at every place in every length, among
+    /// ASCII and multi-byte neighbours (the lead bytes C2, D8, E2 among them).
+    #[test]
+    fn needs_escape_finds_every_character_json_str_escapes() {
+        let escaped: Vec<char> = (0..0x3000u32)
+            .filter_map(char::from_u32)
+            .filter(|c| gguf_grammar::escape::json_str(&c.to_string()) != c.to_string())
+            .collect();
+        assert!(escaped.contains(&'\u{85}') && escaped.contains(&'\u{2029}'));
+        for fill in ['a', '\u{a0}', '\u{600}', '\u{2013}', '▁'] {
+            for len in 1..=12 {
+                for at in 0..len {
+                    for &c in &escaped {
+                        let mut text: Vec<char> = vec![fill; len];
+                        text[at] = c;
+                        let text: String = text.into_iter().collect();
+                        assert!(needs_escape(text.as_bytes()), "{text:?}");
+                    }
+                }
+            }
+        }
+        assert!(!needs_escape("▁festival".as_bytes()));
+        assert!(!needs_escape("naïve".as_bytes()));
     }
 
     /// Accepts `left` bytes, then fails every write.
