@@ -223,10 +223,11 @@ pub struct Estimate {
     /// The output buffer (logits, embeddings), in host memory.
     pub output: Buffer,
     /// The compute buffers (estimated); empty when llama.cpp reserves none (no memory module).
-    /// `None`: not estimated, with GPU devices ([`Params::n_gpu_devices`] > 0): llama.cpp's
-    /// scheduler (`ggml_backend_sched`) then splits the graph across the backends, which
-    /// [`compute`] does not model, so no device's figure is given.
-    pub compute: Option<Vec<Buffer>>,
+    /// `Err`: not estimated, and why: with GPU devices ([`Params::n_gpu_devices`] > 0)
+    /// llama.cpp's scheduler (`ggml_backend_sched`) splits the graph across the backends
+    /// ([`compute::NOT_ESTIMATED_GPU`]), and the graphs of [`compute::NOT_MODELLED`] are not
+    /// replayed ([`compute::NOT_ESTIMATED_GRAPH`]); either way no device's figure is given.
+    pub compute: Result<Vec<Buffer>, &'static str>,
 }
 
 impl Estimate {
@@ -376,6 +377,14 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     if params.type_v.is_quantized() == Some(true) && !params.flash_attn {
         // llama_init_from_model refuses it.
         return Err(FitError::new("V cache quantization requires flash_attn"));
+    }
+    if hp.arch == "plm" && params.flash_attn {
+        // Measured on the tiny plm model (scripts/check-fit.sh): its graph's values do not
+        // match the cache rows llama.cpp stores them in with flash attention.
+        return Err(FitError::new(
+            "plm with flash attention: llama.cpp 0.3.16 aborts storing the values in the cache \
+             (ggml_set_rows: GGML_ASSERT(a->ne[0] == b->ne[0]))",
+        ));
     }
     if params.n_gpu_devices > 16 {
         // llama_max_devices()
@@ -717,12 +726,14 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
         weights,
         caches,
         output,
-        compute: Some(Vec::new()),
+        compute: Ok(Vec::new()),
     };
     if params.n_gpu_devices > 0 {
-        estimate.compute = None;
+        estimate.compute = Err(compute::NOT_ESTIMATED_GPU);
+    } else if compute::NOT_MODELLED.contains(&estimate.hparams.arch.as_str()) {
+        estimate.compute = Err(compute::NOT_ESTIMATED_GRAPH);
     } else if estimate.hparams.memory != MemoryKind::None {
-        estimate.compute = Some(compute::estimate(&estimate, params));
+        estimate.compute = Ok(compute::estimate(&estimate, params));
     }
     Ok(estimate)
 }

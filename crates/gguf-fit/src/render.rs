@@ -35,15 +35,11 @@ fn device_rows(e: &Estimate) -> Vec<DeviceRow> {
             weights: sum_on(e.weights.iter(), d),
             caches: sum_on(e.caches.iter().flat_map(|c| c.buffers.iter()), d),
             output: sum_on(std::iter::once(&e.output), d),
-            compute: e.compute.as_ref().map(|c| sum_on(c.iter(), d)),
+            compute: e.compute.as_ref().ok().map(|c| sum_on(c.iter(), d)),
             total: e.total_on(d),
         })
         .collect()
 }
-
-/// Why [`Estimate::compute`] is `None`, as the renderings say it.
-pub const COMPUTE_NOT_ESTIMATED: &str = "the compute buffers are not estimated with GPU devices: \
-llama.cpp's scheduler splits the graph across the backends, which the estimate does not model";
 
 /// A table: one row per context size and device.
 pub fn text(estimates: &[Estimate]) -> String {
@@ -88,8 +84,13 @@ pub fn text(estimates: &[Estimate]) -> String {
     out.push_str(
         "* the compute buffer is an estimate; the other figures are what llama.cpp allocates\n",
     );
-    if estimates.iter().any(|e| e.compute.is_none()) {
-        let _ = writeln!(out, "  ({COMPUTE_NOT_ESTIMATED})");
+    let mut reasons: Vec<&str> = estimates
+        .iter()
+        .filter_map(|e| e.compute.as_ref().err().copied())
+        .collect();
+    reasons.dedup();
+    for reason in reasons {
+        let _ = writeln!(out, "  ({reason})");
     }
     out
 }
@@ -166,9 +167,7 @@ pub fn json(estimates: &[Estimate]) -> String {
             e.compute
                 .as_ref()
                 .map_or("null".into(), |c| list(c.iter().map(buffer_json))),
-            e.compute
-                .as_ref()
-                .map_or(json_str(COMPUTE_NOT_ESTIMATED), |_| "null".into())
+            e.compute.as_ref().err().map_or("null".into(), |why| json_str(why))
         )
     }))
 }
