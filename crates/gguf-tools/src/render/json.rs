@@ -207,7 +207,7 @@ pub(super) fn str_value(text: &str, out: &mut impl Write) -> io::Result<()> {
 }
 
 /// `value` as serde_json writes it (indented as `{:#}` prints it when `pretty`), with its
-/// strings escaped as [`str_value`] escapes them: how the CLI prints a `serde_json::Value`.
+/// strings escaped by [`gguf_grammar::escape::json_str`]: how the CLI prints a `serde_json::Value`.
 ///
 /// ```
 /// let mut out = Vec::new();
