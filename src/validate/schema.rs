@@ -72,6 +72,11 @@ use crate::{Gguf, Kv};
 /// Missing tensors reported one by one; the rest are counted in one more diagnostic.
 pub const MISSING_SHOWN: u64 = 16;
 
+/// Up to this block count the required tensors are counted block by block; above it (no
+/// model llama.cpp loads has more than its `LLAMA_MAX_LAYERS`, 512) blocks after the dense
+/// lead are taken to be alike, so a hostile block count cannot make the count slow.
+const PER_BLOCK_COUNTED: u64 = 4096;
+
 /// The schema diagnostics about `gguf`, in the order of the module documentation.
 pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
@@ -87,6 +92,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
         asked,
         first,
         out: Diagnostics::default(),
+        layers_broken: false,
     };
     let arch = arch_name.and_then(Architecture::named);
     c.keys(arch_name, arch);
@@ -118,7 +124,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
             At::default(),
             "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)".into(),
         );
-    } else if let (Some(arch), Some(shapes)) = (arch, shapes) {
+    } else if let (Some(arch), Some(shapes)) = (arch, shapes.filter(|s| !s.layers_broken)) {
         c.tensors(arch, &hp, &shapes);
     }
     c.out.finish()
@@ -167,6 +173,7 @@ fn type_matches(value: Value<'_>, ty: KeyType) -> bool {
         KeyType::Strings => elements(value) == Some(ValueType::String),
         KeyType::Floats => elements(value).is_some_and(float),
         KeyType::Integers => elements(value).is_some_and(integer),
+        KeyType::PerLayer => count(value).is_some() || elements(value).is_some_and(integer),
     }
 }
 
@@ -181,8 +188,45 @@ fn describe(value: Value<'_>) -> String {
     }
 }
 
-/// The dimensions the hyperparameters give, `None` where they are unknown or break a rule.
+/// A hyperparameter llama.cpp reads with `get_key_or_arr`: one count for every block, or an
+/// array with one per block.
+#[derive(Clone, Debug, Default)]
+struct PerLayer {
+    scalar: Option<u64>,
+    /// The per-block values, when the key is an array of `block_count` counts.
+    array: Option<Vec<u64>>,
+}
+
+impl PerLayer {
+    /// The value of block `block`.
+    fn at(&self, block: u64) -> Option<u64> {
+        match &self.array {
+            Some(a) => usize::try_from(block).ok().and_then(|b| a.get(b)).copied(),
+            None => self.scalar,
+        }
+    }
+}
+
+/// The recurrent architectures' dimensions (archs-c), `None` where a key is absent.
 #[derive(Clone, Copy, Debug, Default)]
+struct Recurrent {
+    conv: Option<u64>,
+    inner: Option<u64>,
+    state: Option<u64>,
+    dt_rank: Option<u64>,
+    groups: Option<u64>,
+    wkv_head: Option<u64>,
+    time_mix: Option<u64>,
+    time_decay: Option<u64>,
+    lora_decay: Option<u64>,
+    lora_iclr: Option<u64>,
+    lora_value_res: Option<u64>,
+    lora_gate: Option<u64>,
+    short_conv: Option<u64>,
+}
+
+/// The dimensions the hyperparameters give, `None` where they are unknown or break a rule.
+#[derive(Clone, Debug, Default)]
 struct Shapes {
     embd: Option<u64>,
     vocab: Option<u64>,
@@ -204,11 +248,50 @@ struct Shapes {
     /// `{arch}.interleave_moe_layer_step` (llama4): only blocks `i` with `(i + 1) % step == 0`
     /// have experts; 0 when absent.
     moe_step: u64,
+    // Recurrent, hybrid and per-layer architectures (archs-c).
+    head_v: Option<u64>,
+    /// `head_count`, `head_count_kv` (defaulting to `head_count`) and `feed_forward_length`
+    /// per block.
+    heads_at: PerLayer,
+    heads_kv_at: PerLayer,
+    /// `head_count_kv` broke a rule: the widths it gives are not checked.
+    heads_kv_broken: bool,
+    /// A per-layer array has the wrong length: which blocks have which tensors is unknown,
+    /// and the tensor layout is not checked.
+    layers_broken: bool,
+    ff_at: PerLayer,
+    recurrent: Recurrent,
 }
 
 impl Shapes {
-    fn dim(&self, dim: Dim) -> Option<u64> {
+    /// Dimension `dim` of a tensor of block `block` (`None`: a global tensor).
+    fn dim(&self, dim: Dim, block: Option<u64>) -> Option<u64> {
         let add = |a: Option<u64>, b: Option<u64>| a?.checked_add(b?.checked_mul(2)?);
+        let mul = |a: Option<u64>, b: Option<u64>| a?.checked_mul(b?);
+        let r = &self.recurrent;
+        if let Some(b) = block {
+            let per_block = match dim {
+                Dim::Q if self.heads_at.array.is_some() => {
+                    Some(mul(self.head_k, self.heads_at.at(b)))
+                }
+                Dim::K | Dim::V | Dim::HeadsKv | Dim::QkvHeads if self.heads_kv_broken => {
+                    Some(None)
+                }
+                Dim::K if self.heads_kv_at.array.is_some() => {
+                    Some(mul(self.head_k, self.heads_kv_at.at(b)))
+                }
+                Dim::V if self.heads_kv_at.array.is_some() => {
+                    Some(mul(self.head_v, self.heads_kv_at.at(b)))
+                }
+                Dim::Ff if self.ff_at.array.is_some() => Some(self.ff_at.at(b)),
+                Dim::Heads if self.heads_at.array.is_some() => Some(self.heads_at.at(b)),
+                Dim::HeadsKv if self.heads_kv_at.array.is_some() => Some(self.heads_kv_at.at(b)),
+                _ => None,
+            };
+            if let Some(value) = per_block {
+                return value;
+            }
+        }
         match dim {
             Dim::Embd => self.embd,
             Dim::Vocab => self.vocab,
@@ -229,11 +312,53 @@ impl Shapes {
             Dim::FfExp => self.ff_exp,
             Dim::FfShexp => self.ff_shexp,
             Dim::FfExpShared => self.ff_exp_shared,
+            Dim::One => Some(1),
+            Dim::Five => Some(5),
+            Dim::Six => Some(6),
+            Dim::SsmConv => r.conv,
+            Dim::SsmInner => r.inner,
+            Dim::SsmInner2 => r.inner?.checked_mul(2),
+            Dim::SsmState => r.state,
+            Dim::SsmDtRank => r.dt_rank,
+            Dim::SsmX => add(r.dt_rank, r.state),
+            Dim::SsmConvWidth => add(r.inner, mul(r.groups, r.state)),
+            Dim::SsmInProj => add(r.inner, mul(r.groups, r.state))?
+                .checked_add(r.inner?)?
+                .checked_add(r.dt_rank?),
+            Dim::SsmGroupWidth => r.inner?.checked_div(r.groups?),
+            Dim::SsmGroups => r.groups,
+            Dim::WkvHead => r.wkv_head,
+            Dim::WkvHeads => self.embd?.checked_div(r.wkv_head?),
+            Dim::TimeMix => r.time_mix,
+            Dim::TimeMix5 => r.time_mix?.checked_mul(5),
+            Dim::TimeDecay => r.time_decay,
+            Dim::LoraDecay => r.lora_decay,
+            Dim::LoraIclr => r.lora_iclr,
+            Dim::LoraValueRes => r.lora_value_res,
+            Dim::LoraGate => r.lora_gate,
+            Dim::RwkvKv => {
+                let (embd, head) = (self.embd?, r.wkv_head?);
+                match self.heads_kv_at.at(0).unwrap_or(0) {
+                    0 => Some(embd),
+                    kv if embd.checked_div(head) == Some(kv) => Some(embd),
+                    kv => kv.checked_mul(head),
+                }
+            }
+            Dim::ShortConv => r.short_conv,
+            Dim::QkvHeads => {
+                let b = block.unwrap_or(0);
+                let heads = self
+                    .heads_at
+                    .at(b)?
+                    .checked_add(self.heads_kv_at.at(b)?.checked_mul(2)?)?;
+                heads.checked_mul(self.head_k?)
+            }
         }
     }
 
     /// Whether a tensor of `when` belongs to block `block` (`None`: a global tensor).
     fn applies(&self, when: When, block: Option<u64>) -> bool {
+        let nonzero = |v: &PerLayer| block.map_or(true, |b| v.at(b).unwrap_or(0) > 0);
         let dense_block = block.is_some_and(|b| {
             b < self.dense_lead || (self.moe_step > 0 && (b + 1) % self.moe_step != 0)
         });
@@ -241,6 +366,16 @@ impl Shapes {
             When::Always => true,
             When::Dense => self.experts == 0 || dense_block,
             When::Experts => self.experts > 0 && !dense_block,
+            When::Recurrent => block.is_some() && !nonzero(&self.heads_kv_at),
+            When::Attention => nonzero(&self.heads_kv_at),
+            When::FirstBlock => block == Some(0),
+            When::LaterBlocks => block.is_some_and(|b| b > 0),
+            When::Heads => nonzero(&self.heads_at) || nonzero(&self.heads_kv_at),
+            When::HeadsKv => nonzero(&self.heads_kv_at),
+            When::LinearAttention => {
+                block.is_some() && nonzero(&self.heads_at) && !nonzero(&self.heads_kv_at)
+            }
+            When::FeedForward => nonzero(&self.ff_at),
         }
     }
 }
@@ -265,6 +400,8 @@ struct Checker<'g, 'a> {
     /// about 75 keys, and a scan of every pair for each is slow on huge headers.
     first: HashMap<&'a [u8], usize>,
     out: Diagnostics,
+    /// A per-layer array had the wrong length (see [`Shapes::layers_broken`]).
+    layers_broken: bool,
 }
 
 impl<'a> Checker<'_, 'a> {
@@ -552,9 +689,17 @@ impl<'a> Checker<'_, 'a> {
     fn hparams(&mut self, arch: &Architecture, hp: &Hparams<'_>) -> Shapes {
         let key = |template: &str| arch_key(template, arch.name);
         let embd = hp.embedding_length;
-        let mut head = hp.head_count;
+        let heads_at = self.per_layer(&key(keys::HEAD_COUNT), hp.block_count);
+        let mut heads_kv_at = self.per_layer(&key(keys::HEAD_COUNT_KV), hp.block_count);
+        if heads_kv_at.scalar.is_none() && heads_kv_at.array.is_none() {
+            heads_kv_at = heads_at.clone();
+        }
+        let ff_at = self.per_layer(&key(keys::FEED_FORWARD_LENGTH), hp.block_count);
+        // llama.cpp sizes the heads by block 0's head count (`n_head()`).
+        let mut head = heads_at.at(0);
         let mut head_size = None;
-        match (hp.head_count, embd) {
+        match (head, embd) {
+            _ if !arch.heads => {}
             (Some(0), _) => {
                 self.push_kv(
                     Code::SchemaHeadCount,
@@ -576,18 +721,22 @@ impl<'a> Checker<'_, 'a> {
         let head_k = hp.key_length.or(head_size);
         let head_v = hp.value_length.or(head_size);
         let mut head_kv = hp.head_count_kv.or(head);
-        if let (Some(h), Some(kv)) = (head, hp.head_count_kv) {
-            if kv == 0 || h % kv != 0 {
-                self.push_kv(
-                    Code::SchemaHeadCountKv,
-                    &key(keys::HEAD_COUNT_KV),
-                    format!("head_count_kv {kv} does not divide head_count {h}"),
-                );
-                head_kv = None;
-            }
+        let mut heads_kv_broken = false;
+        if let Some((b, h, kv)) = self.kv_not_dividing(arch, &heads_at, &heads_kv_at) {
+            let block = match heads_kv_at.array.is_some() || heads_at.array.is_some() {
+                true => format!(" in block {b}"),
+                false => String::new(),
+            };
+            self.push_kv(
+                Code::SchemaHeadCountKv,
+                &key(keys::HEAD_COUNT_KV),
+                format!("head_count_kv {kv} does not divide head_count {h}{block}"),
+            );
+            head_kv = None;
+            heads_kv_broken = true;
         }
         let mut rot = hp.rope_dimension_count.or(head_k);
-        if let (Some(r), Some(k)) = (hp.rope_dimension_count, head_k) {
+        if let (Some(r), Some(k), true) = (hp.rope_dimension_count, head_k, arch.heads) {
             if r > k {
                 self.push_kv(
                     Code::SchemaRopeDimension,
@@ -623,7 +772,88 @@ impl<'a> Checker<'_, 'a> {
             ff_exp_shared: mul(ff_exp, get(EXPERT_SHARED_COUNT)),
             dense_lead: get(LEADING_DENSE_BLOCK_COUNT).unwrap_or(0),
             moe_step: get(INTERLEAVE_MOE_LAYER_STEP).unwrap_or(0),
+            head_v,
+            heads_at,
+            heads_kv_at,
+            heads_kv_broken,
+            layers_broken: self.layers_broken,
+            ff_at,
+            recurrent: Recurrent {
+                conv: get("{arch}.ssm.conv_kernel"),
+                inner: get("{arch}.ssm.inner_size"),
+                state: get("{arch}.ssm.state_size"),
+                dt_rank: get("{arch}.ssm.time_step_rank"),
+                groups: get("{arch}.ssm.group_count"),
+                wkv_head: get("{arch}.wkv.head_size"),
+                time_mix: get("{arch}.time_mix_extra_dim"),
+                time_decay: get("{arch}.time_decay_extra_dim"),
+                lora_decay: get("{arch}.attention.decay_lora_rank"),
+                lora_iclr: get("{arch}.attention.iclr_lora_rank"),
+                lora_value_res: get("{arch}.attention.value_residual_mix_lora_rank"),
+                lora_gate: get("{arch}.attention.gate_lora_rank"),
+                short_conv: get("{arch}.shortconv.l_cache"),
+            },
         }
+    }
+
+    /// A hyperparameter llama.cpp reads with `get_key_or_arr`; an array whose length is not
+    /// `block_count` is reported (llama.cpp: "key ... has wrong array length") and not used.
+    fn per_layer(&mut self, key: &str, n_layer: Option<u64>) -> PerLayer {
+        let Some(value) = self.value(key) else {
+            return PerLayer::default();
+        };
+        let Some(array) = value
+            .as_array()
+            .filter(|_| type_matches(value, KeyType::PerLayer))
+        else {
+            return PerLayer {
+                scalar: count(value),
+                array: None,
+            };
+        };
+        let len = array.len() as u64;
+        if n_layer.is_some_and(|n| n != len) {
+            let n = n_layer.unwrap_or(0);
+            self.layers_broken = true;
+            self.push_kv(
+                Code::SchemaKeyType,
+                key,
+                format!("an array of {len} values for {n} blocks: llama.cpp fails to load it (\"key {key} has wrong array length; expected {n}, got {len}\")"),
+            );
+            return PerLayer::default();
+        }
+        let values = array.iter().map(|v| count(v).unwrap_or(0)).collect();
+        PerLayer {
+            scalar: None,
+            array: Some(values),
+        }
+    }
+
+    /// The first block whose `head_count_kv` does not divide its `head_count`, as `(block,
+    /// head_count, head_count_kv)`. In an architecture with per-layer hyperparameters a
+    /// `head_count_kv` of 0 (a recurrent or linear-attention block) or a `head_count` of 0 (a
+    /// block without attention) is no attention to check.
+    fn kv_not_dividing(
+        &self,
+        arch: &Architecture,
+        heads: &PerLayer,
+        heads_kv: &PerLayer,
+    ) -> Option<(u64, u64, u64)> {
+        if !arch.heads {
+            return None;
+        }
+        let per_layer = arch.tiny_layers.is_some();
+        let blocks = heads
+            .array
+            .as_ref()
+            .or(heads_kv.array.as_ref())
+            .map_or(1, |a| a.len() as u64);
+        (0..blocks).find_map(|b| {
+            let (h, kv) = (heads.at(b)?, heads_kv.at(b)?);
+            // A head_count of 0 is the head rule's to report.
+            let skip = h == 0 || (per_layer && kv == 0);
+            (!skip && (kv == 0 || h % kv != 0)).then_some((b, h, kv))
+        })
     }
 
     /// Step 4, experts: returns the number of experts the blocks use (0: dense).
@@ -694,7 +924,7 @@ impl<'a> Checker<'_, 'a> {
                 (Some(spec), _) => {
                     present.insert((block.unwrap_or(u64::MAX), spec.name));
                     let expected: Option<Vec<u64>> =
-                        spec.shape.iter().map(|&d| shapes.dim(d)).collect();
+                        spec.shape.iter().map(|&d| shapes.dim(d, block)).collect();
                     expected
                         .filter(|want| !same_shape(&info.dims, want))
                         .map(|want| {
@@ -740,9 +970,17 @@ impl<'a> Checker<'_, 'a> {
         let lead = shapes.dense_lead.min(n_layer);
         let per_lead = required(Some(0)).count() as u128 * u128::from(lead > 0);
         let per_rest = required(Some(lead)).count() as u128;
-        let expected = required(None).count() as u128
-            + per_lead * u128::from(lead)
-            + per_rest * u128::from(n_layer - lead);
+        let expected = if n_layer <= PER_BLOCK_COUNTED {
+            // Blocks may differ (per-layer hyperparameters, a first block of its own).
+            let blocks: u128 = (0..n_layer)
+                .map(|b| required(Some(b)).count() as u128)
+                .sum();
+            required(None).count() as u128 + blocks
+        } else {
+            required(None).count() as u128
+                + per_lead * u128::from(lead)
+                + per_rest * u128::from(n_layer - lead)
+        };
         let found = present
             .iter()
             .filter(|(block, name)| {

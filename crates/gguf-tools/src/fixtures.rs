@@ -567,18 +567,23 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// ```
 pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
     use gguf_grammar::validate::schema::{
-        Architecture, Dim, ExpertUse, KeyType, Scope, TokenizerKind, When,
+        Architecture, Dim, ExpertUse, KeyType, Scope, TinyLayer, TokenizerKind, When,
     };
     let table = Architecture::named(arch)?;
     let experts = table.experts == ExpertUse::Always;
     let (n_embd, n_head, n_ff, n_expert, n_used, n_ctx) = (32u64, 4u64, 64u64, 4u64, 2u64, 128u64);
     let n_head_kv = if table.gqa { 2 } else { n_head };
     let head = n_embd / n_head;
-    // One block, or as many as the table says the graph needs.
-    let n_layer = match table.block_counts.first() {
-        Some(&n) => n,
-        None => table.swa_pattern.max(1),
+    // One block, or as many as the table says the graph needs (or lists per layer).
+    let n_layer = match (table.block_counts.first(), table.tiny_layers) {
+        (Some(&n), _) => n,
+        (None, Some(layers)) => layers.len() as u64,
+        (None, None) => table.swa_pattern.max(1),
     };
+    // Recurrent dimensions: an expansion factor of 2 (the only one llama.cpp supports), 4
+    // Mamba-2 heads of 16 in 2 groups, 4 RWKV heads of 8.
+    let (d_inner, d_state, d_conv, dt_rank, n_group) = (2 * n_embd, 16u64, 4u64, 4u64, 2u64);
+    let (wkv_head, lora, lora_value_res, short_conv) = (8u64, 8u64, 4u64, 3u64);
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     b.kv("general.architecture", arch)
         .kv("general.name", format!("tiny-{arch}"));
@@ -590,6 +595,36 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         }
         let suffix = name.strip_prefix(arch).unwrap_or(&name);
         let value: OwnedValue = match (spec.ty, suffix) {
+            (KeyType::PerLayer, ".feed_forward_length" | ".attention.head_count") => {
+                match table.tiny_layers {
+                    Some(layers) => per_layer(layers.iter().map(|l| match suffix {
+                        ".feed_forward_length" => l.ff,
+                        _ => l.heads,
+                    })),
+                    None if suffix == ".feed_forward_length" => (n_ff as u32).into(),
+                    None => (n_head as u32).into(),
+                }
+            }
+            (KeyType::Count, ".ssm.conv_kernel") => (d_conv as u32).into(),
+            (KeyType::Count, ".ssm.inner_size") => (d_inner as u32).into(),
+            (KeyType::Count, ".ssm.state_size") => (d_state as u32).into(),
+            (KeyType::Count, ".ssm.time_step_rank") => (dt_rank as u32).into(),
+            (KeyType::Count, ".ssm.group_count") => (n_group as u32).into(),
+            (KeyType::Count, ".wkv.head_size") => (wkv_head as u32).into(),
+            (KeyType::Count, ".shortconv.l_cache") => (short_conv as u32).into(),
+            (
+                KeyType::Count,
+                ".time_mix_extra_dim"
+                | ".time_decay_extra_dim"
+                | ".attention.decay_lora_rank"
+                | ".attention.iclr_lora_rank"
+                | ".attention.gate_lora_rank",
+            ) => (lora as u32).into(),
+            // Unlike the others, so that block 0's value-residual LoRA (as wide as the
+            // in-context rate's) differs from the later blocks'.
+            (KeyType::Count, ".attention.value_residual_mix_lora_rank") => {
+                (lora_value_res as u32).into()
+            }
             (KeyType::Count, ".context_length") => (n_ctx as u32).into(),
             (KeyType::Count, ".embedding_length") => (n_embd as u32).into(),
             (KeyType::Count, ".block_count") => (n_layer as u32).into(),
@@ -611,8 +646,21 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         };
         b.kv(name, value);
     }
-    b.kv(key("{arch}.attention.head_count_kv"), n_head_kv as u32)
-        .kv(key("{arch}.rope.dimension_count"), head as u32);
+    match table.tiny_layers {
+        Some(layers) => {
+            b.kv(
+                key("{arch}.attention.head_count_kv"),
+                per_layer(layers.iter().map(|l| l.heads_kv)),
+            );
+        }
+        None if table.heads => {
+            b.kv(key("{arch}.attention.head_count_kv"), n_head_kv as u32);
+        }
+        None => {}
+    }
+    if table.heads {
+        b.kv(key("{arch}.rope.dimension_count"), head as u32);
+    }
     let n_vocab = match table.tokenizer {
         TokenizerKind::Spm => {
             // Plus the token llama.cpp sets attributes of in a model named "phi3" (it throws
@@ -623,6 +671,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             source.len()
         }
         TokenizerKind::Bpe(pre) => bpe_vocabulary(&mut b, pre),
+        TokenizerKind::Rwkv => rwkv_vocabulary(&mut b),
     } as u64;
     let kv = head * n_head_kv;
     let dim = |d: Dim| match d {
@@ -642,23 +691,76 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         Dim::FfHalf => n_ff / 2,
         // expert_feed_forward_length as written above, times one shared expert.
         Dim::FfExp | Dim::FfExpShared => n_ff / n_used,
+        Dim::One => 1,
+        Dim::Five => 5,
+        Dim::Six => 6,
+        Dim::SsmConv => d_conv,
+        Dim::SsmInner => d_inner,
+        Dim::SsmInner2 => 2 * d_inner,
+        Dim::SsmState => d_state,
+        Dim::SsmDtRank => dt_rank,
+        Dim::SsmX => dt_rank + 2 * d_state,
+        Dim::SsmConvWidth => d_inner + 2 * n_group * d_state,
+        Dim::SsmInProj => 2 * d_inner + 2 * n_group * d_state + dt_rank,
+        Dim::SsmGroupWidth => d_inner / n_group,
+        Dim::SsmGroups => n_group,
+        Dim::WkvHead => wkv_head,
+        Dim::WkvHeads => n_embd / wkv_head,
+        Dim::TimeMix | Dim::TimeDecay => lora,
+        Dim::TimeMix5 => 5 * lora,
+        Dim::LoraDecay | Dim::LoraIclr | Dim::LoraGate => lora,
+        Dim::LoraValueRes => lora_value_res,
+        // No head_count_kv in the RWKV models: the full width.
+        Dim::RwkvKv => n_embd,
+        Dim::ShortConv => short_conv,
+        Dim::QkvHeads => head * (n_head + 2 * n_head_kv),
     };
-    let mut tensors: Vec<(String, Vec<u64>)> = Vec::new();
-    for t in table.tensors.iter().flat_map(|g| g.iter()) {
-        let applies = match t.when {
+    // Per-layer dimensions and block kinds (archs-c).
+    let layer = |block: u64| {
+        let layers = table.tiny_layers?;
+        layers.get(usize::try_from(block).ok()?).copied()
+    };
+    let dim_at = |d: Dim, block: u64| match (d, layer(block)) {
+        (Dim::Q, Some(l)) => head * l.heads,
+        (Dim::K | Dim::V, Some(l)) => head * l.heads_kv,
+        (Dim::Ff, Some(l)) => l.ff,
+        (Dim::QkvHeads, Some(l)) => head * (l.heads + 2 * l.heads_kv),
+        (d, _) => dim(d),
+    };
+    let applies = |when: When, block: u64| {
+        let l = layer(block).unwrap_or(TinyLayer {
+            heads: n_head,
+            heads_kv: n_head_kv,
+            ff: n_ff,
+        });
+        match when {
             When::Always => true,
             When::Dense => !experts,
             When::Experts => experts,
-        };
-        if !t.required || !applies {
+            When::Recurrent => l.heads_kv == 0,
+            When::Attention | When::HeadsKv => l.heads_kv > 0,
+            When::FirstBlock => block == 0,
+            When::LaterBlocks => block > 0,
+            When::Heads => l.heads > 0 || l.heads_kv > 0,
+            When::LinearAttention => l.heads > 0 && l.heads_kv == 0,
+            When::FeedForward => l.ff > 0,
+        }
+    };
+    let mut tensors: Vec<(String, Vec<u64>)> = Vec::new();
+    for t in table.tensors.iter().flat_map(|g| g.iter()) {
+        if !t.required {
             continue;
         }
-        let shape: Vec<u64> = t.shape.iter().map(|&d| dim(d)).collect();
         match t.scope {
-            Scope::Global => tensors.push((t.name.to_string(), shape)),
+            Scope::Global if applies(t.when, 0) => {
+                let shape = t.shape.iter().map(|&d| dim(d)).collect();
+                tensors.push((t.name.to_string(), shape));
+            }
+            Scope::Global => {}
             Scope::Block => {
-                for block in 0..n_layer {
-                    tensors.push((format!("blk.{block}.{}", t.name), shape.clone()));
+                for block in (0..n_layer).filter(|&b| applies(t.when, b)) {
+                    let shape = t.shape.iter().map(|&d| dim_at(d, block)).collect();
+                    tensors.push((format!("blk.{block}.{}", t.name), shape));
                 }
             }
         }
@@ -672,6 +774,43 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         b.tensor(name, dims, GgmlType::F32, bytes);
     }
     b.build().ok()
+}
+
+/// A per-layer hyperparameter: one count when every block has the same, else an array.
+fn per_layer(values: impl Iterator<Item = u64>) -> OwnedValue {
+    let values: Vec<u32> = values.map(|v| v as u32).collect();
+    match values.first() {
+        Some(&first) if values.iter().all(|&v| v == first) => first.into(),
+        _ => OwnedValue::array(ValueType::U32, values),
+    }
+}
+
+/// An RWKV vocabulary (`tokenizer.ggml.model` `rwkv`): every byte as a token, escaped as
+/// llama.cpp's `llama_unescape_rwkv_token` reads them (`\\t`, `\\n`, `\\r`, `\\\\`, `\\xNN`
+/// with lowercase hex for other control and non-ASCII bytes), then a few words; returns the
+/// number of tokens. llama.cpp's RWKV tokenizer matches the longest token at each byte and
+/// needs the newline.
+fn rwkv_vocabulary(b: &mut GgufBuilder<'_>) -> usize {
+    const WORDS: [&str; 6] = ["the", " the", " model", "Hello", " world", "42"];
+    let bytes = (0..=255u8).map(|byte| match byte {
+        b'\t' => "\\t".to_string(),
+        b'\n' => "\\n".to_string(),
+        b'\r' => "\\r".to_string(),
+        b'\\' => "\\\\".to_string(),
+        0x20..=0x7e => char::from(byte).to_string(),
+        _ => format!("\\x{byte:02x}"),
+    });
+    let tokens: Vec<String> = bytes.chain(WORDS.iter().map(|w| w.to_string())).collect();
+    b.kv("tokenizer.ggml.model", "rwkv")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, tokens.iter().map(|_| 1i32)),
+        );
+    tokens.len()
 }
 
 /// `minimal-llama`'s 265 tokens: `<unk>`, `<s>`, `</s>`, the 256 byte tokens llama.cpp's
