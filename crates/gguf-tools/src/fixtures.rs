@@ -553,8 +553,11 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// table's kind of tokenizer (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE
 /// vocabulary), and every required tensor of one block in f32 with the documented pattern.
 /// Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has no grouped-query
-/// attention), n_ff 64, 4 experts of which 2 are used. `None` for an architecture the table
-/// does not know.
+/// attention), n_ff 64, 4 experts of which 2 are used; recurrent ones: `ssm.inner_size` 64,
+/// state 16, convolution 4, 4 time-step ranks (Mamba-2 heads) in 2 groups, RWKV heads of 8 and
+/// LoRA ranks 8 (the value-residual one 4), an `rwkv` vocabulary for RWKV; an architecture with
+/// per-layer arrays gets the blocks its table entry lists (`tiny_layers`), its arrays written
+/// as one count where every block agrees. `None` for an architecture the table does not know.
 ///
 /// ```
 /// use gguf_grammar::{validate::schema, Gguf};

@@ -10,7 +10,9 @@
 //! Known simplifications: phi2 may store q, k and v apart instead of `attn_qkv`; the table
 //! requires the fused form (the one its converter writes). phi3's `attn_qkv` is optional to
 //! the loader but its graph needs it, so the table requires it. Per-layer hyperparameter
-//! arrays (openelm) are not modelled.
+//! arrays (`head_count`, `head_count_kv`, `feed_forward_length`: jamba, granitehybrid, lfm2,
+//! openelm, deci) give per-block shapes and tensor sets (`When::Recurrent`, `Attention`,
+//! `Heads`, ...); the other simplifications of those architectures are noted at their groups.
 
 use super::arch::*;
 use super::arch::{tensor, TOKENIZER_REQUIRED};
