@@ -368,7 +368,7 @@ const CASES: &[(&str, Mutation, &[&str])] = &[
     (
         "an architecture llama.cpp knows, not in the table",
         |b| {
-            b.set("general.architecture", "mamba");
+            b.set("general.architecture", "gptj");
         },
         &["schema-architecture-unknown"],
     ),

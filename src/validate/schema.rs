@@ -112,7 +112,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
             At::default(),
             "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)".into(),
         );
-    } else if let (Some(arch), Some(shapes)) = (arch, shapes) {
+    } else if let (Some(arch), Some(shapes)) = (arch, shapes.filter(|s| !s.layers_broken)) {
         c.tensors(arch, &hp, &shapes);
     }
     c.out.finish()
@@ -120,8 +120,10 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 
 /// The required tensors of `gguf`'s architecture with the shapes its hyperparameters give
 /// (`ne0` first), in the table's order: each global tensor once, each block tensor for every
-/// block. `None` when the architecture is not in the table, `block_count` is missing, or a
-/// shape cannot be derived. `gguf fixtures --arch` writes a tiny model's tensors from it.
+/// block it belongs to, with that block's shape (per-layer `head_count`, `head_count_kv` and
+/// `feed_forward_length` arrays). `None` when the architecture is not in the table,
+/// `block_count` is missing, a per-layer array has the wrong length, or a shape cannot be
+/// derived. `gguf fixtures --arch` writes a tiny model's tensors from it.
 ///
 /// ```
 /// use gguf_grammar::{validate::schema, Gguf};
@@ -137,6 +139,9 @@ pub fn required_tensors(gguf: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
     let mut c = Checker::new(gguf, arch_name);
     let hp = Hparams::read_with(|key| c.value(key));
     let shapes = c.hparams(arch, &hp);
+    if shapes.layers_broken {
+        return None;
+    }
     let n_layer = hp.block_count?;
     let mut out = Vec::new();
     for t in arch
@@ -145,15 +150,17 @@ pub fn required_tensors(gguf: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
         .flat_map(|g| g.iter())
         .filter(|t| t.required)
     {
-        let shape: Option<Vec<u64>> = t.shape.iter().map(|&d| shapes.dim(d)).collect();
+        let shape = |block: Option<u64>| -> Option<Vec<u64>> {
+            t.shape.iter().map(|&d| shapes.dim(d, block)).collect()
+        };
         match t.scope {
             Scope::Global if shapes.applies(t.when, None) => {
-                out.push((t.name.to_string(), shape?));
+                out.push((t.name.to_string(), shape(None)?));
             }
             Scope::Global => {}
             Scope::Block => {
                 for block in (0..n_layer).filter(|&b| shapes.applies(t.when, Some(b))) {
-                    out.push((block_tensor_name(block, t.name), shape.clone()?));
+                    out.push((block_tensor_name(block, t.name), shape(Some(block))?));
                 }
             }
         }
@@ -214,6 +221,7 @@ fn type_matches(value: Value<'_>, ty: KeyType) -> bool {
             }
             v => v.value_type() == ValueType::I32,
         },
+        KeyType::PerLayer => count(value).is_some() || elements(value).is_some_and(integer),
     }
 }
 
@@ -226,6 +234,43 @@ fn describe(value: Value<'_>) -> String {
         }
         v => v.value_type().to_string(),
     }
+}
+
+/// A hyperparameter llama.cpp reads with `get_key_or_arr`: one count for every block, or an
+/// array with one per block.
+#[derive(Clone, Debug, Default)]
+struct PerLayer {
+    scalar: Option<u64>,
+    /// The per-block values, when the key is an array of `block_count` counts.
+    array: Option<Vec<u64>>,
+}
+
+impl PerLayer {
+    /// The value of block `block`.
+    fn at(&self, block: u64) -> Option<u64> {
+        match &self.array {
+            Some(a) => usize::try_from(block).ok().and_then(|b| a.get(b)).copied(),
+            None => self.scalar,
+        }
+    }
+}
+
+/// The recurrent architectures' dimensions (archs-c), `None` where a key is absent.
+#[derive(Clone, Copy, Debug, Default)]
+struct Recurrent {
+    conv: Option<u64>,
+    inner: Option<u64>,
+    state: Option<u64>,
+    dt_rank: Option<u64>,
+    groups: Option<u64>,
+    wkv_head: Option<u64>,
+    time_mix: Option<u64>,
+    time_decay: Option<u64>,
+    lora_decay: Option<u64>,
+    lora_iclr: Option<u64>,
+    lora_value_res: Option<u64>,
+    lora_gate: Option<u64>,
+    short_conv: Option<u64>,
 }
 
 /// The dimensions the hyperparameters give, `None` where they are unknown or break a rule.
@@ -273,11 +318,50 @@ struct Shapes {
     moe_every: u64,
     /// `{arch}.attention.relative_buckets_count` (T5).
     rel_buckets: Option<u64>,
+    // Recurrent, hybrid and per-layer architectures (archs-c).
+    head_v: Option<u64>,
+    /// `head_count`, `head_count_kv` (defaulting to `head_count`) and `feed_forward_length`
+    /// per block.
+    heads_at: PerLayer,
+    heads_kv_at: PerLayer,
+    /// `head_count_kv` broke a rule: the widths it gives are not checked.
+    heads_kv_broken: bool,
+    /// A per-layer array has the wrong length: which blocks have which tensors is unknown,
+    /// and the tensor layout is not checked.
+    layers_broken: bool,
+    ff_at: PerLayer,
+    recurrent: Recurrent,
 }
 
 impl Shapes {
-    fn dim(&self, dim: Dim) -> Option<u64> {
+    /// Dimension `dim` of a tensor of block `block` (`None`: a global tensor).
+    fn dim(&self, dim: Dim, block: Option<u64>) -> Option<u64> {
         let add = |a: Option<u64>, b: Option<u64>| a?.checked_add(b?.checked_mul(2)?);
+        let mul = |a: Option<u64>, b: Option<u64>| a?.checked_mul(b?);
+        let r = &self.recurrent;
+        if let Some(b) = block {
+            let per_block = match dim {
+                Dim::Q if self.heads_at.array.is_some() => {
+                    Some(mul(self.head_k, self.heads_at.at(b)))
+                }
+                Dim::K | Dim::V | Dim::HeadsKv | Dim::QkvHeads if self.heads_kv_broken => {
+                    Some(None)
+                }
+                Dim::K if self.heads_kv_at.array.is_some() => {
+                    Some(mul(self.head_k, self.heads_kv_at.at(b)))
+                }
+                Dim::V if self.heads_kv_at.array.is_some() => {
+                    Some(mul(self.head_v, self.heads_kv_at.at(b)))
+                }
+                Dim::Ff if self.ff_at.array.is_some() => Some(self.ff_at.at(b)),
+                Dim::Heads if self.heads_at.array.is_some() => Some(self.heads_at.at(b)),
+                Dim::HeadsKv if self.heads_kv_at.array.is_some() => Some(self.heads_kv_at.at(b)),
+                _ => None,
+            };
+            if let Some(value) = per_block {
+                return value;
+            }
+        }
         match dim {
             Dim::Embd => self.embd,
             Dim::Vocab => self.vocab,
@@ -321,11 +405,53 @@ impl Shapes {
             Dim::TokenTypes => Some(self.token_types),
             Dim::ClsOut => Some(self.cls_out),
             Dim::RelBuckets => self.rel_buckets,
+            Dim::One => Some(1),
+            Dim::Five => Some(5),
+            Dim::Six => Some(6),
+            Dim::SsmConv => r.conv,
+            Dim::SsmInner => r.inner,
+            Dim::SsmInner2 => r.inner?.checked_mul(2),
+            Dim::SsmState => r.state,
+            Dim::SsmDtRank => r.dt_rank,
+            Dim::SsmX => add(r.dt_rank, r.state),
+            Dim::SsmConvWidth => add(r.inner, mul(r.groups, r.state)),
+            Dim::SsmInProj => add(r.inner, mul(r.groups, r.state))?
+                .checked_add(r.inner?)?
+                .checked_add(r.dt_rank?),
+            Dim::SsmGroupWidth => r.inner?.checked_div(r.groups?),
+            Dim::SsmGroups => r.groups,
+            Dim::WkvHead => r.wkv_head,
+            Dim::WkvHeads => self.embd?.checked_div(r.wkv_head?),
+            Dim::TimeMix => r.time_mix,
+            Dim::TimeMix5 => r.time_mix?.checked_mul(5),
+            Dim::TimeDecay => r.time_decay,
+            Dim::LoraDecay => r.lora_decay,
+            Dim::LoraIclr => r.lora_iclr,
+            Dim::LoraValueRes => r.lora_value_res,
+            Dim::LoraGate => r.lora_gate,
+            Dim::RwkvKv => {
+                let (embd, head) = (self.embd?, r.wkv_head?);
+                match self.heads_kv_at.at(0).unwrap_or(0) {
+                    0 => Some(embd),
+                    kv if embd.checked_div(head) == Some(kv) => Some(embd),
+                    kv => kv.checked_mul(head),
+                }
+            }
+            Dim::ShortConv => r.short_conv,
+            Dim::QkvHeads => {
+                let b = block.unwrap_or(0);
+                let heads = self
+                    .heads_at
+                    .at(b)?
+                    .checked_add(self.heads_kv_at.at(b)?.checked_mul(2)?)?;
+                heads.checked_mul(self.head_k?)
+            }
         }
     }
 
     /// Whether a tensor of `when` belongs to block `block` (`None`: a global tensor).
     fn applies(&self, when: When, block: Option<u64>) -> bool {
+        let nonzero = |v: &PerLayer| block.map_or(true, |b| v.at(b).unwrap_or(0) > 0);
         let dense_block = block.is_some_and(|b| {
             b < self.dense_lead
                 || (self.moe_step > 0 && (b + 1) % self.moe_step != 0)
@@ -338,6 +464,14 @@ impl Shapes {
             When::ExpertsWith(key) => self.experts > 0 && !dense_block && self.set.contains(&key),
             When::KeysSet(keys, set) => keys.iter().all(|k| self.set.contains(k)) == set,
             When::First => block == Some(0),
+            When::Recurrent => block.is_some() && !nonzero(&self.heads_kv_at),
+            When::Attention => nonzero(&self.heads_kv_at),
+            When::LaterBlocks => block.is_some_and(|b| b > 0),
+            When::Heads => nonzero(&self.heads_at) || nonzero(&self.heads_kv_at),
+            When::LinearAttention => {
+                block.is_some() && nonzero(&self.heads_at) && !nonzero(&self.heads_kv_at)
+            }
+            When::FeedForward => nonzero(&self.ff_at),
         }
     }
 
@@ -375,7 +509,28 @@ impl Shapes {
             When::KeysSet(keys, set) if keys.iter().all(|k| self.set.contains(k)) == set => n_layer,
             When::KeysSet(..) => 0,
             When::First => n_layer.min(1),
+            When::LaterBlocks => n_layer.saturating_sub(1),
+            When::Recurrent
+            | When::Attention
+            | When::Heads
+            | When::LinearAttention
+            | When::FeedForward => self.per_layer_blocks(when, n_layer),
         })
+    }
+
+    /// [`Shapes::blocks`] of a `when` that depends on the per-layer hyperparameters: counted
+    /// one by one over the blocks the per-layer arrays list (no longer than the arrays read
+    /// from the file), and the blocks past them, which are all alike, at once.
+    fn per_layer_blocks(&self, when: When, n_layer: u64) -> u64 {
+        let listed = [&self.heads_at, &self.heads_kv_at, &self.ff_at]
+            .iter()
+            .filter_map(|v| v.array.as_ref())
+            .map(|a| a.len() as u64)
+            .max()
+            .unwrap_or(0)
+            .min(n_layer);
+        let counted = (0..listed).filter(|&b| self.applies(when, Some(b))).count() as u64;
+        counted + (n_layer - listed) * u64::from(self.applies(when, Some(listed)))
     }
 }
 
@@ -399,6 +554,8 @@ struct Checker<'g, 'a> {
     /// about 75 keys, and a scan of every pair for each is slow on huge headers.
     first: HashMap<&'a [u8], usize>,
     out: Diagnostics,
+    /// A per-layer array had the wrong length (see [`Shapes::layers_broken`]).
+    layers_broken: bool,
 }
 
 impl<'g, 'a> Checker<'g, 'a> {
@@ -415,6 +572,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             asked,
             first,
             out: Diagnostics::default(),
+            layers_broken: false,
         }
     }
 
@@ -746,9 +904,17 @@ impl<'g, 'a> Checker<'g, 'a> {
     fn hparams(&mut self, arch: &Architecture, hp: &Hparams<'_>) -> Shapes {
         let key = |template: &str| arch_key(template, arch.name);
         let embd = hp.embedding_length;
-        let mut head = hp.head_count;
+        let heads_at = self.per_layer(&key(keys::HEAD_COUNT), hp.block_count);
+        let mut heads_kv_at = self.per_layer(&key(keys::HEAD_COUNT_KV), hp.block_count);
+        if heads_kv_at.scalar.is_none() && heads_kv_at.array.is_none() {
+            heads_kv_at = heads_at.clone();
+        }
+        let ff_at = self.per_layer(&key(keys::FEED_FORWARD_LENGTH), hp.block_count);
+        // llama.cpp sizes the heads by block 0's head count (`n_head()`).
+        let mut head = heads_at.at(0);
         let mut head_size = None;
-        match (hp.head_count, embd) {
+        match (head, embd) {
+            _ if !arch.heads => {}
             (Some(0), _) => {
                 self.push_kv(
                     Code::SchemaHeadCount,
@@ -770,25 +936,32 @@ impl<'g, 'a> Checker<'g, 'a> {
         let head_k = hp.key_length.or(head_size);
         let head_v = hp.value_length.or(head_size);
         let mut head_kv = hp.head_count_kv.or(head);
-        if let (Some(h), Some(kv)) = (head, hp.head_count_kv) {
-            if kv == 0 || h % kv != 0 {
-                self.push_kv(
-                    Code::SchemaHeadCountKv,
-                    &key(keys::HEAD_COUNT_KV),
-                    format!("head_count_kv {kv} does not divide head_count {h}"),
-                );
-                head_kv = None;
-            } else if kv != h && !arch.gqa {
+        let mut heads_kv_broken = false;
+        if let Some((b, h, kv)) = self.kv_not_dividing(arch, &heads_at, &heads_kv_at) {
+            let block = match heads_kv_at.array.is_some() || heads_at.array.is_some() {
+                true => format!(" in block {b}"),
+                false => String::new(),
+            };
+            self.push_kv(
+                Code::SchemaHeadCountKv,
+                &key(keys::HEAD_COUNT_KV),
+                format!("head_count_kv {kv} does not divide head_count {h}{block}"),
+            );
+            head_kv = None;
+            heads_kv_broken = true;
+        } else if let (Some(h), Some(kv), false) = (head, hp.head_count_kv, arch.gqa) {
+            if kv != h {
                 self.push_kv(
                     Code::SchemaHeadCountKv,
                     &key(keys::HEAD_COUNT_KV),
                     format!("head_count_kv {kv} differs from head_count {h}: llama.cpp's {} graph has no grouped-query attention and aborts (GGML_ASSERT) building it", arch.name),
                 );
                 head_kv = None;
+                heads_kv_broken = true;
             }
         }
         let mut rot = hp.rope_dimension_count.or(head_k);
-        if let (Some(r), Some(k)) = (hp.rope_dimension_count, head_k) {
+        if let (Some(r), Some(k), true) = (hp.rope_dimension_count, head_k, arch.heads) {
             if r > k {
                 self.push_kv(
                     Code::SchemaRopeDimension,
@@ -866,6 +1039,27 @@ impl<'g, 'a> Checker<'g, 'a> {
                 .map_or(1, |a| (a.len() as u64).max(1)),
             moe_every: get(MOE_EVERY_N_LAYERS).unwrap_or(0),
             rel_buckets: get("{arch}.attention.relative_buckets_count"),
+            head_v,
+            heads_at,
+            heads_kv_at,
+            heads_kv_broken,
+            layers_broken: self.layers_broken,
+            ff_at,
+            recurrent: Recurrent {
+                conv: get("{arch}.ssm.conv_kernel"),
+                inner: get("{arch}.ssm.inner_size"),
+                state: get("{arch}.ssm.state_size"),
+                dt_rank: get("{arch}.ssm.time_step_rank"),
+                groups: get("{arch}.ssm.group_count"),
+                wkv_head: get("{arch}.wkv.head_size"),
+                time_mix: get("{arch}.time_mix_extra_dim"),
+                time_decay: get("{arch}.time_decay_extra_dim"),
+                lora_decay: get("{arch}.attention.decay_lora_rank"),
+                lora_iclr: get("{arch}.attention.iclr_lora_rank"),
+                lora_value_res: get("{arch}.attention.value_residual_mix_lora_rank"),
+                lora_gate: get("{arch}.attention.gate_lora_rank"),
+                short_conv: get("{arch}.shortconv.l_cache"),
+            },
         }
     }
 
@@ -898,6 +1092,66 @@ impl<'g, 'a> Checker<'g, 'a> {
             return;
         };
         self.push_kv(Code::SchemaRopeDimension, &key, message);
+    }
+
+    /// A hyperparameter llama.cpp reads with `get_key_or_arr`; an array whose length is not
+    /// `block_count` is reported (llama.cpp: "key ... has wrong array length") and not used.
+    fn per_layer(&mut self, key: &str, n_layer: Option<u64>) -> PerLayer {
+        let Some(value) = self.value(key) else {
+            return PerLayer::default();
+        };
+        let Some(array) = value
+            .as_array()
+            .filter(|_| type_matches(value, KeyType::PerLayer))
+        else {
+            return PerLayer {
+                scalar: count(value),
+                array: None,
+            };
+        };
+        let len = array.len() as u64;
+        if n_layer.is_some_and(|n| n != len) {
+            let n = n_layer.unwrap_or(0);
+            self.layers_broken = true;
+            self.push_kv(
+                Code::SchemaKeyType,
+                key,
+                format!("an array of {len} values for {n} blocks: llama.cpp fails to load it (\"key {key} has wrong array length; expected {n}, got {len}\")"),
+            );
+            return PerLayer::default();
+        }
+        let values = array.iter().map(|v| count(v).unwrap_or(0)).collect();
+        PerLayer {
+            scalar: None,
+            array: Some(values),
+        }
+    }
+
+    /// The first block whose `head_count_kv` does not divide its `head_count`, as `(block,
+    /// head_count, head_count_kv)`. In an architecture with per-layer hyperparameters a
+    /// `head_count_kv` of 0 (a recurrent or linear-attention block) or a `head_count` of 0 (a
+    /// block without attention) is no attention to check.
+    fn kv_not_dividing(
+        &self,
+        arch: &Architecture,
+        heads: &PerLayer,
+        heads_kv: &PerLayer,
+    ) -> Option<(u64, u64, u64)> {
+        if !arch.heads {
+            return None;
+        }
+        let per_layer = arch.tiny_layers.is_some();
+        let blocks = heads
+            .array
+            .as_ref()
+            .or(heads_kv.array.as_ref())
+            .map_or(1, |a| a.len() as u64);
+        (0..blocks).find_map(|b| {
+            let (h, kv) = (heads.at(b)?, heads_kv.at(b)?);
+            // A head_count of 0 is the head rule's to report.
+            let skip = h == 0 || (per_layer && kv == 0);
+            (!skip && (kv == 0 || h % kv != 0)).then_some((b, h, kv))
+        })
     }
 
     /// Step 4, experts: returns the number of experts the blocks use (0: dense).
@@ -968,7 +1222,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 (Some(spec), _) => {
                     present.insert((block.unwrap_or(u64::MAX), spec.name));
                     let expected: Option<Vec<u64>> =
-                        spec.shape.iter().map(|&d| shapes.dim(d)).collect();
+                        spec.shape.iter().map(|&d| shapes.dim(d, block)).collect();
                     expected
                         .filter(|want| !same_shape(&info.dims, want))
                         .map(|want| {
@@ -1145,6 +1399,71 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn per_layer_blocks_count_as_applies_decides() {
+        let layer = |values: Option<&[u64]>, scalar: Option<u64>| PerLayer {
+            scalar: values.is_none().then_some(scalar).flatten(),
+            array: values.map(<[u64]>::to_vec),
+        };
+        // (head_count, head_count_kv, feed_forward_length) per block, or one for all.
+        let heads: [&[u64]; 3] = [&[4, 4, 0, 4, 4], &[4, 0, 0, 4, 2], &[0, 0, 0, 0, 0]];
+        let mut cases = vec![(
+            layer(None, Some(4)),
+            layer(None, Some(0)),
+            layer(None, None),
+        )];
+        for (h, kv) in heads.iter().zip(heads.iter().rev()) {
+            cases.push((
+                layer(Some(h), None),
+                layer(Some(kv), None),
+                layer(None, Some(64)),
+            ));
+            cases.push((
+                layer(None, Some(4)),
+                layer(Some(h), None),
+                layer(Some(kv), None),
+            ));
+        }
+        let whens = [
+            When::LaterBlocks,
+            When::Recurrent,
+            When::Attention,
+            When::Heads,
+            When::LinearAttention,
+            When::FeedForward,
+        ];
+        for (heads_at, heads_kv_at, ff_at) in cases {
+            let shapes = Shapes {
+                heads_at,
+                heads_kv_at,
+                ff_at,
+                ..Shapes::default()
+            };
+            for n_layer in 0..8 {
+                for when in whens {
+                    let counted = (0..n_layer)
+                        .filter(|&b| shapes.applies(when, Some(b)))
+                        .count() as u128;
+                    assert_eq!(
+                        shapes.blocks(when, n_layer),
+                        counted,
+                        "{when:?} {shapes:?} blocks {n_layer}"
+                    );
+                }
+            }
+        }
+        // A hostile block count with scalar hyperparameters is counted at once.
+        let shapes = Shapes {
+            heads_kv_at: layer(None, Some(0)),
+            ..Shapes::default()
+        };
+        assert_eq!(
+            shapes.blocks(When::Recurrent, u64::MAX),
+            u128::from(u64::MAX)
+        );
+        assert_eq!(shapes.blocks(When::Attention, u64::MAX), 0);
     }
 
     #[test]

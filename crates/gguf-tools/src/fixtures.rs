@@ -558,15 +558,18 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// A deterministic tiny model of architecture `arch` built from the schema's table: every
 /// required key (and `head_count_kv`, `rope.dimension_count`) with a small value, or the one
 /// the table's `tiny` list gives for the graph's constraints, the table's kind of tokenizer
-/// (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE vocabulary, or a small WordPiece or
-/// Unigram one covering the loader's fixed string; an encoder's `attention.causal` is false),
-/// and every required
-/// tensor ([`gguf_grammar::validate::schema::required_tensors`]) in f32 with the documented
-/// pattern. Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has no
-/// grouped-query attention), n_ff 64, 4 experts of which 2 are used; one block, or as many
+/// (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE vocabulary, a small WordPiece or
+/// Unigram one covering the loader's fixed string, or an `rwkv` one for RWKV; an encoder's
+/// `attention.causal` is false), and every required tensor
+/// ([`gguf_grammar::validate::schema::required_tensors`], block by block) in f32 with the
+/// documented pattern. Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has
+/// no grouped-query attention), n_ff 64, 4 experts of which 2 are used; recurrent ones:
+/// `ssm.inner_size` 64, state 16, convolution 4, 4 time-step ranks (Mamba-2 heads) in 2
+/// groups, RWKV heads of 8 and LoRA ranks 8 (the value-residual one 4). One block, or as many
 /// as the architecture's sliding-window pattern or minimum needs (two for nomic-bert-moe,
-/// whose experts are in every second block). `None` for an
-/// architecture the table does not know.
+/// whose experts are in every second block); an architecture with per-layer arrays gets the
+/// blocks its table entry lists (`tiny_layers`), its arrays written as one count where every
+/// block agrees. `None` for an architecture the table does not know.
 ///
 /// ```
 /// use gguf_grammar::{validate::schema, Gguf};
@@ -585,18 +588,23 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
     let (n_embd, n_head, n_ff, n_expert, n_used, n_ctx) = (32u64, 4u64, 64u64, 4u64, 2u64, 128u64);
     let n_head_kv = if table.gqa { 2 } else { n_head };
     let head = n_embd / n_head;
-    // One block, or as many as the table says the graph needs; two where experts are in
-    // every second block only (`moe_every_n_layers` 2: block 1 has them).
+    // One block, or as many as the table says the graph needs (or lists per layer); two
+    // where experts are in every second block only (`moe_every_n_layers` 2: block 1 has them).
     let moe_every = table
         .keys
         .iter()
         .flat_map(|g| g.iter())
         .any(|k| k.required && k.name == MOE_EVERY_N_LAYERS);
-    let n_layer = match table.block_counts.first() {
-        Some(&n) => n,
-        None if moe_every => 2,
-        None => table.swa_pattern.max(table.min_blocks).max(1),
+    let n_layer = match (table.block_counts.first(), table.tiny_layers) {
+        (Some(&n), _) => n,
+        (None, Some(layers)) => layers.len() as u64,
+        (None, None) if moe_every => 2,
+        (None, None) => table.swa_pattern.max(table.min_blocks).max(1),
     };
+    // Recurrent dimensions: an expansion factor of 2 (the only one llama.cpp supports), 4
+    // Mamba-2 heads of 16 in 2 groups, 4 RWKV heads of 8.
+    let (d_inner, d_state, d_conv, dt_rank, n_group) = (2 * n_embd, 16u64, 4u64, 4u64, 2u64);
+    let (wkv_head, lora, lora_value_res, short_conv) = (8u64, 8u64, 4u64, 3u64);
     let mut b = GgufBuilder::new(Ctx::V3_LE);
     b.kv("general.architecture", arch)
         .kv("general.name", format!("tiny-{arch}"));
@@ -618,6 +626,36 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         let suffix = name.strip_prefix(arch).unwrap_or(&name);
         let value: OwnedValue = match (spec.ty, suffix) {
             _ if tiny(&name).is_some() => tiny(&name)?,
+            (KeyType::PerLayer, ".feed_forward_length" | ".attention.head_count") => {
+                match table.tiny_layers {
+                    Some(layers) => per_layer(layers.iter().map(|l| match suffix {
+                        ".feed_forward_length" => l.ff,
+                        _ => l.heads,
+                    })),
+                    None if suffix == ".feed_forward_length" => (n_ff as u32).into(),
+                    None => (n_head as u32).into(),
+                }
+            }
+            (KeyType::Count, ".ssm.conv_kernel") => (d_conv as u32).into(),
+            (KeyType::Count, ".ssm.inner_size") => (d_inner as u32).into(),
+            (KeyType::Count, ".ssm.state_size") => (d_state as u32).into(),
+            (KeyType::Count, ".ssm.time_step_rank") => (dt_rank as u32).into(),
+            (KeyType::Count, ".ssm.group_count") => (n_group as u32).into(),
+            (KeyType::Count, ".wkv.head_size") => (wkv_head as u32).into(),
+            (KeyType::Count, ".shortconv.l_cache") => (short_conv as u32).into(),
+            (
+                KeyType::Count,
+                ".time_mix_extra_dim"
+                | ".time_decay_extra_dim"
+                | ".attention.decay_lora_rank"
+                | ".attention.iclr_lora_rank"
+                | ".attention.gate_lora_rank",
+            ) => (lora as u32).into(),
+            // Unlike the others, so that block 0's value-residual LoRA (as wide as the
+            // in-context rate's) differs from the later blocks'.
+            (KeyType::Count, ".attention.value_residual_mix_lora_rank") => {
+                (lora_value_res as u32).into()
+            }
             (KeyType::Count, ".context_length") => (n_ctx as u32).into(),
             (KeyType::Count, ".embedding_length") => (n_embd as u32).into(),
             (KeyType::Count, ".block_count") => (n_layer as u32).into(),
@@ -657,13 +695,21 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         b.kv(&name, value);
         written.push(name);
     }
+    // Per layer where the table lists the blocks; none in a model without attention heads.
+    let heads_kv = match table.tiny_layers {
+        Some(layers) => Some(per_layer(layers.iter().map(|l| l.heads_kv))),
+        None => table.heads.then(|| OwnedValue::from(n_head_kv as u32)),
+    };
+    let rot = table.heads.then(|| OwnedValue::from(head as u32));
     for (template, default) in [
-        ("{arch}.attention.head_count_kv", n_head_kv),
-        ("{arch}.rope.dimension_count", head),
+        ("{arch}.attention.head_count_kv", heads_kv),
+        ("{arch}.rope.dimension_count", rot),
     ] {
         let name = key(template);
-        b.kv(&name, tiny(&name).unwrap_or((default as u32).into()));
-        written.push(name);
+        if let Some(value) = tiny(&name).or(default) {
+            b.kv(&name, value);
+            written.push(name);
+        }
     }
     for (template, value) in table.tiny {
         let name = key(template);
@@ -684,6 +730,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         }
         TokenizerKind::Wpm => wpm_vocabulary(&mut b),
         TokenizerKind::Ugm => ugm_vocabulary(&mut b),
+        TokenizerKind::Rwkv => rwkv_vocabulary(&mut b),
     }
     // The tensors the schema requires of these keys, with their shapes.
     let keys_only = b.build().ok()?;
@@ -762,6 +809,41 @@ fn ugm_vocabulary(b: &mut GgufBuilder<'_>) {
         .kv("tokenizer.ggml.eos_token_id", 1u32)
         .kv("tokenizer.ggml.unknown_token_id", 2u32)
         .kv("tokenizer.ggml.padding_token_id", 0u32);
+}
+
+/// A per-layer hyperparameter: one count when every block has the same, else an array.
+fn per_layer(values: impl Iterator<Item = u64>) -> OwnedValue {
+    let values: Vec<u32> = values.map(|v| v as u32).collect();
+    match values.first() {
+        Some(&first) if values.iter().all(|&v| v == first) => first.into(),
+        _ => OwnedValue::array(ValueType::U32, values),
+    }
+}
+
+/// An RWKV vocabulary (`tokenizer.ggml.model` `rwkv`): every byte as a token, escaped as
+/// llama.cpp's `llama_unescape_rwkv_token` reads them (`\\t`, `\\n`, `\\r`, `\\\\`, `\\xNN`
+/// with lowercase hex for other control and non-ASCII bytes), then a few words.
+/// llama.cpp's RWKV tokenizer matches the longest token at each byte and needs the newline.
+fn rwkv_vocabulary(b: &mut GgufBuilder<'_>) {
+    const WORDS: [&str; 6] = ["the", " the", " model", "Hello", " world", "42"];
+    let bytes = (0..=255u8).map(|byte| match byte {
+        b'\t' => "\\t".to_string(),
+        b'\n' => "\\n".to_string(),
+        b'\r' => "\\r".to_string(),
+        b'\\' => "\\\\".to_string(),
+        0x20..=0x7e => char::from(byte).to_string(),
+        _ => format!("\\x{byte:02x}"),
+    });
+    let tokens: Vec<String> = bytes.chain(WORDS.iter().map(|w| w.to_string())).collect();
+    b.kv("tokenizer.ggml.model", "rwkv")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, tokens.iter().map(|_| 1i32)),
+        );
 }
 
 /// `minimal-llama`'s 265 tokens: `<unk>`, `<s>`, `</s>`, the 256 byte tokens llama.cpp's

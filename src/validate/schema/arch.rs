@@ -32,6 +32,9 @@ pub enum KeyType {
     /// M-RoPE's sections: an array of exactly four int32 or uint32, or one int32 for all
     /// four (llama.cpp's `get_key_or_arr` into `std::array<int, 4>`).
     Sections,
+    // Recurrent, hybrid and per-layer architectures (archs-c).
+    /// A count, or an array of counts with one per block (llama.cpp's `get_key_or_arr`).
+    PerLayer,
 }
 
 impl KeyType {
@@ -51,6 +54,7 @@ impl KeyType {
             KeyType::Floats => "an array of floats",
             KeyType::Integers => "an array of integers",
             KeyType::Sections => "four int32 or uint32 (or one int32)",
+            KeyType::PerLayer => "a non-negative integer or an array of them, one per block",
         }
     }
 }
@@ -83,7 +87,7 @@ pub(super) const fn opt(name: &'static str, ty: KeyType) -> KeySpec {
 }
 
 use crate::summary::keys;
-use KeyType::{Bool, Count, Float, Floats, Integers, Strings};
+use KeyType::{Bool, Count, Float, Floats, Integers, PerLayer, Strings};
 
 /// `general.*` keys whose type every file must respect (`general.alignment` belongs to the
 /// container checks).
@@ -280,6 +284,100 @@ pub const REL_BUCKETS: &[KeySpec] = &[req("{arch}.attention.relative_buckets_cou
 /// token, which a T5 vocabulary does not have (`llama_decode` fails on token -1); the
 /// converter always writes it, and the table requires it.
 pub const DECODER_START: &[KeySpec] = &[req("{arch}.decoder_start_token_id", Count)];
+// Recurrent, hybrid and per-layer architectures (archs-c).
+
+/// The hyperparameters of an architecture without attention heads (Mamba, RWKV): llama.cpp
+/// reads `feed_forward_length`, `head_count` and `head_count_kv` as optional, a count or one
+/// per block (`get_key_or_arr`).
+pub const RECURRENT_BASE_KEYS: &[KeySpec] = &[
+    req(keys::CONTEXT_LENGTH, Count),
+    req(keys::EMBEDDING_LENGTH, Count),
+    req(keys::BLOCK_COUNT, Count),
+    opt(keys::FEED_FORWARD_LENGTH, PerLayer),
+    opt(keys::HEAD_COUNT, PerLayer),
+    opt(keys::HEAD_COUNT_KV, PerLayer),
+    opt(keys::VOCAB_SIZE, Count),
+];
+
+/// [`RECURRENT_BASE_KEYS`] for RWKV, whose channel mix is `feed_forward_length` wide.
+pub const RWKV_BASE_KEYS: &[KeySpec] = &[
+    req(keys::CONTEXT_LENGTH, Count),
+    req(keys::EMBEDDING_LENGTH, Count),
+    req(keys::BLOCK_COUNT, Count),
+    req(keys::FEED_FORWARD_LENGTH, PerLayer),
+    opt(keys::HEAD_COUNT, PerLayer),
+    opt(keys::HEAD_COUNT_KV, PerLayer),
+    opt(keys::VOCAB_SIZE, Count),
+];
+
+/// [`BASE_KEYS`] with `feed_forward_length`, `head_count` and `head_count_kv` a count or an
+/// array with one per block (hybrids, deci, openelm).
+pub const PER_LAYER_BASE_KEYS: &[KeySpec] = &[
+    req(keys::CONTEXT_LENGTH, Count),
+    req(keys::EMBEDDING_LENGTH, Count),
+    req(keys::BLOCK_COUNT, Count),
+    req(keys::FEED_FORWARD_LENGTH, PerLayer),
+    req(keys::HEAD_COUNT, PerLayer),
+    opt(keys::HEAD_COUNT_KV, PerLayer),
+    opt(keys::KEY_LENGTH, Count),
+    opt(keys::VALUE_LENGTH, Count),
+    opt(keys::ROPE_DIMENSION_COUNT, Count),
+    opt("{arch}.rope.freq_base", Float),
+    opt("{arch}.rope.scale_linear", Float),
+    opt("{arch}.rope.scaling.type", KeyType::String),
+    opt("{arch}.rope.scaling.factor", Float),
+    opt("{arch}.rope.scaling.attn_factor", Float),
+    opt("{arch}.rope.scaling.original_context_length", Count),
+    opt("{arch}.rope.scaling.finetuned", Bool),
+    opt(keys::VOCAB_SIZE, Count),
+];
+
+/// Mamba's state-space dimensions (required).
+pub const SSM_KEYS: &[KeySpec] = &[
+    req("{arch}.ssm.conv_kernel", Count),
+    req("{arch}.ssm.inner_size", Count),
+    req("{arch}.ssm.state_size", Count),
+    req("{arch}.ssm.time_step_rank", Count),
+    opt("{arch}.ssm.dt_b_c_rms", Bool),
+];
+
+/// Mamba-2's groups (required).
+pub const SSM_GROUP_KEYS: &[KeySpec] = &[req("{arch}.ssm.group_count", Count)];
+
+/// RWKV6's dimensions (both epsilons optional to the loader).
+pub const RWKV6_KEYS: &[KeySpec] = &[
+    opt("{arch}.attention.layer_norm_epsilon", Float),
+    opt("{arch}.attention.layer_norm_rms_epsilon", Float),
+    req("{arch}.wkv.head_size", Count),
+    req("{arch}.time_mix_extra_dim", Count),
+    req("{arch}.time_decay_extra_dim", Count),
+    opt("{arch}.rescale_every_n_layers", Count),
+    opt("{arch}.token_shift_count", Count),
+];
+
+/// RWKV7's dimensions. The gate's rank is optional to the loader, but its required gate
+/// tensors are as wide as it says, so the table requires it.
+pub const RWKV7_KEYS: &[KeySpec] = &[
+    opt("{arch}.attention.layer_norm_epsilon", Float),
+    opt("{arch}.attention.layer_norm_rms_epsilon", Float),
+    req("{arch}.wkv.head_size", Count),
+    req("{arch}.attention.decay_lora_rank", Count),
+    req("{arch}.attention.iclr_lora_rank", Count),
+    req("{arch}.attention.value_residual_mix_lora_rank", Count),
+    req("{arch}.attention.gate_lora_rank", Count),
+    opt("{arch}.token_shift_count", Count),
+];
+
+/// Granite-hybrid's scaling factors (optional there).
+pub const GRANITE_HYBRID_KEYS: &[KeySpec] = &[
+    opt("{arch}.logit_scale", Float),
+    opt("{arch}.residual_scale", Float),
+    opt("{arch}.embedding_scale", Float),
+    opt("{arch}.attention.scale", Float),
+];
+
+/// LFM2's short convolution length (required).
+pub const SHORTCONV_KEYS: &[KeySpec] = &[req("{arch}.shortconv.l_cache", Count)];
 
 /// A tensor dimension, derived from the hyperparameters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -366,6 +464,58 @@ pub enum Dim {
     ClsOut,
     /// `n_rel_attn_bkts`: `{arch}.attention.relative_buckets_count` (T5).
     RelBuckets,
+    // Recurrent, hybrid and per-layer architectures (archs-c).
+    /// The constant 1 (a tensor's trailing unit dimension before a counted one).
+    One,
+    /// The constant 5 (RWKV6's five fused interpolations).
+    Five,
+    /// The constant 6 (RWKV7's six fused interpolations).
+    Six,
+    /// `d_conv`: `{arch}.ssm.conv_kernel`.
+    SsmConv,
+    /// `d_inner`: `{arch}.ssm.inner_size`.
+    SsmInner,
+    /// `2 × d_inner`: Mamba's input projection.
+    SsmInner2,
+    /// `d_state`: `{arch}.ssm.state_size`.
+    SsmState,
+    /// `dt_rank`: `{arch}.ssm.time_step_rank` (Mamba-2: its head count).
+    SsmDtRank,
+    /// `dt_rank + 2 × d_state`: Mamba's x projection.
+    SsmX,
+    /// `d_inner + 2 × n_group × d_state`: Mamba-2's convolution width.
+    SsmConvWidth,
+    /// `2 × d_inner + 2 × n_group × d_state + n_head`: Mamba-2's input projection.
+    SsmInProj,
+    /// `d_inner / n_group`: Mamba-2's grouped norm width.
+    SsmGroupWidth,
+    /// `n_group`: `{arch}.ssm.group_count`.
+    SsmGroups,
+    /// `head_size`: `{arch}.wkv.head_size`.
+    WkvHead,
+    /// `n_embd / head_size`: the RWKV heads.
+    WkvHeads,
+    /// `time_mix_extra_dim`.
+    TimeMix,
+    /// `5 × time_mix_extra_dim`.
+    TimeMix5,
+    /// `time_decay_extra_dim`.
+    TimeDecay,
+    /// `{arch}.attention.decay_lora_rank`.
+    LoraDecay,
+    /// `{arch}.attention.iclr_lora_rank`.
+    LoraIclr,
+    /// `{arch}.attention.value_residual_mix_lora_rank`.
+    LoraValueRes,
+    /// `{arch}.attention.gate_lora_rank`.
+    LoraGate,
+    /// RWKV6-Qwen2's key and value width: `n_head_kv × head_size`, or `n_embd` when
+    /// `n_head_kv` is 0 or `n_embd / head_size`.
+    RwkvKv,
+    /// `{arch}.shortconv.l_cache`: LFM2's convolution length.
+    ShortConv,
+    /// `(n_head + 2 × n_head_kv) × n_embd_head_k` of the block: OpenELM's fused projection.
+    QkvHeads,
 }
 
 /// gemma3n's constants: llama.cpp sets them in `llama_hparams` and reads no key for them.
@@ -422,6 +572,31 @@ impl Dim {
             Dim::TokenTypes => "n_token_types",
             Dim::ClsOut => "n_cls_out",
             Dim::RelBuckets => "n_rel_attn_bkts",
+            Dim::One => "1",
+            Dim::Five => "5",
+            Dim::Six => "6",
+            Dim::SsmConv => "d_conv",
+            Dim::SsmInner => "d_inner",
+            Dim::SsmInner2 => "2*d_inner",
+            Dim::SsmState => "d_state",
+            Dim::SsmDtRank => "dt_rank",
+            Dim::SsmX => "dt_rank+2*d_state",
+            Dim::SsmConvWidth => "d_inner+2*n_group*d_state",
+            Dim::SsmInProj => "2*d_inner+2*n_group*d_state+n_head",
+            Dim::SsmGroupWidth => "d_inner/n_group",
+            Dim::SsmGroups => "n_group",
+            Dim::WkvHead => "head_size",
+            Dim::WkvHeads => "n_embd/head_size",
+            Dim::TimeMix => "time_mix_extra_dim",
+            Dim::TimeMix5 => "5*time_mix_extra_dim",
+            Dim::TimeDecay => "time_decay_extra_dim",
+            Dim::LoraDecay => "n_lora_decay",
+            Dim::LoraIclr => "n_lora_iclr",
+            Dim::LoraValueRes => "n_lora_value_res_mix",
+            Dim::LoraGate => "n_lora_gate",
+            Dim::RwkvKv => "attn_key_value_size",
+            Dim::ShortConv => "shortconv.l_cache",
+            Dim::QkvHeads => "(n_head+2*n_head_kv)*n_embd_head_k",
         }
     }
 }
@@ -474,6 +649,20 @@ pub enum When {
     // Encoder-decoder models (t5):
     /// Block 0 only (T5's relative attention bias, which the other blocks borrow).
     First,
+    // Recurrent, hybrid and per-layer architectures (archs-c).
+    /// Recurrent blocks of a hybrid: `head_count_kv` of the block is 0.
+    Recurrent,
+    /// Attention blocks: `head_count_kv` of the block is not 0 (a hybrid's attention
+    /// blocks, deci's full attention).
+    Attention,
+    /// Every block but block 0.
+    LaterBlocks,
+    /// Blocks with attention: `head_count` or `head_count_kv` not 0 (deci).
+    Heads,
+    /// Blocks whose `head_count` is not 0 but `head_count_kv` is (deci's linear attention).
+    LinearAttention,
+    /// Blocks whose `feed_forward_length` is not 0 (deci: the others have no feed-forward).
+    FeedForward,
 }
 
 /// A tensor a model may or must have.
@@ -521,6 +710,9 @@ pub enum TokenizerKind {
     Wpm,
     /// Unigram (`t5`): `<pad>`, `</s>`, `<unk>`, pieces with scores.
     Ugm,
+    // Recurrent, hybrid and per-layer architectures (archs-c).
+    /// RWKV's trie of escaped byte strings (`rwkv`).
+    Rwkv,
 }
 
 /// Whether an architecture's blocks use experts.
@@ -576,6 +768,26 @@ pub struct Architecture {
     /// (which tests where the last element starts) passes and one logit is written past the
     /// output.
     pub min_vocab: u64,
+    // Recurrent, hybrid and per-layer architectures (archs-c).
+    /// Whether the graph uses `attention.head_count` (the head rules apply); Mamba and RWKV
+    /// have no attention heads (their converters write `head_count` 0).
+    pub heads: bool,
+    /// Which blocks a tiny model of the architecture makes attention blocks, for
+    /// `head_count_kv` per block (`None`: one scalar count). Hybrids tell a recurrent block
+    /// by its `head_count_kv` 0.
+    pub tiny_layers: Option<&'static [TinyLayer]>,
+}
+
+/// One block of a tiny model with per-layer hyperparameters (archs-c): its `head_count`,
+/// `head_count_kv` and `feed_forward_length`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TinyLayer {
+    /// `head_count` of the block.
+    pub heads: u64,
+    /// `head_count_kv` of the block (0: recurrent in a hybrid, no key/value in deci).
+    pub heads_kv: u64,
+    /// `feed_forward_length` of the block.
+    pub ff: u64,
 }
 
 impl Architecture {

@@ -10,8 +10,11 @@
 //! Known simplifications: phi2 may store q, k and v apart instead of `attn_qkv`; the table
 //! requires the fused form (the one its converter writes). phi3's `attn_qkv` is optional to
 //! the loader but its graph needs it, so the table requires it. Per-layer hyperparameter
-//! arrays (openelm; gemma3n's per-layer `feed_forward_length` as its converter writes it) are
-//! not modelled. deepseek2 with 27 blocks (V2-Lite, `attn_q` instead of
+//! arrays (`head_count`, `head_count_kv`, `feed_forward_length`: jamba, granitehybrid, lfm2,
+//! openelm, deci) give per-block shapes and tensor sets (`When::Recurrent`, `Attention`,
+//! `Heads`, ...); the other simplifications of those architectures are noted at their groups.
+//! gemma3n's per-layer `feed_forward_length` (as its converter writes it) is not modelled.
+//! deepseek2 with 27 blocks (V2-Lite, `attn_q` instead of
 //! the q LoRA pair, no `q_lora_rank`) and glm4moe's NextN layers (`nextn_predict_layers`,
 //! `blk.N.nextn.*`) are not modelled; dots1's and smallthinker's `expert_gating_func` and
 //! smallthinker's `expert_feed_forward_length` are optional to their loaders but required here
@@ -23,7 +26,7 @@ use Dim::*;
 use ExpertUse::{Always as AllExperts, Never, Optional};
 use KeyType::Float;
 use Scope::{Block, Global};
-use TokenizerKind::{Bpe, Spm};
+use TokenizerKind::{Bpe, Rwkv, Spm};
 use When::{Always, Dense};
 
 const fn g(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
@@ -300,6 +303,8 @@ const fn arch(
         min_blocks: 0,
         tiny: &[],
         min_vocab: 0,
+        heads: true,
+        tiny_layers: None,
     }
 }
 
@@ -1415,6 +1420,257 @@ pub const ARCHITECTURES: &[Architecture] = &[
         Never,
         Bpe("default"),
     ),
+    // Recurrent, hybrid and per-layer architectures (archs-c).
+    Architecture {
+        heads: false,
+        ..arch(
+            "mamba",
+            &[RECURRENT_BASE_KEYS, RMS_EPS, SSM_KEYS, T],
+            layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, MAMBA],
+            Never,
+            Bpe("gpt-2"),
+        )
+    },
+    Architecture {
+        heads: false,
+        ..arch(
+            "mamba2",
+            &[RECURRENT_BASE_KEYS, RMS_EPS, SSM_KEYS, SSM_GROUP_KEYS, T],
+            layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, MAMBA2],
+            Never,
+            Bpe("gpt-2"),
+        )
+    },
+    Architecture {
+        heads: false,
+        ..arch(
+            "rwkv6",
+            &[RWKV_BASE_KEYS, NORM_EPS, RWKV6_KEYS, T],
+            layout![
+                TOK_EMBD,
+                BLOOM_EMBD_NORM,
+                OUT_NORM,
+                OUT_NORM_B,
+                OUTPUT,
+                ATTN_NORM,
+                ATTN_NORM_B,
+                ATTN_NORM_2,
+                RWKV6_TIME_MIX,
+                RWKV6_TIME_MIX_NORM,
+                RWKV6_CHANNEL_MIX
+            ],
+            Never,
+            Rwkv,
+        )
+    },
+    Architecture {
+        heads: false,
+        ..arch(
+            "rwkv7",
+            &[RWKV_BASE_KEYS, NORM_EPS, RWKV7_KEYS, T],
+            layout![
+                TOK_EMBD,
+                BLOOM_EMBD_NORM,
+                OUT_NORM,
+                OUT_NORM_B,
+                OUTPUT,
+                ATTN_NORM,
+                ATTN_NORM_B,
+                ATTN_NORM_2,
+                RWKV7_TIME_MIX,
+                RWKV7_TIME_MIX_NORM,
+                RWKV7_CHANNEL_MIX
+            ],
+            Never,
+            Rwkv,
+        )
+    },
+    Architecture {
+        heads: false,
+        ..arch(
+            "rwkv6qwen2",
+            &[RWKV_BASE_KEYS, RMS_EPS, RWKV6_KEYS, TOKEN_SHIFT_ONE, T],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT_NORM_B_OPT,
+                OUTPUT,
+                ATTN_NORM,
+                RWKV6QWEN2_TIME_MIX,
+                FFN_NORM,
+                FFN_GLU
+            ],
+            Never,
+            Bpe("qwen2"),
+        )
+    },
+    Architecture {
+        heads: false,
+        ..arch(
+            "arwkv7",
+            &[RWKV_BASE_KEYS, RMS_EPS, RWKV7_KEYS, TOKEN_SHIFT_ONE, T],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT,
+                ATTN_NORM,
+                RWKV7_TIME_MIX,
+                ARWKV7_TIME_MIX_NORM,
+                FFN_NORM,
+                FFN_GLU
+            ],
+            Never,
+            Bpe("qwen2"),
+        )
+    },
+    Architecture {
+        tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER]),
+        ..arch(
+            "jamba",
+            &[PER_LAYER_BASE_KEYS, RMS_EPS, SSM_KEYS, T],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT_OPT,
+                ATTN_NORM,
+                JAMBA_MAMBA,
+                JAMBA_ATTN,
+                FFN_NORM,
+                FFN_GLU
+            ],
+            Never,
+            Bpe("gpt-2"),
+        )
+    },
+    arch(
+        "falcon-h1",
+        &[BASE_KEYS, RMS_EPS, SSM_KEYS, SSM_GROUP_KEYS, T],
+        layout![
+            TOK_EMBD,
+            OUTPUT_OPT,
+            OUT_NORM,
+            ROPE_FREQS,
+            FALCON_H1_MAMBA2,
+            ATTN,
+            ATTN_BIAS_OPT,
+            ATTN_OUT_BIAS_OPT,
+            ATTN_NORM,
+            FALCON_H1_FFN_NORM,
+            FFN_GLU,
+            FFN_GLU_BIAS_OPT
+        ],
+        Never,
+        Bpe("falcon-h1"),
+    ),
+    Architecture {
+        tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER]),
+        ..arch(
+            "granitehybrid",
+            &[
+                PER_LAYER_BASE_KEYS,
+                RMS_EPS,
+                SSM_KEYS,
+                SSM_GROUP_KEYS,
+                GRANITE_HYBRID_KEYS,
+                EXPERT_KEYS,
+                T,
+            ],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                OUTPUT_OPT,
+                ROPE_FREQS,
+                ATTN_NORM,
+                GRANITE_HYBRID_MAMBA2,
+                HYBRID_ATTN,
+                FFN_NORM,
+                FFN_GLU,
+                FFN_GLU_BIAS_OPT,
+                MOE_FF
+            ],
+            Optional,
+            Bpe("refact"),
+        )
+    },
+    Architecture {
+        tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER, TINY_MAMBA_LAYER]),
+        ..arch(
+            "lfm2",
+            &[PER_LAYER_BASE_KEYS, RMS_EPS, SHORTCONV_KEYS, T],
+            layout![
+                TOK_EMBD,
+                LFM2_EMBD_NORM,
+                FFN_NORM,
+                FFN_GLU,
+                ATTN_NORM,
+                LFM2_BLOCK
+            ],
+            Never,
+            Bpe("lfm2"),
+        )
+    },
+    Architecture {
+        tiny_layers: Some(&[
+            TinyLayer {
+                heads: 4,
+                heads_kv: 2,
+                ff: 64,
+            },
+            TinyLayer {
+                heads: 2,
+                heads_kv: 1,
+                ff: 32,
+            },
+        ]),
+        ..arch(
+            "openelm",
+            &[PER_LAYER_BASE_KEYS, RMS_EPS, T],
+            layout![
+                TOK_EMBD,
+                OUT_NORM,
+                ATTN_NORM,
+                OPENELM_ATTN,
+                FFN_NORM,
+                FFN_GLU
+            ],
+            Never,
+            Spm,
+        )
+    },
+    Architecture {
+        tiny_layers: Some(&[
+            TinyLayer {
+                heads: 4,
+                heads_kv: 2,
+                ff: 64,
+            },
+            // A block without attention or feed-forward cannot be the last: the graph skips
+            // the rest of a block without feed-forward (`continue`), before it keeps only the
+            // output rows, and the first decode crashes (SIGSEGV).
+            TinyLayer {
+                heads: 0,
+                heads_kv: 0,
+                ff: 0,
+            },
+            TinyLayer {
+                heads: 4,
+                heads_kv: 0,
+                ff: 64,
+            },
+            TinyLayer {
+                heads: 4,
+                heads_kv: 1,
+                ff: 32,
+            },
+        ]),
+        ..arch(
+            "deci",
+            &[PER_LAYER_BASE_KEYS, RMS_EPS, T],
+            layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ROPE_FREQS, DECI_BLOCK],
+            Never,
+            Bpe("llama-bpe"),
+        )
+    },
 ];
 
 // Encoder-only models (bert family).
@@ -1881,3 +2137,266 @@ const LLADA_FFN_BIAS: &[ExpectedTensor] = &[
     bd("ffn_down.bias", &[Embd], false),
     bd("ffn_up.bias", &[Ff], false),
 ];
+
+// Recurrent, hybrid and per-layer architectures (archs-c).
+
+const fn br(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
+    tensor(name, Block, shape, required, When::Recurrent)
+}
+const fn ba(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
+    tensor(name, Block, shape, required, When::Attention)
+}
+const fn bw(name: &'static str, shape: &'static [Dim], when: When) -> ExpectedTensor {
+    tensor(name, Block, shape, true, when)
+}
+
+/// A hybrid's tiny blocks: a recurrent one (`head_count_kv` 0) and an attention one.
+const TINY_MAMBA_LAYER: TinyLayer = TinyLayer {
+    heads: 4,
+    heads_kv: 0,
+    ff: 64,
+};
+const TINY_ATTENTION_LAYER: TinyLayer = TinyLayer {
+    heads: 4,
+    heads_kv: 2,
+    ff: 64,
+};
+
+/// Mamba's mixer. llama.cpp supports only `ssm.inner_size` = 2 × `embedding_length` ("only
+/// an expansion factor of 2 is supported for now"); the table does not check it.
+const MAMBA: &[ExpectedTensor] = &[
+    b("ssm_in.weight", &[Embd, SsmInner2]),
+    b("ssm_conv1d.weight", &[SsmConv, SsmInner]),
+    b("ssm_conv1d.bias", &[SsmInner]),
+    b("ssm_x.weight", &[SsmInner, SsmX]),
+    b("ssm_dt.weight", &[SsmDtRank, SsmInner]),
+    b("ssm_dt.bias", &[SsmInner]),
+    b("ssm_a", &[SsmState, SsmInner]),
+    b("ssm_d", &[SsmInner]),
+    b("ssm_out.weight", &[SsmInner, Embd]),
+];
+/// Mamba-2's mixer (`ssm.time_step_rank` is its head count).
+const MAMBA2: &[ExpectedTensor] = &[
+    b("ssm_in.weight", &[Embd, SsmInProj]),
+    b("ssm_conv1d.weight", &[SsmConv, SsmConvWidth]),
+    b("ssm_conv1d.bias", &[SsmConvWidth]),
+    b("ssm_dt.bias", &[SsmDtRank]),
+    b("ssm_a", &[One, SsmDtRank]),
+    b("ssm_d", &[One, SsmDtRank]),
+    b("ssm_norm.weight", &[SsmGroupWidth, SsmGroups]),
+    b("ssm_out.weight", &[SsmInner, Embd]),
+];
+const ATTN_NORM_2: &[ExpectedTensor] = &[
+    b("attn_norm_2.weight", &[Embd]),
+    b("attn_norm_2.bias", &[Embd]),
+];
+/// RWKV6's time mix. The interpolations come fused (`time_mix_lerp_fused`, what the
+/// converter writes) or apart (`lerp_w`, `_k`, `_v`, `_r`, `_g`); the table requires the fused
+/// form.
+const RWKV6_TIME_MIX: &[ExpectedTensor] = &[
+    b("time_mix_w1.weight", &[Embd, TimeMix5]),
+    b("time_mix_w2.weight", &[TimeMix, Embd, Five]),
+    b("time_mix_lerp_x.weight", &[Embd, One, One]),
+    bo("time_mix_lerp_w.weight", &[Embd, One, One]),
+    bo("time_mix_lerp_k.weight", &[Embd, One, One]),
+    bo("time_mix_lerp_v.weight", &[Embd, One, One]),
+    bo("time_mix_lerp_r.weight", &[Embd, One, One]),
+    bo("time_mix_lerp_g.weight", &[Embd, One, One]),
+    b("time_mix_lerp_fused.weight", &[Embd, One, One, Five]),
+    b("time_mix_first.weight", &[WkvHead, WkvHeads]),
+    b("time_mix_decay.weight", &[Embd]),
+    b("time_mix_decay_w1.weight", &[Embd, TimeDecay]),
+    b("time_mix_decay_w2.weight", &[TimeDecay, Embd]),
+    b("time_mix_key.weight", &[Embd, Embd]),
+    b("time_mix_value.weight", &[Embd, Embd]),
+    b("time_mix_receptance.weight", &[Embd, Embd]),
+    b("time_mix_gate.weight", &[Embd, Embd]),
+    b("time_mix_output.weight", &[Embd, Embd]),
+];
+const RWKV6_TIME_MIX_NORM: &[ExpectedTensor] = &[
+    b("time_mix_ln.weight", &[Embd]),
+    b("time_mix_ln.bias", &[Embd]),
+];
+const RWKV6_CHANNEL_MIX: &[ExpectedTensor] = &[
+    b("channel_mix_lerp_k.weight", &[Embd, One, One]),
+    b("channel_mix_lerp_r.weight", &[Embd, One, One]),
+    b("channel_mix_key.weight", &[Embd, Ff]),
+    b("channel_mix_value.weight", &[Ff, Embd]),
+    b("channel_mix_receptance.weight", &[Embd, Embd]),
+];
+const OUTPUT_NORM_B_OPT: &[ExpectedTensor] = &[go("output_norm.bias", &[Embd])];
+/// RWKV6-Qwen2: RWKV6's time mix with Qwen2's key/value width and feed-forward.
+const RWKV6QWEN2_TIME_MIX: &[ExpectedTensor] = &[
+    b("time_mix_w1.weight", &[Embd, TimeMix5]),
+    b("time_mix_w2.weight", &[TimeMix, Embd, Five]),
+    b("time_mix_lerp_x.weight", &[Embd, One, One]),
+    b("time_mix_lerp_fused.weight", &[Embd, One, One, Five]),
+    bo("time_mix_first.weight", &[WkvHead, WkvHeads]),
+    b("time_mix_decay.weight", &[Embd]),
+    b("time_mix_decay_w1.weight", &[Embd, TimeDecay]),
+    b("time_mix_decay_w2.weight", &[TimeDecay, Embd]),
+    b("time_mix_key.weight", &[Embd, RwkvKv]),
+    b("time_mix_value.weight", &[Embd, RwkvKv]),
+    b("time_mix_receptance.weight", &[Embd, Embd]),
+    b("time_mix_gate.weight", &[Embd, Embd]),
+    bo("time_mix_key.bias", &[RwkvKv]),
+    bo("time_mix_value.bias", &[RwkvKv]),
+    bo("time_mix_receptance.bias", &[Embd]),
+    b("time_mix_output.weight", &[Embd, Embd]),
+];
+/// RWKV7's time mix; block 0's value-residual LoRA has the in-context rate's rank (llama.cpp
+/// creates it, "actually not used"). ARWKV7's gate is optional to the loader (with a
+/// five-way `time_mix_lerp_fused` then); the table requires the gated form.
+const RWKV7_TIME_MIX: &[ExpectedTensor] = &[
+    b("time_mix_w0.weight", &[Embd]),
+    b("time_mix_w1.weight", &[Embd, LoraDecay]),
+    b("time_mix_w2.weight", &[LoraDecay, Embd]),
+    b("time_mix_a0.weight", &[Embd]),
+    b("time_mix_a1.weight", &[Embd, LoraIclr]),
+    b("time_mix_a2.weight", &[LoraIclr, Embd]),
+    b("time_mix_v0.weight", &[Embd]),
+    bw("time_mix_v1.weight", &[Embd, LoraIclr], When::First),
+    bw("time_mix_v2.weight", &[LoraIclr, Embd], When::First),
+    bw(
+        "time_mix_v1.weight",
+        &[Embd, LoraValueRes],
+        When::LaterBlocks,
+    ),
+    bw(
+        "time_mix_v2.weight",
+        &[LoraValueRes, Embd],
+        When::LaterBlocks,
+    ),
+    b("time_mix_g1.weight", &[Embd, LoraGate]),
+    b("time_mix_g2.weight", &[LoraGate, Embd]),
+    b("time_mix_lerp_fused.weight", &[Embd, One, One, Six]),
+    b("time_mix_k_k.weight", &[Embd]),
+    b("time_mix_k_a.weight", &[Embd]),
+    b("time_mix_r_k.weight", &[Embd]),
+    b("time_mix_key.weight", &[Embd, Embd]),
+    b("time_mix_value.weight", &[Embd, Embd]),
+    b("time_mix_receptance.weight", &[Embd, Embd]),
+    b("time_mix_output.weight", &[Embd, Embd]),
+];
+const RWKV7_TIME_MIX_NORM: &[ExpectedTensor] = RWKV6_TIME_MIX_NORM;
+const ARWKV7_TIME_MIX_NORM: &[ExpectedTensor] = &[
+    bo("time_mix_ln.weight", &[Embd]),
+    bo("time_mix_ln.bias", &[Embd]),
+];
+const RWKV7_CHANNEL_MIX: &[ExpectedTensor] = &[
+    b("channel_mix_lerp_k.weight", &[Embd, One, One]),
+    b("channel_mix_key.weight", &[Embd, Ff]),
+    b("channel_mix_value.weight", &[Ff, Embd]),
+];
+/// Jamba's Mamba blocks (`head_count_kv` 0). Its mixture-of-experts feed-forward (chosen by
+/// the presence of `ffn_gate_inp`) is not modelled: the table requires the dense one.
+const JAMBA_MAMBA: &[ExpectedTensor] = &[
+    br("ssm_in.weight", &[Embd, SsmInner2], true),
+    br("ssm_conv1d.weight", &[SsmConv, SsmInner], true),
+    br("ssm_conv1d.bias", &[SsmInner], true),
+    br("ssm_x.weight", &[SsmInner, SsmX], true),
+    br("ssm_dt_norm.weight", &[SsmDtRank], true),
+    br("ssm_dt.weight", &[SsmDtRank, SsmInner], true),
+    br("ssm_dt.bias", &[SsmInner], true),
+    br("ssm_b_norm.weight", &[SsmState], true),
+    br("ssm_c_norm.weight", &[SsmState], true),
+    br("ssm_a", &[SsmState, SsmInner], true),
+    br("ssm_d", &[SsmInner], true),
+    br("ssm_out.weight", &[SsmInner, Embd], true),
+];
+const JAMBA_ATTN: &[ExpectedTensor] = &[
+    ba("attn_q.weight", &[Embd, Embd], true),
+    ba("attn_k.weight", &[Embd, V], true),
+    ba("attn_v.weight", &[Embd, V], true),
+    ba("attn_output.weight", &[Embd, Embd], true),
+];
+/// Falcon-H1: a Mamba-2 mixer beside the attention in every block. Its convolution bias is
+/// optional to the loader, but the Mamba-2 graph adds it unconditionally (a null tensor:
+/// SIGSEGV creating the context), so the table requires it (also in granitehybrid).
+const FALCON_H1_MAMBA2: &[ExpectedTensor] = &[
+    b("ssm_in.weight", &[Embd, SsmInProj]),
+    b("ssm_conv1d.weight", &[SsmConv, SsmConvWidth]),
+    b("ssm_conv1d.bias", &[SsmConvWidth]),
+    b("ssm_dt.bias", &[SsmDtRank]),
+    b("ssm_a", &[One, SsmDtRank]),
+    b("ssm_d", &[One, SsmDtRank]),
+    bo("ssm_norm.weight", &[SsmGroupWidth, SsmGroups]),
+    b("ssm_out.weight", &[SsmInner, Embd]),
+];
+/// Falcon-H1 names its feed-forward norm without `.weight`.
+const FALCON_H1_FFN_NORM: &[ExpectedTensor] = &[b("ffn_norm", &[Embd])];
+const FFN_GLU_BIAS_OPT: &[ExpectedTensor] = &[
+    bd("ffn_gate.bias", &[Ff], false),
+    bd("ffn_down.bias", &[Embd], false),
+    bd("ffn_up.bias", &[Ff], false),
+];
+/// Granite-hybrid's Mamba-2 blocks (`head_count_kv` 0).
+const GRANITE_HYBRID_MAMBA2: &[ExpectedTensor] = &[
+    br("ssm_in.weight", &[Embd, SsmInProj], true),
+    br("ssm_conv1d.weight", &[SsmConv, SsmConvWidth], true),
+    br("ssm_conv1d.bias", &[SsmConvWidth], true),
+    br("ssm_dt.bias", &[SsmDtRank], true),
+    br("ssm_a", &[One, SsmDtRank], true),
+    br("ssm_d", &[One, SsmDtRank], true),
+    br("ssm_norm.weight", &[SsmGroupWidth, SsmGroups], true),
+    br("ssm_out.weight", &[SsmInner, Embd], true),
+];
+/// A hybrid's attention blocks, biases optional.
+const HYBRID_ATTN: &[ExpectedTensor] = &[
+    ba("attn_q.weight", &[Embd, Q], true),
+    ba("attn_k.weight", &[Embd, K], true),
+    ba("attn_v.weight", &[Embd, V], true),
+    ba("attn_output.weight", &[Q, Embd], true),
+    ba("attn_q.bias", &[Embd], false),
+    ba("attn_k.bias", &[K], false),
+    ba("attn_v.bias", &[V], false),
+    ba("attn_output.bias", &[Embd], false),
+];
+const LFM2_EMBD_NORM: &[ExpectedTensor] = &[g("token_embd_norm.weight", &[Embd])];
+/// LFM2: attention blocks with q and k norms, short-convolution blocks.
+const LFM2_BLOCK: &[ExpectedTensor] = &[
+    ba("attn_q_norm.weight", &[HeadK], true),
+    ba("attn_k_norm.weight", &[HeadK], true),
+    ba("attn_q.weight", &[Embd, Embd], true),
+    ba("attn_k.weight", &[Embd, K], true),
+    ba("attn_v.weight", &[Embd, V], true),
+    ba("attn_output.weight", &[Embd, Embd], true),
+    br("shortconv.conv.weight", &[ShortConv, Embd], true),
+    br("shortconv.in_proj.weight", &[Embd, Embd3], true),
+    br("shortconv.out_proj.weight", &[Embd, Embd], true),
+];
+/// OpenELM: a fused projection as wide as the block's heads; no output matrix (the loader
+/// reuses the embeddings).
+const OPENELM_ATTN: &[ExpectedTensor] = &[
+    b("attn_qkv.weight", &[Embd, QkvHeads]),
+    b("attn_q_norm.weight", &[HeadK]),
+    b("attn_k_norm.weight", &[HeadK]),
+    b("attn_output.weight", &[Q, Embd]),
+];
+/// Deci: blocks with full attention (`head_count_kv` not 0), linear attention (`head_count`
+/// only: an output projection) or none, with a feed-forward or not.
+const DECI_BLOCK: &[ExpectedTensor] = &[
+    bw("attn_norm.weight", &[Embd], When::Heads),
+    bw("attn_q.weight", &[Embd, Q], When::Attention),
+    bw("attn_k.weight", &[Embd, K], When::Attention),
+    bw("attn_v.weight", &[Embd, V], When::Attention),
+    bw("attn_output.weight", &[Q, Embd], When::Attention),
+    bw("attn_output.weight", &[Embd, Embd], When::LinearAttention),
+    bo("attn_q.bias", &[Embd]),
+    bo("attn_k.bias", &[V]),
+    bo("attn_v.bias", &[V]),
+    bo("attn_output.bias", &[Embd]),
+    bw("ffn_norm.weight", &[Embd], When::FeedForward),
+    bw("ffn_gate.weight", &[Embd, Ff], When::FeedForward),
+    bw("ffn_down.weight", &[Ff, Embd], When::FeedForward),
+    bw("ffn_up.weight", &[Embd, Ff], When::FeedForward),
+];
+
+/// RWKV6-Qwen2 and ARWKV7 shift one token (the default, 2, fails the graph's
+/// `GGML_ASSERT(n_embd == hparams.n_embd_r())`); the loader reads the key as optional, the
+/// table requires it (its value is not checked).
+const TOKEN_SHIFT_ONE: &[KeySpec] = &[KeySpec {
+    name: "{arch}.token_shift_count",
+    ty: KeyType::Count,
+    required: true,
+}];
