@@ -295,7 +295,7 @@ function showFit(estimates, nCtx) {
     const tr = el("tr");
     tr.dataset.device = d.device;
     tr.append(el("td", d.device));
-    // compute null: not estimated (a device split across GPUs; never on this page, which has no GPUs)
+    // compute null: not estimated (an architecture whose graph gguf-fit does not model; GPUs never on this page)
     for (const k of ["weights", "cache", "output", "compute", "total"]) tr.append(el("td", d[k] === null ? "not estimated" : bytes(d[k]), "n"));
     t.append(tr);
   }
