@@ -344,7 +344,9 @@ impl Shapes {
                 Dim::Q if self.heads_at.array.is_some() => {
                     Some(mul(self.head_k, self.heads_at.at(b)))
                 }
-                Dim::K | Dim::V | Dim::HeadsKv | Dim::QkvHeads if self.heads_kv_broken => {
+                Dim::K | Dim::V | Dim::HeadsKv | Dim::QkvHeads | Dim::SsmHeadQkv
+                    if self.heads_kv_broken =>
+                {
                     Some(None)
                 }
                 Dim::K if self.heads_kv_at.array.is_some() => {
@@ -445,6 +447,22 @@ impl Shapes {
                     .at(b)?
                     .checked_add(self.heads_kv_at.at(b)?.checked_mul(2)?)?;
                 heads.checked_mul(self.head_k?)
+            }
+            Dim::SsmDtDim => self.embd.map(|e| (e / 16).max(64)),
+            Dim::SsmDtX => add(self.embd.map(|e| (e / 16).max(64)), r.state),
+            Dim::SsmHead => r.inner?.checked_div(r.dt_rank?),
+            Dim::SsmHeadQ => {
+                let head = r.inner?.checked_div(r.dt_rank?)?;
+                self.heads_at.at(block.unwrap_or(0))?.checked_mul(head)
+            }
+            Dim::SsmHeadQkv => {
+                let b = block.unwrap_or(0);
+                let head = r.inner?.checked_div(r.dt_rank?)?;
+                let heads = self
+                    .heads_at
+                    .at(b)?
+                    .checked_add(self.heads_kv_at.at(b)?.checked_mul(2)?)?;
+                heads.checked_mul(head)
             }
         }
     }

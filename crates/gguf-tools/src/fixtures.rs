@@ -731,6 +731,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         TokenizerKind::Wpm => wpm_vocabulary(&mut b),
         TokenizerKind::Ugm => ugm_vocabulary(&mut b),
         TokenizerKind::Rwkv => rwkv_vocabulary(&mut b),
+        TokenizerKind::Plamo2 => plamo2_vocabulary(&mut b),
     }
     // The tensors the schema requires of these keys, with their shapes.
     let keys_only = b.build().ok()?;
@@ -844,6 +845,57 @@ fn rwkv_vocabulary(b: &mut GgufBuilder<'_>) {
             "tokenizer.ggml.token_type",
             OwnedValue::array(ValueType::I32, tokens.iter().map(|_| 1i32)),
         );
+}
+
+/// A PLaMo-2 vocabulary (`plamo2`): its four special tokens (unknown, then control), the 256
+/// `<0xXX>` byte tokens (llama.cpp's tokenizer throws unless it has every one, and falls back
+/// to them), then words written as they are (no `▁`) with falling scores.
+fn plamo2_vocabulary(b: &mut GgufBuilder<'_>) {
+    const SPECIAL: [&str; 4] = [
+        "<|plamo:unk|>",
+        "<|plamo:bos|>",
+        "<|plamo:eos|>",
+        "<|plamo:pad|>",
+    ];
+    const WORDS: [&str; 6] = [" ", " the", " model", "Hello", " world", "42"];
+    let bytes = (0..=255u8).map(|b| format!("<0x{b:02X}>"));
+    let tokens: Vec<String> = SPECIAL
+        .into_iter()
+        .map(String::from)
+        .chain(bytes)
+        .chain(WORDS.into_iter().map(String::from))
+        .collect();
+    let words = SPECIAL.len() + 256;
+    let scores = (0..tokens.len()).map(|i| {
+        if i < words {
+            0.0f32
+        } else {
+            -((i - words) as f32) - 1.0
+        }
+    });
+    let types = (0..tokens.len()).map(|i| match i {
+        0 => 2i32,
+        1..=3 => 3,
+        _ if i < words => 6,
+        _ => 1,
+    });
+    b.kv("tokenizer.ggml.model", "plamo2")
+        .kv(
+            "tokenizer.ggml.tokens",
+            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
+        )
+        .kv(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(ValueType::F32, scores),
+        )
+        .kv(
+            "tokenizer.ggml.token_type",
+            OwnedValue::array(ValueType::I32, types),
+        )
+        .kv("tokenizer.ggml.unknown_token_id", 0u32)
+        .kv("tokenizer.ggml.bos_token_id", 1u32)
+        .kv("tokenizer.ggml.eos_token_id", 2u32)
+        .kv("tokenizer.ggml.padding_token_id", 3u32);
 }
 
 /// `minimal-llama`'s 265 tokens: `<unk>`, `<s>`, `</s>`, the 256 byte tokens llama.cpp's

@@ -516,6 +516,17 @@ pub enum Dim {
     ShortConv,
     /// `(n_head + 2 × n_head_kv) × n_embd_head_k` of the block: OpenELM's fused projection.
     QkvHeads,
+    // plamo2: its Mamba mixer's time-step projection and attention heads sized by the mixer.
+    /// `dt_dim`: max(64, `n_embd / 16`), PLaMo-2's time-step width (not a key).
+    SsmDtDim,
+    /// `dt_dim + 2 × d_state`: PLaMo-2's x projection.
+    SsmDtX,
+    /// `d_inner / dt_rank`: PLaMo-2's head size (the loader sizes its attention heads so).
+    SsmHead,
+    /// `n_head × d_inner / dt_rank`: PLaMo-2's query width.
+    SsmHeadQ,
+    /// `(n_head + 2 × n_head_kv) × d_inner / dt_rank` of the block: PLaMo-2's fused q, k, v.
+    SsmHeadQkv,
 }
 
 /// gemma3n's constants: llama.cpp sets them in `llama_hparams` and reads no key for them.
@@ -597,6 +608,11 @@ impl Dim {
             Dim::RwkvKv => "attn_key_value_size",
             Dim::ShortConv => "shortconv.l_cache",
             Dim::QkvHeads => "(n_head+2*n_head_kv)*n_embd_head_k",
+            Dim::SsmDtDim => "max(64,n_embd/16)",
+            Dim::SsmDtX => "dt_dim+2*d_state",
+            Dim::SsmHead => "d_inner/dt_rank",
+            Dim::SsmHeadQ => "n_head*d_inner/dt_rank",
+            Dim::SsmHeadQkv => "(n_head+2*n_head_kv)*d_inner/dt_rank",
         }
     }
 }
@@ -713,6 +729,10 @@ pub enum TokenizerKind {
     // Recurrent, hybrid and per-layer architectures (archs-c).
     /// RWKV's trie of escaped byte strings (`rwkv`).
     Rwkv,
+    // plamo2
+    /// PLaMo-2's (`plamo2`): `<|plamo:unk|>`, `<|plamo:bos|>`, `<|plamo:eos|>`,
+    /// `<|plamo:pad|>`, the 256 `<0xXX>` byte tokens it needs all of, then words with scores.
+    Plamo2,
 }
 
 /// Whether an architecture's blocks use experts.

@@ -26,7 +26,7 @@ use Dim::*;
 use ExpertUse::{Always as AllExperts, Never, Optional};
 use KeyType::Float;
 use Scope::{Block, Global};
-use TokenizerKind::{Bpe, Rwkv, Spm};
+use TokenizerKind::{Bpe, Plamo2, Rwkv, Spm};
 use When::{Always, Dense};
 
 const fn g(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
@@ -1671,6 +1671,27 @@ pub const ARCHITECTURES: &[Architecture] = &[
             Bpe("llama-bpe"),
         )
     },
+    // plamo2
+    Architecture {
+        tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER]),
+        // The Mamba graph concatenates the convolution state (`d_inner + 2 × n_group ×
+        // d_state` wide) with x (`d_inner` wide): only `group_count` 0 decodes. The attention
+        // graph sizes heads by `attention.key_length`, the loader by `d_inner / dt_rank`
+        // (16 here), so the tiny model sets both equal.
+        tiny: &[
+            ("{arch}.ssm.group_count", 0),
+            ("{arch}.attention.key_length", 16),
+            ("{arch}.attention.value_length", 16),
+            ("{arch}.rope.dimension_count", 16),
+        ],
+        ..arch(
+            "plamo2",
+            &[PER_LAYER_BASE_KEYS, RMS_EPS, SSM_KEYS, SSM_GROUP_KEYS, T],
+            layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, PLAMO2_BLOCK],
+            Never,
+            Plamo2,
+        )
+    },
 ];
 
 // Encoder-only models (bert family).
@@ -2400,3 +2421,32 @@ const TOKEN_SHIFT_ONE: &[KeySpec] = &[KeySpec {
     ty: KeyType::Count,
     required: true,
 }];
+
+// plamo2
+
+/// PLaMo-2: Mamba blocks (`head_count_kv` 0) with normed time-step, B and C and one SSM
+/// head per time-step rank, attention blocks with a fused projection and q, k norms, sized by
+/// the mixer's head size; every block has norms after its mixer and feed-forward, and a
+/// fused gate and up projection. Its norms are named without `.weight`.
+const PLAMO2_BLOCK: &[ExpectedTensor] = &[
+    br("ssm_in.weight", &[Embd, SsmInner2], true),
+    br("ssm_conv1d.weight", &[SsmConv, SsmInner], true),
+    br("ssm_x.weight", &[SsmInner, SsmDtX], true),
+    br("ssm_dt.weight", &[SsmDtDim, SsmDtRank], true),
+    br("ssm_dt.bias", &[SsmDtRank], true),
+    br("ssm_a", &[SsmDtRank], true),
+    br("ssm_d", &[SsmDtRank], true),
+    br("ssm_out.weight", &[SsmInner, Embd], true),
+    br("ssm_dt_norm", &[SsmDtDim], true),
+    br("ssm_b_norm", &[SsmState], true),
+    br("ssm_c_norm", &[SsmState], true),
+    ba("attn_qkv.weight", &[Embd, SsmHeadQkv], true),
+    ba("attn_q_norm.weight", &[SsmHead, Heads], true),
+    ba("attn_k_norm.weight", &[SsmHead, HeadsKv], true),
+    ba("attn_output.weight", &[SsmHeadQ, Embd], true),
+    b("post_attention_norm", &[Embd]),
+    b("ffn_norm.weight", &[Embd]),
+    b("ffn_down.weight", &[Ff, Embd]),
+    b("ffn_up.weight", &[Embd, Ff2]),
+    b("post_ffw_norm", &[Embd]),
+];
