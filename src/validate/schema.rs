@@ -106,6 +106,9 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     }
     c.block_count(arch_name, arch);
     let shapes = arch.map(|arch| c.hparams(arch, &hp));
+    if let (Some(arch), Some(shapes)) = (arch, &shapes) {
+        c.head_size(arch, shapes);
+    }
     if gguf.tensors.is_empty() {
         c.out.report(
             Code::SchemaVocabOnly,
@@ -1110,6 +1113,30 @@ impl<'g, 'a> Checker<'g, 'a> {
             return;
         };
         self.push_kv(Code::SchemaRopeDimension, &key, message);
+    }
+
+    /// The key and value head sizes against the one the loader sizes the attention tensors
+    /// by, for an architecture that has one (plamo2).
+    fn head_size(&mut self, arch: &Architecture, shapes: &Shapes) {
+        let Some(dim) = arch.head_size else {
+            return;
+        };
+        let Some(want) = shapes.dim(dim, None) else {
+            return;
+        };
+        for (key, have) in [
+            (keys::KEY_LENGTH, shapes.head_k),
+            (keys::VALUE_LENGTH, shapes.head_v),
+        ] {
+            if let Some(have) = have.filter(|&h| h != want) {
+                let key = arch_key(key, arch.name);
+                self.push_kv(
+                    Code::SchemaHeadCount,
+                    &key,
+                    format!("head size {have} ({key}, else embedding_length / head_count) differs from {} = {want}: llama.cpp's {} loader sizes the attention tensors by the latter, its graph by the former, and aborts (GGML_ASSERT) building the context", dim.name(), arch.name),
+                );
+            }
+        }
     }
 
     /// A hyperparameter llama.cpp reads with `get_key_or_arr`; an array whose length is not

@@ -559,8 +559,8 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// required key (and `head_count_kv`, `rope.dimension_count`) with a small value, or the one
 /// the table's `tiny` list gives for the graph's constraints, the table's kind of tokenizer
 /// (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE vocabulary, a small WordPiece or
-/// Unigram one covering the loader's fixed string, or an `rwkv` one for RWKV; an encoder's
-/// `attention.causal` is false), and every required tensor
+/// Unigram one covering the loader's fixed string, an `rwkv` one for RWKV or a `plamo2` one
+/// for PLaMo-2; an encoder's `attention.causal` is false), and every required tensor
 /// ([`gguf_grammar::validate::schema::required_tensors`], block by block) in f32 with the
 /// documented pattern. Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has
 /// no grouped-query attention), n_ff 64, 4 experts of which 2 are used; recurrent ones:
@@ -1023,6 +1023,31 @@ mod tests {
             .collect();
         assert_eq!(block_count.len(), 1, "{found:?}");
         assert!(block_count[0].message.contains("minimum of 20"));
+    }
+
+    /// plamo2's loader sizes attention heads by `ssm.inner_size / ssm.time_step_rank`, its
+    /// graph by `attention.key_length` and `value_length`: llama.cpp 0.3.16 aborts
+    /// (GGML_ASSERT in ggml_can_repeat / ggml_can_mul_mat) building the context when either
+    /// differs, so the schema reports it.
+    #[test]
+    fn plamo2_head_size_follows_the_mixer() {
+        let bytes = tiny_model("plamo2").unwrap();
+        let gguf = Gguf::parse(&bytes).unwrap();
+        for key in [
+            "plamo2.attention.key_length",
+            "plamo2.attention.value_length",
+        ] {
+            let mut b = GgufBuilder::from_gguf(&gguf);
+            b.set(key, 8u32);
+            let bytes = b.build().unwrap();
+            let found = validate::schema::check_model(&Gguf::parse(&bytes).unwrap());
+            let head: Vec<&Diagnostic> = found
+                .iter()
+                .filter(|d| d.code == Code::SchemaHeadCount)
+                .collect();
+            assert_eq!(head.len(), 1, "{key}: {found:?}");
+            assert!(head[0].path.to_string().contains(key), "{head:?}");
+        }
     }
 
     #[test]

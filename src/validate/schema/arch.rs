@@ -796,6 +796,12 @@ pub struct Architecture {
     /// `head_count_kv` per block (`None`: one scalar count). Hybrids tell a recurrent block
     /// by its `head_count_kv` 0.
     pub tiny_layers: Option<&'static [TinyLayer]>,
+    // plamo2
+    /// The head size the loader sizes attention tensors by when it is not `key_length`
+    /// (plamo2: `d_inner / dt_rank`); the graph still uses `key_length` and `value_length`
+    /// (else `n_embd / n_head`) and aborts building the context when either differs, so the
+    /// schema requires both equal to it.
+    pub head_size: Option<Dim>,
 }
 
 /// One block of a tiny model with per-layer hyperparameters (archs-c): its `head_count`,

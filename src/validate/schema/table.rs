@@ -305,6 +305,7 @@ const fn arch(
         min_vocab: 0,
         heads: true,
         tiny_layers: None,
+        head_size: None,
     }
 }
 
@@ -1674,6 +1675,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
     // plamo2
     Architecture {
         tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER]),
+        head_size: Some(SsmHead),
         // The Mamba graph concatenates the convolution state (`d_inner + 2 × n_group ×
         // d_state` wide) with x (`d_inner` wide): only `group_count` 0 decodes. The attention
         // graph sizes heads by `attention.key_length`, the loader by `d_inner / dt_rank`
