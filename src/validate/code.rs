@@ -193,7 +193,8 @@ codes! {
     SchemaKeyMissing = "schema-key-missing", Error, NONE;
     /// A key of a type the loader does not accept.
     SchemaKeyType = "schema-key-type", Error, NONE;
-    /// The token list and its parallel arrays disagree in length.
+    /// The token list and its parallel arrays disagree in length, or it has fewer tokens than
+    /// the architecture's graph needs (chameleon: 8196).
     SchemaTokenCount = "schema-token-count", Error, NONE;
     /// A special-token id past the vocabulary.
     SchemaSpecialToken = "schema-special-token", Warning, NONE;
@@ -214,7 +215,8 @@ codes! {
     SchemaFileType = "schema-file-type", Error, NONE;
     /// A quantization version the loader does not know.
     SchemaQuantizationVersion = "schema-quantization-version", Error, NONE;
-    /// A head count that is zero or does not divide the embedding.
+    /// A head count that is zero or does not divide the embedding, or a head size other than
+    /// the one the loader sizes the attention by (plamo2).
     SchemaHeadCount = "schema-head-count", Error, NONE;
     /// A KV head count that is zero or does not divide the head count.
     SchemaHeadCountKv = "schema-head-count-kv", Error, NONE;

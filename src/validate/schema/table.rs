@@ -1677,9 +1677,10 @@ pub const ARCHITECTURES: &[Architecture] = &[
         tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER]),
         head_size: Some(SsmHead),
         // The Mamba graph concatenates the convolution state (`d_inner + 2 × n_group ×
-        // d_state` wide) with x (`d_inner` wide): only `group_count` 0 decodes. The attention
-        // graph sizes heads by `attention.key_length`, the loader by `d_inner / dt_rank`
-        // (16 here), so the tiny model sets both equal.
+        // d_state` wide) with x (`d_inner` wide): only `group_count` 0 decodes (another
+        // aborts building the context; the schema does not check it). The attention graph
+        // sizes heads by `attention.key_length` and `value_length`, the loader by `d_inner /
+        // dt_rank` (16 here): `head_size` makes the schema require them equal.
         tiny: &[
             ("{arch}.ssm.group_count", 0),
             ("{arch}.attention.key_length", 16),
