@@ -173,3 +173,56 @@ fn edits_give_exactly_their_diagnostics() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Every architecture reads `head_count` and `head_count_kv` as llama.cpp's `get_key_or_arr`
+/// does: a count, or an array with one per block. Each tiny model with both stored as counts,
+/// rewritten with both as arrays of the same values, gets the diagnostics it got (none but
+/// mistral3's, which this llama.cpp does not know). llama.cpp
+/// 0.3.16 loads, tokenizes and decodes all 74 such files (`scripts/llama/loader.cpp`, run by
+/// hand on `CARGO_TARGET_TMPDIR/schema-layers/per-layer-*.gguf`); the schema rejected every
+/// one before (`schema-key-type`).
+#[test]
+fn head_counts_may_be_per_layer_arrays_in_every_architecture() {
+    let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("schema-layers");
+    fs::create_dir_all(&out).unwrap();
+    let mut rewritten = 0;
+    for arch in schema::ARCHITECTURES.iter().map(|a| a.name) {
+        let Some(bytes) = fixtures::tiny_model(arch) else {
+            continue;
+        };
+        let gguf = Gguf::parse(&bytes).unwrap();
+        let count = |key: &str| gguf.get(&format!("{arch}.{key}")).and_then(|v| v.as_u64());
+        let (Some(blocks), Some(heads), Some(heads_kv)) = (
+            count("block_count"),
+            count("attention.head_count"),
+            count("attention.head_count_kv"),
+        ) else {
+            continue;
+        };
+        let per_block = |n: u64| u32s(&vec![n as u32; blocks as usize]);
+        let mut b = GgufBuilder::from_gguf(&gguf);
+        b.set(&format!("{arch}.attention.head_count"), per_block(heads));
+        b.set(
+            &format!("{arch}.attention.head_count_kv"),
+            per_block(heads_kv),
+        );
+        let edited = b.build().unwrap();
+        fs::write(out.join(format!("per-layer-{arch}.gguf")), &edited).unwrap();
+        let codes = |g: &Gguf<'_>| -> Vec<&str> {
+            schema::check_model(g)
+                .iter()
+                .map(|d| d.code.name())
+                .collect()
+        };
+        assert_eq!(
+            codes(&Gguf::parse(&edited).unwrap()),
+            codes(&gguf),
+            "{arch}"
+        );
+        rewritten += 1;
+    }
+    assert!(
+        rewritten >= 74,
+        "only {rewritten} tiny models have both head counts as counts"
+    );
+}

@@ -347,7 +347,13 @@ impl Shapes {
                 Dim::Q if self.heads_at.array.is_some() => {
                     Some(mul(self.head_k, self.heads_at.at(b)))
                 }
-                Dim::K | Dim::V | Dim::HeadsKv | Dim::QkvHeads | Dim::SsmHeadQkv
+                Dim::K
+                | Dim::V
+                | Dim::Qkv
+                | Dim::RotKv
+                | Dim::HeadsKv
+                | Dim::QkvHeads
+                | Dim::SsmHeadQkv
                     if self.heads_kv_broken =>
                 {
                     Some(None)
@@ -357,6 +363,31 @@ impl Shapes {
                 }
                 Dim::V if self.heads_kv_at.array.is_some() => {
                     Some(mul(self.head_v, self.heads_kv_at.at(b)))
+                }
+                Dim::Qkv if self.heads_kv_at.array.is_some() => {
+                    Some(add(self.embd, mul(self.head_v, self.heads_kv_at.at(b))))
+                }
+                Dim::RotKv if self.heads_kv_at.array.is_some() => {
+                    Some(mul(self.rot, self.heads_kv_at.at(b)))
+                }
+                Dim::RotQ if self.heads_at.array.is_some() => {
+                    Some(mul(self.rot, self.heads_at.at(b)))
+                }
+                Dim::QMla if self.heads_at.array.is_some() => {
+                    Some(mul(self.head_k_mla, self.heads_at.at(b)))
+                }
+                Dim::VMla if self.heads_at.array.is_some() => {
+                    Some(mul(self.head_v_mla, self.heads_at.at(b)))
+                }
+                Dim::KvBMla if self.heads_at.array.is_some() => {
+                    let nope = self
+                        .head_k_mla
+                        .zip(self.rot)
+                        .and_then(|(k, r)| k.checked_sub(r));
+                    let width = nope
+                        .zip(self.head_v_mla)
+                        .and_then(|(n, v)| n.checked_add(v));
+                    Some(mul(width, self.heads_at.at(b)))
                 }
                 Dim::Ff if self.ff_at.array.is_some() => Some(self.ff_at.at(b)),
                 Dim::Heads if self.heads_at.array.is_some() => Some(self.heads_at.at(b)),

@@ -158,13 +158,15 @@ pub const TOKENIZER_REQUIRED: &[KeySpec] = &[
 
 /// The hyperparameters every transformer layout reads (`llama_model::load_hparams` before its
 /// per-architecture switch, and the head and feed-forward sizes the tensors need).
+/// `feed_forward_length`, `head_count` and `head_count_kv` are a count or an array with one
+/// per block, as llama.cpp reads them (`get_key_or_arr`) for every architecture.
 pub const BASE_KEYS: &[KeySpec] = &[
     req(keys::CONTEXT_LENGTH, Count),
     req(keys::EMBEDDING_LENGTH, Count),
     req(keys::BLOCK_COUNT, Count),
-    req(keys::FEED_FORWARD_LENGTH, Count),
-    req(keys::HEAD_COUNT, Count),
-    opt(keys::HEAD_COUNT_KV, Count),
+    req(keys::FEED_FORWARD_LENGTH, PerLayer),
+    req(keys::HEAD_COUNT, PerLayer),
+    opt(keys::HEAD_COUNT_KV, PerLayer),
     opt(keys::KEY_LENGTH, Count),
     opt(keys::VALUE_LENGTH, Count),
     opt(keys::ROPE_DIMENSION_COUNT, Count),
@@ -307,28 +309,6 @@ pub const RWKV_BASE_KEYS: &[KeySpec] = &[
     req(keys::FEED_FORWARD_LENGTH, PerLayer),
     opt(keys::HEAD_COUNT, PerLayer),
     opt(keys::HEAD_COUNT_KV, PerLayer),
-    opt(keys::VOCAB_SIZE, Count),
-];
-
-/// [`BASE_KEYS`] with `feed_forward_length`, `head_count` and `head_count_kv` a count or an
-/// array with one per block (hybrids, deci, openelm).
-pub const PER_LAYER_BASE_KEYS: &[KeySpec] = &[
-    req(keys::CONTEXT_LENGTH, Count),
-    req(keys::EMBEDDING_LENGTH, Count),
-    req(keys::BLOCK_COUNT, Count),
-    req(keys::FEED_FORWARD_LENGTH, PerLayer),
-    req(keys::HEAD_COUNT, PerLayer),
-    opt(keys::HEAD_COUNT_KV, PerLayer),
-    opt(keys::KEY_LENGTH, Count),
-    opt(keys::VALUE_LENGTH, Count),
-    opt(keys::ROPE_DIMENSION_COUNT, Count),
-    opt("{arch}.rope.freq_base", Float),
-    opt("{arch}.rope.scale_linear", Float),
-    opt("{arch}.rope.scaling.type", KeyType::String),
-    opt("{arch}.rope.scaling.factor", Float),
-    opt("{arch}.rope.scaling.attn_factor", Float),
-    opt("{arch}.rope.scaling.original_context_length", Count),
-    opt("{arch}.rope.scaling.finetuned", Bool),
     opt(keys::VOCAB_SIZE, Count),
 ];
 

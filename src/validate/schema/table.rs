@@ -9,11 +9,12 @@
 //!
 //! Known simplifications: phi2 may store q, k and v apart instead of `attn_qkv`; the table
 //! requires the fused form (the one its converter writes). phi3's `attn_qkv` is optional to
-//! the loader but its graph needs it, so the table requires it. Per-layer hyperparameter
-//! arrays (`head_count`, `head_count_kv`, `feed_forward_length`: jamba, granitehybrid, lfm2,
-//! openelm, deci) give per-block shapes and tensor sets (`When::Recurrent`, `Attention`,
-//! `Heads`, ...); the other simplifications of those architectures are noted at their groups.
-//! gemma3n's per-layer `feed_forward_length` (as its converter writes it) is not modelled.
+//! the loader but its graph needs it, so the table requires it. `head_count`,
+//! `head_count_kv` and `feed_forward_length` may be arrays with one value per block in every
+//! architecture, as llama.cpp reads them (`get_key_or_arr`; gemma3n's converter writes
+//! `feed_forward_length` so); they give per-block shapes and, for jamba, granitehybrid, lfm2,
+//! plamo2, openelm and deci, per-block tensor sets (`When::Recurrent`, `Attention`, `Heads`,
+//! ...); the other simplifications of those architectures are noted at their groups.
 //! deepseek2 with 27 blocks (V2-Lite, `attn_q` instead of
 //! the q LoRA pair, no `q_lora_rank`) and glm4moe's NextN layers (`nextn_predict_layers`,
 //! `blk.N.nextn.*`) are not modelled; dots1's and smallthinker's `expert_gating_func` and
@@ -1528,7 +1529,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER]),
         ..arch(
             "jamba",
-            &[PER_LAYER_BASE_KEYS, RMS_EPS, SSM_KEYS, T],
+            &[BASE_KEYS, RMS_EPS, SSM_KEYS, T],
             layout![
                 TOK_EMBD,
                 OUT_NORM,
@@ -1568,7 +1569,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         ..arch(
             "granitehybrid",
             &[
-                PER_LAYER_BASE_KEYS,
+                BASE_KEYS,
                 RMS_EPS,
                 SSM_KEYS,
                 SSM_GROUP_KEYS,
@@ -1597,7 +1598,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER, TINY_MAMBA_LAYER]),
         ..arch(
             "lfm2",
-            &[PER_LAYER_BASE_KEYS, RMS_EPS, SHORTCONV_KEYS, T],
+            &[BASE_KEYS, RMS_EPS, SHORTCONV_KEYS, T],
             layout![
                 TOK_EMBD,
                 LFM2_EMBD_NORM,
@@ -1625,7 +1626,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         ]),
         ..arch(
             "openelm",
-            &[PER_LAYER_BASE_KEYS, RMS_EPS, T],
+            &[BASE_KEYS, RMS_EPS, T],
             layout![
                 TOK_EMBD,
                 OUT_NORM,
@@ -1666,7 +1667,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         ]),
         ..arch(
             "deci",
-            &[PER_LAYER_BASE_KEYS, RMS_EPS, T],
+            &[BASE_KEYS, RMS_EPS, T],
             layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ROPE_FREQS, DECI_BLOCK],
             Never,
             Bpe("llama-bpe"),
@@ -1689,7 +1690,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         ],
         ..arch(
             "plamo2",
-            &[PER_LAYER_BASE_KEYS, RMS_EPS, SSM_KEYS, SSM_GROUP_KEYS, T],
+            &[BASE_KEYS, RMS_EPS, SSM_KEYS, SSM_GROUP_KEYS, T],
             layout![TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, PLAMO2_BLOCK],
             Never,
             Plamo2,
