@@ -201,9 +201,9 @@ fn head_counts_may_be_per_layer_arrays_in_every_architecture() {
         };
         let per_block = |n: u64| u32s(&vec![n as u32; blocks as usize]);
         let mut b = GgufBuilder::from_gguf(&gguf);
-        b.set(&format!("{arch}.attention.head_count"), per_block(heads));
+        b.set(format!("{arch}.attention.head_count"), per_block(heads));
         b.set(
-            &format!("{arch}.attention.head_count_kv"),
+            format!("{arch}.attention.head_count_kv"),
             per_block(heads_kv),
         );
         let edited = b.build().unwrap();
