@@ -659,8 +659,6 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             (KeyType::Count, ".context_length") => (n_ctx as u32).into(),
             (KeyType::Count, ".embedding_length") => (n_embd as u32).into(),
             (KeyType::Count, ".block_count") => (n_layer as u32).into(),
-            (KeyType::Count, ".feed_forward_length") => (n_ff as u32).into(),
-            (KeyType::Count, ".attention.head_count") => (n_head as u32).into(),
             (KeyType::Count, ".expert_count") => (n_expert as u32).into(),
             (KeyType::Count, ".expert_used_count") => (n_used as u32).into(),
             (KeyType::Count, ".expert_feed_forward_length") => ((n_ff / n_used) as u32).into(),
@@ -761,16 +759,8 @@ fn wpm_vocabulary(b: &mut GgufBuilder<'_>) {
         0 | 2..=4 => 3,
         _ => 1,
     });
-    b.kv("tokenizer.ggml.model", "bert")
-        .kv(
-            "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, TOKENS),
-        )
-        .kv(
-            "tokenizer.ggml.token_type",
-            OwnedValue::array(ValueType::I32, types),
-        )
-        .kv("tokenizer.ggml.token_type_count", 2u32)
+    vocabulary(b, "bert", TOKENS, None, types);
+    b.kv("tokenizer.ggml.token_type_count", 2u32)
         .kv("tokenizer.ggml.bos_token_id", 2u32)
         .kv("tokenizer.ggml.seperator_token_id", 3u32)
         .kv("tokenizer.ggml.unknown_token_id", 1u32)
@@ -793,20 +783,8 @@ fn ugm_vocabulary(b: &mut GgufBuilder<'_>) {
         2 => 2,
         _ => 1,
     });
-    b.kv("tokenizer.ggml.model", "t5")
-        .kv(
-            "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, TOKENS),
-        )
-        .kv(
-            "tokenizer.ggml.scores",
-            OwnedValue::array(ValueType::F32, scores),
-        )
-        .kv(
-            "tokenizer.ggml.token_type",
-            OwnedValue::array(ValueType::I32, types),
-        )
-        .kv("tokenizer.ggml.add_space_prefix", true)
+    vocabulary(b, "t5", TOKENS, Some(scores.collect()), types);
+    b.kv("tokenizer.ggml.add_space_prefix", true)
         .kv("tokenizer.ggml.eos_token_id", 1u32)
         .kv("tokenizer.ggml.unknown_token_id", 2u32)
         .kv("tokenizer.ggml.padding_token_id", 0u32);
@@ -836,15 +814,8 @@ fn rwkv_vocabulary(b: &mut GgufBuilder<'_>) {
         _ => format!("\\x{byte:02x}"),
     });
     let tokens: Vec<String> = bytes.chain(WORDS.iter().map(|w| w.to_string())).collect();
-    b.kv("tokenizer.ggml.model", "rwkv")
-        .kv(
-            "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
-        )
-        .kv(
-            "tokenizer.ggml.token_type",
-            OwnedValue::array(ValueType::I32, tokens.iter().map(|_| 1i32)),
-        );
+    let types = tokens.iter().map(|_| 1i32);
+    vocabulary(b, "rwkv", tokens.iter().map(String::as_str), None, types);
 }
 
 /// A PLaMo-2 vocabulary (`plamo2`): its four special tokens (unknown, then control), the 256
@@ -879,23 +850,37 @@ fn plamo2_vocabulary(b: &mut GgufBuilder<'_>) {
         _ if i < words => 6,
         _ => 1,
     });
-    b.kv("tokenizer.ggml.model", "plamo2")
-        .kv(
-            "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
-        )
-        .kv(
-            "tokenizer.ggml.scores",
-            OwnedValue::array(ValueType::F32, scores),
-        )
-        .kv(
-            "tokenizer.ggml.token_type",
-            OwnedValue::array(ValueType::I32, types),
-        )
-        .kv("tokenizer.ggml.unknown_token_id", 0u32)
+    let tokens = tokens.iter().map(String::as_str);
+    vocabulary(b, "plamo2", tokens, Some(scores.collect()), types);
+    b.kv("tokenizer.ggml.unknown_token_id", 0u32)
         .kv("tokenizer.ggml.bos_token_id", 1u32)
         .kv("tokenizer.ggml.eos_token_id", 2u32)
         .kv("tokenizer.ggml.padding_token_id", 3u32);
+}
+
+/// `tokenizer.ggml.model`, then `.tokens`, `.scores` (when given) and `.token_type`, in the
+/// order the converters write them.
+fn vocabulary<'t>(
+    b: &mut GgufBuilder<'_>,
+    model: &str,
+    tokens: impl IntoIterator<Item = &'t str>,
+    scores: Option<Vec<f32>>,
+    types: impl IntoIterator<Item = i32>,
+) {
+    b.kv("tokenizer.ggml.model", model).kv(
+        "tokenizer.ggml.tokens",
+        OwnedValue::array(ValueType::String, tokens),
+    );
+    if let Some(scores) = scores {
+        b.kv(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(ValueType::F32, scores),
+        );
+    }
+    b.kv(
+        "tokenizer.ggml.token_type",
+        OwnedValue::array(ValueType::I32, types),
+    );
 }
 
 /// `minimal-llama`'s 265 tokens: `<unk>`, `<s>`, `</s>`, the 256 byte tokens llama.cpp's
@@ -923,20 +908,9 @@ fn spm_vocabulary(b: &mut GgufBuilder<'_>, tokens: &[String]) {
         3..=258 => 6,
         _ => 1,
     });
-    b.kv("tokenizer.ggml.model", "llama")
-        .kv(
-            "tokenizer.ggml.tokens",
-            OwnedValue::array(ValueType::String, tokens.iter().map(String::as_str)),
-        )
-        .kv(
-            "tokenizer.ggml.scores",
-            OwnedValue::array(ValueType::F32, scores),
-        )
-        .kv(
-            "tokenizer.ggml.token_type",
-            OwnedValue::array(ValueType::I32, types),
-        )
-        .kv("tokenizer.ggml.bos_token_id", 1u32)
+    let tokens = tokens.iter().map(String::as_str);
+    vocabulary(b, "llama", tokens, Some(scores.collect()), types);
+    b.kv("tokenizer.ggml.bos_token_id", 1u32)
         .kv("tokenizer.ggml.eos_token_id", 2u32);
 }
 
