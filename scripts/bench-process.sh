@@ -5,7 +5,7 @@
 # Usage: scripts/bench-process.sh [RUNS]   (default 40 runs per command and file)
 #
 # Files: the Llama 3 tokenizer (tests/corpus), a gemma3-style 262,144-token vocabulary
-# written with gguf-py (as benches/decode.rs builds it), and SmolLM2-135M
+# written with gguf-py (as crates/gguf-tools/benches/decode.rs builds it), and SmolLM2-135M
 # (scripts/fetch-models.sh). Prints one table row per file and command: the median wall time
 # of RUNS runs and its ratio to the C walk's median (the walk maps the file; `floor-read`, floor.c built with -DREAD_INTO_MEMORY,
 # copies the header into memory as gguf does: the floor for a reader that maps nothing); then,

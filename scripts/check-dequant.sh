@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Check dequantisation against gguf-py's gguf.quants.dequantize, bit for bit.
 #
-# Usage: scripts/check-dequant.sh [--help]
+# Usage: scripts/check-dequant.sh [--help] [--record]
 #
 # Runs scripts/dequant_reference.py (gguf==0.19.0 from scripts/venv.sh), which writes a file
 # of random blocks of every type gguf-py dequantises (Inf, NaN and subnormal scales
 # included) and gguf-py's output for it and for every tensor of SmolLM2-135M; then runs
-# tests/dequant.rs against those with GGUF_DEQUANT_REF set.
+# tests/dequant.rs against those with GGUF_DEQUANT_REF set, and fails when the recording in
+# tests/dequant/ (which `cargo test` checks without gguf-py) differs; --record rewrites it.
 # Environment: GGUF_SMOLLM2 (the model; default: scripts/fetch-models.sh).
 
 set -euo pipefail
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 cd "$(dirname "$0")/.."
@@ -23,7 +24,17 @@ source scripts/venv.sh
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$GGUF_PYTHON" scripts/dequant_reference.py "$work" "$GGUF_SMOLLM2"
-GGUF_DEQUANT_REF="$work" cargo test --quiet --test dequant
+GGUF_DEQUANT_REF="$work" cargo test --quiet -p gguf-grammar --test dequant
+# The recording in tests/dequant/ (what `cargo test` compares with when gguf-py is not run)
+# must be what gguf-py gives now; --record rewrites it.
+recorded=tests/dequant
+if [[ "${1:-}" == "--record" ]]; then
+    cp "$work/random.gguf" "$work/random.gguf.jsonl" "$work/$(basename "$GGUF_SMOLLM2").jsonl" "$recorded/"
+    "$GGUF_PYTHON" scripts/dequant_reference.py --excerpt "$GGUF_SMOLLM2" "$recorded/smollm2-excerpt.gguf"
+fi
+for f in random.gguf random.gguf.jsonl "$(basename "$GGUF_SMOLLM2").jsonl"; do
+    cmp "$work/$f" "$recorded/$f" || { echo "check-dequant.sh: $recorded/$f differs from gguf-py's output (--record rewrites it)" >&2; exit 1; }
+done
 # gguf tensor --format npy: numpy loads the shape and the bits gguf-py's dequantisation gives,
 # for one tensor of each type in SmolLM2 (f32, q4_1, q8_0) and in the random file.
 cargo build --quiet --release --bin gguf

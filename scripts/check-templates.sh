@@ -18,7 +18,7 @@
 # Also: each template's family (crates/gguf-template's port of llm_chat_detect_template) equals
 # llama.cpp's own, and our lint's verdict on whether llama.cpp's engine parses it equals
 # llama.cpp's; the parse verdicts of tests/templates/llama-cpp-syntax.json are still those of
-# transformers and llama.cpp; the renders tests/cli_template.rs expects
+# transformers and llama.cpp; the renders crates/gguf-cli/tests/cli_template.rs expects
 # (tests/templates/cli-expected.json) are transformers'; and `gguf edit --chat-template-config`
 # writes the keys gguf-py's gguf_new_metadata writes.
 set -euo pipefail
@@ -56,7 +56,7 @@ trap 'rm -rf "$tmp"' EXIT
 # template-llama-cpp-syntax), from llama.cpp here and from transformers below.
 "$GGUF_PYTHON" scripts/template_reference.py syntax-cases tests/templates/llama-cpp-syntax.json -o "$tmp/syntax.json"
 "$ref" "$tmp/syntax.json" "$tmp/syntax-llama.json" 2>/dev/null
-# --cli-expected: the renders tests/cli_template.rs expects are transformers' too.
+# --cli-expected: the renders crates/gguf-cli/tests/cli_template.rs expects are transformers' too.
 "$GGUF_PYTHON" scripts/template_reference.py transformers "$tmp/cases.json" -o "$tmp/transformers.json" \
     --cli-expected tests/templates/cli-expected.json \
     --syntax tests/templates/llama-cpp-syntax.json --syntax-llama "$tmp/syntax-llama.json" 2>/dev/null

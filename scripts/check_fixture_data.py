@@ -3,7 +3,7 @@
 
 Usage: check_fixture_data.py DIR   (a folder written by `gguf fixtures DIR`)
 
-The pattern (crates/gguf-tools/src/fixtures.rs): the tensor at index s, flat element i (ne0 fastest):
+The pattern (crates/gguf-testkit/src/fixtures.rs): the tensor at index s, flat element i (ne0 fastest):
   f32, f16, q8_0: c = (7*i + 13*s) mod 255 - 127, value c / 64
   q4_K:           n = (5*i + 3*s) mod 16, j = (i mod 256) // 32, value ((j + 1)*n - 8) / 16
 Values are computed here from that description, independently of the Rust code, and compared

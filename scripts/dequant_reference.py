@@ -1,6 +1,7 @@
 """Reference dequantisation by gguf-py (gguf==0.19.0) for tests/dequant.rs.
 
 Usage: dequant_reference.py OUT_DIR MODEL...
+       dequant_reference.py --excerpt MODEL OUT_FILE
 
 Writes OUT_DIR/random.gguf: one tensor per type gguf-py dequantises, 64 rows of random
 blocks, whose first blocks get the scales +-Inf, quiet and signalling NaN, subnormals and
@@ -8,6 +9,9 @@ blocks, whose first blocks get the scales +-Inf, quiet and signalling NaN, subno
 MODEL, writes OUT_DIR/<file name>.jsonl: per tensor its name, type, value count and the
 sha256 of gguf.quants.dequantize's float32 values (little-endian, C order); and for
 random.gguf also OUT_DIR/random.f32, all its values, so a mismatch can be shown value by value.
+
+--excerpt copies MODEL's tensors named in EXCERPT, byte for byte, into OUT_FILE (a small file
+the test checks against MODEL's recorded output when the model itself is not fetched).
 """
 import hashlib
 import json
@@ -30,6 +34,9 @@ F16_SCALES = {
 F16_EDGES = [0x7C00, 0xFC00, 0x7E00, 0x7C01, 0xFE55, 0x0001, 0x83FF, 0x0000, 0x8000, 0x7BFF]
 TYPES = [T.F32, T.F16, T.BF16, *F16_SCALES, T.MXFP4, T.NVFP4]
 ROWS = 64
+# SmolLM2-135M's tensors in tests/dequant/smollm2-excerpt.gguf: one of each type but q8_0
+# (its only q8_0 tensor, token_embd, is 30 MB; random.gguf covers q8_0).
+EXCERPT = ["blk.0.attn_norm.weight", "blk.0.attn_k.weight", "blk.0.attn_v.weight"]
 
 
 def random_file(path: Path) -> None:
@@ -61,7 +68,22 @@ def random_file(path: Path) -> None:
     writer.close()
 
 
+def excerpt(model: Path, out: Path) -> None:
+    tensors = {t.name: t for t in gguf.GGUFReader(str(model)).tensors}
+    writer = gguf.GGUFWriter(str(out), "llama")
+    for name in EXCERPT:
+        t = tensors[name]
+        writer.add_tensor(name, t.data, raw_dtype=t.tensor_type)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+
 def main() -> None:
+    if sys.argv[1] == "--excerpt":
+        excerpt(Path(sys.argv[2]), Path(sys.argv[3]))
+        return
     out = Path(sys.argv[1])
     out.mkdir(parents=True, exist_ok=True)
     random_file(out / "random.gguf")

@@ -131,7 +131,7 @@ export -f run_one
 export gguf work
 
 # A 16 MiB header cap keeps the runs cheap (the 256 MiB default is tested in
-# tests/hostile_bounds.rs); a binary from before the flag runs without it.
+# crates/gguf-cli/tests/hostile_bounds.rs); a binary from before the flag runs without it.
 max_header=()
 "$gguf" --help | grep -q -- --max-header && max_header=(--max-header 16777216)
 export max_header_flag="${max_header[*]}"

@@ -29,7 +29,7 @@ cargo build --quiet --bin gguf
 gguf="${CARGO_TARGET_DIR:-target}/debug/gguf"
 
 # Conformance cases gguf-py accepts and we reject on purpose (README, "Parity with ggml and
-# gguf-py"; tests/conformance.rs holds the same list): there is no dump of ours to compare.
+# gguf-py"; crates/gguf-cli/tests/conformance.rs holds the same list): there is no dump of ours to compare.
 deviations=(string-length-past-eof)
 
 files=("$@")

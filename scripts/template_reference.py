@@ -9,7 +9,7 @@
   compare CASES OURS TRANSFORMERS LLAMA --differences FILE   the table; exit 1 when ours differs
         from transformers anywhere, or when the differences between transformers and llama.cpp
         are not exactly the ones FILE lists
-  cli-expected FILE [--write]   the renders tests/cli_template.rs expects from `gguf template
+  cli-expected FILE [--write]   the renders crates/gguf-cli/tests/cli_template.rs expects from `gguf template
         --render` (tests/templates/cli-expected.json), each rendered again by transformers from the
         GGUF file's template (or the template file the test embeds) with the file's special tokens;
         exit 1 when one differs (--write records them instead)

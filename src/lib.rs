@@ -51,8 +51,8 @@
 //! | `data` | `data`: tensor block layouts, dequantisation, byte swapping |
 //!
 //! The tools built on the library (renderings, edits with safe file replacement, shard sets,
-//! remote headers, hashes, fixtures) are the `gguf-tools` crate, the `gguf` command
-//! `gguf-cli`.
+//! remote headers, hashes) are the `gguf-tools` crate, test support (fixtures, mutations,
+//! snapshots) `gguf-testkit`, the `gguf` command `gguf-cli`.
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]

@@ -1,9 +1,19 @@
 //! Dequantisation against gguf-py 0.19.0, bit for bit.
 //!
-//! `scripts/check-dequant.sh` runs `scripts/dequant_reference.py`, which writes a file of
-//! random blocks of every type gguf-py dequantises (with Inf, NaN and subnormal scales) and
-//! the sha256 of gguf-py's `f32` output for each tensor of it and of SmolLM2, then runs this
-//! test with `GGUF_DEQUANT_REF` pointing at that folder. Without it the test says it skips.
+//! Without any environment the tests compare with gguf-py's output recorded in
+//! `tests/dequant/` by `scripts/dequant_reference.py` (`scripts/check-dequant.sh --record`):
+//! `random.gguf`, random blocks of every type gguf-py dequantises (Inf, NaN and subnormal
+//! scales among them), with the sha256 of gguf-py's `f32` values per tensor in
+//! `random.gguf.jsonl`; and the same digests for every tensor of SmolLM2-135M in
+//! `SmolLM2-135M-Instruct.Q4_1.gguf.jsonl`, checked on the whole model when it is fetched
+//! (`GGUF_SMOLLM2`, or the cache of `scripts/fetch-models.sh`) and otherwise on
+//! `smollm2-excerpt.gguf`, three of its tensors copied byte for byte.
+//!
+//! `scripts/check-dequant.sh` runs gguf-py again and sets `GGUF_DEQUANT_REF` to the folder it
+//! wrote: the tests then compare with that live output instead (value by value for the random
+//! file), and the script fails when the recording differs from it.
+
+mod common;
 
 use std::path::{Path, PathBuf};
 
@@ -11,13 +21,24 @@ use gguf_grammar::data::dequant::{dequantize, dequantize_into, supported};
 use gguf_grammar::{GgmlType, GgufFile};
 use sha2::{Digest, Sha256};
 
-fn reference_dir() -> Option<PathBuf> {
+/// The SmolLM2 model's file name, which names its digests file.
+const SMOLLM2: &str = "SmolLM2-135M-Instruct.Q4_1.gguf";
+
+/// Where gguf-py's output is: the live run's folder (`GGUF_DEQUANT_REF`) or the recording.
+fn reference_dir() -> PathBuf {
     match std::env::var_os("GGUF_DEQUANT_REF") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            eprintln!("SKIPPED: GGUF_DEQUANT_REF not set (scripts/check-dequant.sh sets it)");
-            None
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            assert!(
+                dir.join("random.gguf.jsonl").is_file(),
+                "GGUF_DEQUANT_REF={} holds no random.gguf.jsonl: set it to the folder \
+                 scripts/dequant_reference.py wrote (scripts/check-dequant.sh does), or unset it \
+                 to compare with the recording in tests/dequant/",
+                dir.display()
+            );
+            dir
         }
+        None => common::root().join("tests/dequant"),
     }
 }
 
@@ -25,54 +46,89 @@ fn bytes_of(values: &[f32]) -> Vec<u8> {
     values.iter().flat_map(|v| v.to_le_bytes()).collect()
 }
 
-/// Checks every tensor of `model` against `<dir>/<file name>.jsonl`; returns the values of
-/// all tensors, in order.
+/// gguf-py's output in `manifest`: per tensor, one JSON line with its name, type, value
+/// count and the sha256 of its `f32` values.
+fn manifest(manifest: &Path) -> Vec<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(manifest).unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+    text.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Dequantises `tensor` of `file` (whose bytes are `bytes`) and checks it against gguf-py's
+/// `expected` line; returns the values.
+fn check_tensor(
+    tensor: &gguf_grammar::Tensor<'_>,
+    bytes: &[u8],
+    expected: &serde_json::Value,
+    file: &Path,
+) -> Vec<f32> {
+    let name = tensor.info.name.to_str().unwrap();
+    let ty = tensor.info.ggml_type;
+    assert_eq!(expected["name"], name);
+    assert_eq!(expected["type"], ty.0);
+    assert!(supported(ty), "{name}: {ty}");
+    let n = expected["n"].as_u64().unwrap() as usize;
+    let values = dequantize(ty, tensor.data(bytes).unwrap(), n).unwrap();
+    let digest = format!("{:x}", Sha256::digest(bytes_of(&values)));
+    assert_eq!(
+        digest,
+        expected["sha256"].as_str().unwrap(),
+        "{}: {name} ({ty})",
+        file.display()
+    );
+    values
+}
+
+/// Checks every tensor of `model` against `<dir>/<file name>.jsonl`, in order; returns the
+/// values of all tensors.
 fn check_file(model: &Path, dir: &Path) -> Vec<f32> {
-    let manifest = dir.join(format!(
+    let lines = manifest(&dir.join(format!(
         "{}.jsonl",
         model.file_name().unwrap().to_string_lossy()
-    ));
-    let manifest = std::fs::read_to_string(&manifest)
-        .unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+    )));
     let file = GgufFile::open(model).unwrap();
     let gguf = file.parse().unwrap();
-    let lines: Vec<serde_json::Value> = manifest
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
     assert_eq!(lines.len(), gguf.tensors.len(), "{}", model.display());
     let mut all = Vec::new();
     for (t, expected) in gguf.tensors.iter().zip(&lines) {
-        let name = t.info.name.to_str().unwrap();
-        assert_eq!(expected["name"], name);
-        assert_eq!(expected["type"], t.info.ggml_type.0);
-        assert!(supported(t.info.ggml_type), "{name}: {}", t.info.ggml_type);
-        let n = expected["n"].as_u64().unwrap() as usize;
-        let values = dequantize(t.info.ggml_type, t.data(file.bytes()).unwrap(), n).unwrap();
-        let digest = format!("{:x}", Sha256::digest(bytes_of(&values)));
-        assert_eq!(
-            digest,
-            expected["sha256"].as_str().unwrap(),
-            "{}: {name} ({})",
-            model.display(),
-            t.info.ggml_type
-        );
-        all.extend(values);
+        all.extend(check_tensor(t, file.bytes(), expected, model));
     }
     all
 }
 
+/// Checks each tensor of `path` against the line of `manifest_path` with its name; returns
+/// how many it checked.
+fn check_tensors(path: &Path, manifest_path: &Path) -> usize {
+    let lines = manifest(manifest_path);
+    let file = GgufFile::open(path).unwrap();
+    let gguf = file.parse().unwrap();
+    for t in &gguf.tensors {
+        let name = t.info.name.to_str().unwrap();
+        let expected = lines
+            .iter()
+            .find(|line| line["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: not in {}", manifest_path.display()));
+        check_tensor(t, file.bytes(), expected, path);
+    }
+    gguf.tensors.len()
+}
+
 #[test]
 fn random_blocks_of_every_type_match_gguf_py() {
-    let Some(dir) = reference_dir() else { return };
+    let dir = reference_dir();
     let random = dir.join("random.gguf");
-    // Value by value first, so a mismatch names the value and both bit patterns.
     let file = GgufFile::open(&random).unwrap();
     let gguf = file.parse().unwrap();
-    let expected = std::fs::read(dir.join("random.f32")).unwrap();
+    // Value by value first where the live run wrote all values (the recording keeps only
+    // their digests), so a mismatch names the value and both bit patterns.
+    let expected = std::fs::read(dir.join("random.f32")).ok();
     let mut at = 0;
     let mut types = Vec::new();
     for t in &gguf.tensors {
+        types.push(t.info.ggml_type);
+        let Some(expected) = &expected else { continue };
         let data = t.data(file.bytes()).unwrap();
         let n = GgmlType::n_elements(&t.info.dims).unwrap() as usize;
         let values = dequantize(t.info.ggml_type, data, n).unwrap();
@@ -87,9 +143,10 @@ fn random_blocks_of_every_type_match_gguf_py() {
             );
             at += 4;
         }
-        types.push(t.info.ggml_type);
     }
-    assert_eq!(at, expected.len());
+    if let Some(expected) = &expected {
+        assert_eq!(at, expected.len());
+    }
     let all: Vec<GgmlType> = (0..GgmlType::COUNT)
         .map(GgmlType)
         .filter(|&t| supported(t))
@@ -104,18 +161,34 @@ fn random_blocks_of_every_type_match_gguf_py() {
 
 #[test]
 fn every_smollm2_tensor_matches_gguf_py() {
-    let Some(dir) = reference_dir() else { return };
-    let model = std::env::var_os("GGUF_SMOLLM2")
-        .map(PathBuf::from)
-        .expect("GGUF_SMOLLM2 is set by scripts/check-dequant.sh");
-    let all = check_file(&model, &dir);
-    assert!(all.len() > 100_000_000, "{}", all.len());
+    let dir = reference_dir();
+    match common::smollm2() {
+        Some(model) => {
+            assert_eq!(
+                model.file_name().unwrap(),
+                SMOLLM2,
+                "its digests are named after it"
+            );
+            let all = check_file(&model, &dir);
+            assert!(all.len() > 100_000_000, "{}", all.len());
+        }
+        None => {
+            assert!(
+                std::env::var_os("GGUF_DEQUANT_REF").is_none(),
+                "GGUF_DEQUANT_REF is set but SmolLM2 is not fetched: run scripts/fetch-models.sh \
+                 and set GGUF_SMOLLM2 (scripts/check-dequant.sh does both)"
+            );
+            let excerpt = common::root().join("tests/dequant/smollm2-excerpt.gguf");
+            let n = check_tensors(&excerpt, &dir.join(format!("{SMOLLM2}.jsonl")));
+            assert_eq!(n, 3, "the excerpt's tensors, each with its recorded digest");
+        }
+    }
 }
 
 /// Streaming by rows gives the same values as the whole-tensor call.
 #[test]
 fn rows_stream_into_a_buffer() {
-    let Some(dir) = reference_dir() else { return };
+    let dir = reference_dir();
     let file = GgufFile::open(dir.join("random.gguf")).unwrap();
     let gguf = file.parse().unwrap();
     for t in &gguf.tensors {

@@ -107,17 +107,17 @@ fn every_accepted_file_round_trips_in_both_byte_orders() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// On SmolLM2 when it is fetched; else on `tests/dequant/smollm2-excerpt.gguf` (three of its
+/// tensors, byte for byte), which has no template: there the template is added.
 #[test]
 fn a_changed_header_re_aligns_the_data_and_keeps_every_tensor_byte() {
-    let Some(path) = common::smollm2() else {
-        return;
-    };
+    let path = common::smollm2()
+        .unwrap_or_else(|| common::root().join("tests/dequant/smollm2-excerpt.gguf"));
     let bytes = std::fs::read(path).unwrap();
     let gguf = Gguf::parse(&bytes).unwrap();
     let template = gguf
         .get("tokenizer.chat_template")
-        .unwrap()
-        .as_str()
+        .map_or(Some(""), |v| v.as_str())
         .unwrap();
     let longer = format!("{template}{{# edited #}}");
     let edited = GgufBuilder::from_gguf(&gguf)

@@ -234,7 +234,11 @@ fn rebuilding_a_file_with_a_10_mb_array_costs_its_bytes_not_a_value_per_byte() {
 #[test]
 fn schema_diagnostics_of_one_kind_past_the_cap_are_counted_not_stored() {
     let n = 150u64;
-    let llama = gguf_tools::fixtures::minimal_llama();
+    let llama = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/bundled/minimal-llama.gguf"
+    ))
+    .unwrap();
     let gguf = Gguf::parse(&llama).unwrap();
     let mut builder = GgufBuilder::from_gguf(&gguf);
     for i in 0..n {

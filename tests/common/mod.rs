@@ -1,6 +1,7 @@
-//! Shared by the integration tests and the fuzz targets (`fuzz/fuzz_targets/*.rs` include
-//! this folder by path): where the real files are, and the allocation bound ([`alloc`]), the
-//! property checks ([`checks`]) and the document generator ([`generate`]).
+//! Shared by the integration tests, the fuzz targets and the `gguf` command's tests
+//! (`fuzz/fuzz_targets/*.rs` and `crates/gguf-cli/tests/common` include this folder by path):
+//! where the real files are, and the allocation bound ([`alloc`]), the property checks
+//! ([`checks`]) and the document generator ([`generate`]).
 #![allow(dead_code)]
 
 pub mod alloc;
@@ -9,7 +10,7 @@ pub mod generate;
 
 use std::path::PathBuf;
 
-/// The repository root: the package's own folder, or two up for crates/gguf-cli.
+/// The repository root: the nearest folder above the package's that holds grammar/gguf.ksy.
 pub fn root() -> PathBuf {
     let package = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     package
@@ -60,6 +61,35 @@ pub fn smollm2() -> Option<PathBuf> {
     }
 }
 
+/// SmolLM2's size in bytes, as `scripts/fetch-models.sh` checks it.
+pub const SMOLLM2_SIZE: u64 = 98_362_432;
+
+/// SmolLM2-135M's header (magic to the start of its tensor data: every key/value and tensor
+/// descriptor, none of the data), recorded in `tests/models/` from the model
+/// `scripts/fetch-models.sh` fetches, so that the tests that read only the header run
+/// without the model. When the model is fetched, checks that the recording is its first
+/// bytes (`GGUF_RECORD=1` rewrites it instead).
+pub fn smollm2_header() -> PathBuf {
+    let header = root().join("tests/models/SmolLM2-135M-Instruct.Q4_1.header.gguf");
+    if let Some(model) = smollm2() {
+        let bytes = std::fs::read(&model).unwrap();
+        let end = gguf_grammar::Gguf::parse(&bytes)
+            .unwrap_or_else(|e| panic!("{}: {e}", model.display()))
+            .tensor_data_offset as usize;
+        if std::env::var_os("GGUF_RECORD").is_some_and(|v| v == "1") {
+            std::fs::write(&header, &bytes[..end]).unwrap();
+        }
+        let recorded = std::fs::read(&header).unwrap();
+        assert!(
+            recorded == bytes[..end],
+            "{} is not the header of {} (GGUF_RECORD=1 rewrites it)",
+            header.display(),
+            model.display()
+        );
+    }
+    header
+}
+
 /// Removes a test's scratch folder when the test ends, passed or failed.
 pub struct RemoveOnDrop(pub PathBuf);
 
@@ -75,114 +105,4 @@ pub fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// The binary under test: this build's, or `$GGUF_BIN` (to show that another build, such as
-/// one from before a fix, fails the tests).
-pub fn bin() -> PathBuf {
-    // Set by cargo for the tests of gguf-cli, the package that builds the command; `env!`
-    // would not compile the library's tests, which share this file.
-    #[allow(clippy::option_env_unwrap)]
-    let built = option_env!("CARGO_BIN_EXE_gguf").expect("a test that runs gguf is gguf-cli's");
-    std::env::var_os("GGUF_BIN").map_or(built.into(), PathBuf::from)
-}
-
-/// The binary under test with `args`, to run in the repository root (paths in `args`
-/// relative to it) unless told otherwise.
-pub fn command<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Command {
-    let mut command = std::process::Command::new(bin());
-    command.args(args).current_dir(root());
-    command
-}
-
-/// Runs the binary under test with `args` in the repository root.
-pub fn gguf_in_root<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
-    command(args).output().unwrap()
-}
-
-/// Runs the binary under test with `args` in `cwd`.
-pub fn gguf<S: AsRef<std::ffi::OsStr>>(args: &[S], cwd: &std::path::Path) -> std::process::Output {
-    command(args).current_dir(cwd).output().unwrap()
-}
-
-/// The binary under test with `args` in `cwd`, under an address-space limit of `mib` MiB
-/// (`prlimit`) and a time limit of `secs` seconds (`timeout`, exit 124), standard input empty
-/// and standard output and error piped: a command that allocates by an untrusted count or
-/// never ends fails its test instead of exhausting the machine.
-pub fn limited(args: &[&str], cwd: &std::path::Path, mib: u64, secs: u64) -> std::process::Command {
-    use std::process::Stdio;
-    let mut command = std::process::Command::new("timeout");
-    command
-        .arg(secs.to_string())
-        .arg("prlimit")
-        .arg(format!("--as={}", mib << 20))
-        .arg("--")
-        .arg(bin())
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
-}
-
-/// Output bytes as text, invalid UTF-8 replaced.
-pub fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-/// A run's exit code (panics if a signal ended it), standard output and standard error.
-pub fn outcome(out: std::process::Output) -> (i32, String, String) {
-    let code = out.status.code().expect("ended by a signal");
-    (code, text(&out.stdout), text(&out.stderr))
-}
-
-/// Starts the binary under test with `args` in `cwd`, its standard output and error piped.
-pub fn spawn_piped(args: &[&str], cwd: &std::path::Path) -> std::process::Child {
-    use std::process::Stdio;
-    command(args)
-        .current_dir(cwd)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap()
-}
-
-/// Runs the binary under test with `args` and `input` on standard input (a pipe).
-pub fn with_stdin(args: &[&str], input: &[u8]) -> std::process::Output {
-    let mut child = command(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // A writer thread: the reader may stop early (an error, or only the header needed),
-    // closing the pipe.
-    let writer = std::thread::spawn(move || {
-        let _ = std::io::Write::write_all(&mut stdin, &input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
-
-/// A five-tensor model split two tensors a shard: `m-00001-of-00003.gguf` … in `dir`.
-pub fn three_shards(dir: &std::path::Path) -> Vec<PathBuf> {
-    use gguf_grammar::{write::GgufBuilder, Ctx, GgmlType};
-    use gguf_tools::set::split::{split, SplitLimit, SplitOptions};
-    let w = [1u8; 64];
-    let mut b = GgufBuilder::new(Ctx::V3_LE);
-    b.kv("general.architecture", "llama")
-        .kv("general.name", "five");
-    for i in 0..5 {
-        b.tensor(format!("t{i}"), &[16], GgmlType::F32, &w);
-    }
-    std::fs::write(dir.join("m.gguf"), b.build().unwrap()).unwrap();
-    let options = SplitOptions {
-        limit: SplitLimit::Tensors(2),
-        no_tensor_first_split: false,
-    };
-    split(&dir.join("m.gguf"), &dir.join("m"), &options).unwrap()
 }

@@ -1,7 +1,7 @@
 //! gguf-grammar beside the other Rust GGUF readers, doing equal work in one run: parse the
 //! header, then read every string (keys, string values, string array elements, tensor
 //! names) as UTF-8-checked text, counting them so that nothing is optimised away. Headers:
-//! the Llama 3 tokenizer, the generated 262,144-token vocabulary of `benches/decode.rs` and
+//! the Llama 3 tokenizer, the generated 262,144-token vocabulary of `crates/gguf-tools/benches/decode.rs` and
 //! SmolLM2-135M (from `GGUF_SMOLLM2`, skipped with a message when unset).
 //!
 //! `bash scripts/bench-peers.sh` (BENCHMARKS.md, "Peer readers").

@@ -4,8 +4,8 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use gguf_testkit::fixtures;
 use gguf_tools::edit::EditError;
-use gguf_tools::fixtures;
 
 use crate::{atomic, shown, Failure};
 

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use clap::builder::PossibleValuesParser;
 use gguf_grammar::escape::terminal;
 use gguf_grammar::validate::Code;
-use gguf_tools::mutate::{self, Mutation, RULES};
+use gguf_testkit::mutate::{self, Mutation, RULES};
 
 use crate::atomic;
 

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use gguf_grammar::escape::terminal;
-use gguf_tools::snapshot;
+use gguf_testkit::snapshot;
 
 use crate::atomic;
 

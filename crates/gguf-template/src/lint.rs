@@ -249,7 +249,7 @@ pub fn check(gguf: &Gguf<'_>) -> Vec<validate::Diagnostic> {
         };
         let at = validate::At::kv(gguf, index);
         for d in found {
-            // Every lint code is in the one list (tests/cli_template.rs checks them all).
+            // Every lint code is in the one list (crates/gguf-cli/tests/cli_template.rs checks them all).
             debug_assert!(Code::from_name(d.code).is_some(), "{}", d.code);
             let code = Code::from_name(d.code).unwrap_or(Code::TemplateSyntax);
             let place = d

@@ -9,7 +9,9 @@
 
 use std::io::{self, Write};
 
+use super::copy::copy_short;
 use super::float;
+use super::json_str::{needs_escape, short_needs_escape, str_value};
 use gguf_grammar::grammar::value::{Array, Value, ValueType};
 
 /// The longest text one number or bool takes in either JSON rendering
@@ -17,7 +19,7 @@ use gguf_grammar::grammar::value::{Array, Value, ValueType};
 pub(super) const NUMBER_MAX: usize = float::MAX_LEN;
 
 /// Strings up to this length that need no escaping are copied in place in one piece;
-/// longer ones go through [`super::json::str_value`].
+/// longer ones go through [`str_value`].
 const SHORT: usize = 64;
 
 /// A buffer in front of `out`, one per rendering; what it holds is written when it fills
@@ -107,7 +109,7 @@ impl<'w, W: Write> Chunk<'w, W> {
     #[inline(never)]
     fn str_element_slow(&mut self, text: &str, skip: usize) -> io::Result<()> {
         let bytes = text.as_bytes();
-        if bytes.len() <= SHORT && !super::json::needs_escape(bytes) {
+        if bytes.len() <= SHORT && !needs_escape(bytes) {
             let room = self.room(SHORT + 4)?;
             room[..2].copy_from_slice(b", ");
             room[skip] = b'"';
@@ -117,7 +119,7 @@ impl<'w, W: Write> Chunk<'w, W> {
             return Ok(());
         }
         self.write_all(&b", "[2 - skip..])?;
-        super::json::str_value(text, self)
+        str_value(text, self)
     }
 
     fn flush(&mut self) -> io::Result<()> {
@@ -249,115 +251,9 @@ pub(super) fn literal(text: &[u8], dst: &mut [u8; NUMBER_MAX]) -> usize {
     text.len()
 }
 
-/// Copies `src` to the start of `dst` with a few fixed-size moves (overlapping where the
-/// length is not a power of two) instead of a call to `memcpy`, which costs more for the
-/// short pieces JSON is made of; longer pieces go to `copy_from_slice`.
-#[inline(always)]
-pub(super) fn copy_short(dst: &mut [u8], src: &[u8]) {
-    let n = src.len();
-    match n {
-        0 => {}
-        1..=3 => {
-            dst[0] = src[0];
-            dst[n / 2] = src[n / 2];
-            dst[n - 1] = src[n - 1];
-        }
-        4..=7 => {
-            dst[..4].copy_from_slice(&src[..4]);
-            dst[n - 4..n].copy_from_slice(&src[n - 4..]);
-        }
-        8..=15 => {
-            dst[..8].copy_from_slice(&src[..8]);
-            dst[n - 8..n].copy_from_slice(&src[n - 8..]);
-        }
-        16..=32 => {
-            dst[..16].copy_from_slice(&src[..16]);
-            dst[n - 16..n].copy_from_slice(&src[n - 16..]);
-        }
-        _ => dst[..n].copy_from_slice(src),
-    }
-}
-
-/// Whether `bytes` may hold a character [`super::json::str_value`] escapes; up to 16 bytes,
-/// one or two words loaded straight from the text (overlapping, or bytes gathered twice,
-/// which a yes/no test does not mind), no loop.
-#[inline(always)]
-fn short_needs_escape(bytes: &[u8]) -> bool {
-    let n = bytes.len();
-    let word = |at: usize| {
-        bytes
-            .get(at..at + 8)
-            .and_then(|b| b.try_into().ok())
-            .map_or(0, u64::from_le_bytes)
-    };
-    let half = |at: usize| {
-        bytes
-            .get(at..at + 4)
-            .and_then(|b| b.try_into().ok())
-            .map_or(0, |b| u64::from(u32::from_le_bytes(b)))
-    };
-    let found = match n {
-        0 => 0,
-        1..=3 => escapes_in_word(u64::from_le_bytes([
-            bytes[0],
-            bytes[n / 2],
-            bytes[n - 1],
-            b'a',
-            b'a',
-            b'a',
-            b'a',
-            b'a',
-        ])),
-        4..=7 => escapes_in_word(half(0) | half(n - 4) << 32),
-        8..=16 => escapes_in_word(word(0)) | escapes_in_word(word(n - 8)),
-        _ => return super::json::needs_escape(bytes),
-    };
-    found != 0
-}
-
-/// Nonzero when any byte of the little-endian word `x` is a control character, `"` or `\\`,
-/// or starts a character [`gguf_grammar::escape::json_str`] escapes beyond them (C1
-/// `C2 80..9F`, U+061C `D8 9C`, the bidi controls and separators `E2 80 xx` and `E2 81 xx`,
-/// a lead byte in the last place counting whatever follows): "Bit Twiddling Hacks"'
-/// zero-byte and less-than tests. Never zero when a byte needs escaping; sometimes nonzero
-/// when none does (a `E2 80` dash, a lead byte in the last place), which only takes the
-/// slower path.
-pub(super) fn escapes_in_word(x: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let has_zero = |v: u64| v.wrapping_sub(ONES) & !v;
-    let is = |v: u64, byte: u8| has_zero(v ^ (ONES * u64::from(byte))) & HIGH;
-    let ascii = ((x.wrapping_sub(ONES * 0x20) & !x)
-        | has_zero(x ^ (ONES * u64::from(b'"')))
-        | has_zero(x ^ (ONES * u64::from(b'\\')))
-        | has_zero(x ^ (ONES * 0x7f)))
-        & HIGH;
-    // Each lead byte's mark moved onto the byte after it (the high bit of each byte).
-    let (c2, d8, e2) = (is(x, 0xc2), is(x, 0xd8), is(x, 0xe2));
-    let c1 = (c2 << 8) & is(x & (ONES * 0xe0), 0x80);
-    let arabic_mark = (d8 << 8) & is(x, 0x9c);
-    let punctuation = (e2 << 8) & is(x & (ONES * 0xfe), 0x80);
-    let last = (c2 | d8 | e2) & (0x80 << 56);
-    ascii | c1 | arabic_mark | punctuation | last
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn copy_short_copies_every_length() {
-        for n in 0..=40 {
-            let src: Vec<u8> = (1..=n as u8).collect();
-            let mut dst = [0u8; 48];
-            copy_short(&mut dst, &src);
-            assert_eq!(&dst[..n], &src[..], "length {n}");
-            assert!(
-                dst[n..].iter().all(|&b| b == 0),
-                "length {n}: wrote past the end"
-            );
-        }
-    }
 
     /// The fixed-size paths write what the general one writes, for every length around
     /// their limits, a byte to escape at every position or none, first or not.
@@ -421,7 +317,7 @@ mod tests {
             if i > 0 {
                 expected.extend_from_slice(b", ");
             }
-            super::super::json::str_value(text, &mut expected).unwrap();
+            str_value(text, &mut expected).unwrap();
         }
         chunk.finish().unwrap();
         assert!(

@@ -73,7 +73,7 @@ pub(crate) fn format<F: Float>(v: F, dst: &mut [u8; MAX_LEN]) -> usize {
         let mut itoa = itoa::Buffer::new();
         let digits = itoa.format(abs as u64).as_bytes();
         let end = sign + digits.len();
-        super::chunk::copy_short(&mut dst[sign..], digits);
+        super::copy::copy_short(&mut dst[sign..], digits);
         dst[end..end + 2].copy_from_slice(b".0");
         return end + 2;
     }
@@ -86,7 +86,7 @@ pub(crate) fn format<F: Float>(v: F, dst: &mut [u8; MAX_LEN]) -> usize {
     let n = text.len();
     let plain = !exponential && !(2..=5).any(|k| n >= k && text[n - k] == b'e');
     if plain && !may_tie(v, || plain_significant_digits(text)) {
-        super::chunk::copy_short(dst, signed);
+        super::copy::copy_short(dst, signed);
         return signed.len();
     }
     let mut itoa = itoa::Buffer::new();

@@ -25,7 +25,8 @@
 use std::io::{self, Write};
 
 use super::chunk::{self, Chunk, NUMBER_MAX};
-use super::json::{integer, str_value, string};
+use super::json::{integer, string};
+use super::json_str::str_value;
 use gguf_grammar::grammar::string::GgufStr;
 use gguf_grammar::grammar::value::{Array, Value, ValueType};
 use gguf_grammar::grammar::Endian;

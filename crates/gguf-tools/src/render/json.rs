@@ -20,6 +20,7 @@
 use std::io::{self, Write};
 
 use super::chunk::{self, Chunk, NUMBER_MAX};
+use super::json_str::str_value;
 use super::OrElse;
 use gguf_grammar::grammar::string::GgufStr;
 use gguf_grammar::grammar::value::{Array, Value};
@@ -195,17 +196,6 @@ pub fn string(s: GgufStr<'_>, out: &mut impl Write) -> io::Result<()> {
     str_value(text, out)
 }
 
-/// A JSON string, escaped by [`gguf_grammar::escape::json_str`] (which also escapes C1,
-/// bidi controls and line separators).
-pub(super) fn str_value(text: &str, out: &mut impl Write) -> io::Result<()> {
-    out.write_all(b"\"")?;
-    match needs_escape(text.as_bytes()) {
-        false => out.write_all(text.as_bytes())?,
-        true => out.write_all(gguf_grammar::escape::json_str(text).as_bytes())?,
-    }
-    out.write_all(b"\"")
-}
-
 /// `value` as serde_json writes it (indented as `{:#}` prints it when `pretty`), with its
 /// strings escaped by [`gguf_grammar::escape::json_str`]: how the CLI prints a `serde_json::Value`.
 ///
@@ -276,89 +266,9 @@ impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for Escaping<F> {
     }
 }
 
-/// Whether `bytes` may hold a character [`str_value`] escapes: eight bytes at a time (see
-/// [`chunk::escapes_in_word`]; never false when one does).
-pub(super) fn needs_escape(bytes: &[u8]) -> bool {
-    let special = chunk::escapes_in_word;
-    let word = |chunk: &[u8]| chunk.try_into().map_or(0, u64::from_le_bytes);
-    let half = |chunk: &[u8]| {
-        chunk
-            .try_into()
-            .map_or(0, |b| u64::from(u32::from_le_bytes(b)))
-    };
-    let len = bytes.len();
-    let Some(last) = len.checked_sub(8) else {
-        // Shorter than a word: bytes gathered into one, some twice (a yes/no test does not
-        // mind), the rest filled with bytes that never need escaping; no byte-by-byte loop.
-        let packed = match bytes {
-            [] => return false,
-            [first, ..] if len < 4 => {
-                let (middle, end) = (bytes[len / 2], bytes[len - 1]);
-                u64::from_le_bytes([*first, middle, end, b'a', b'a', b'a', b'a', b'a'])
-            }
-            _ => half(&bytes[..4]) | half(&bytes[len - 4..]) << 32,
-        };
-        return special(packed) != 0;
-    };
-    let chunks = bytes.chunks_exact(8);
-    // The last word overlaps the chunks where the length is not a multiple of 8.
-    let found = chunks.fold(special(word(&bytes[last..])), |found, chunk| {
-        found | special(word(chunk))
-    });
-    found != 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Exact on ASCII; on other bytes it may only err towards escaping.
-    #[test]
-    fn needs_escape_matches_the_byte_by_byte_rule() {
-        let rule = |b: u8| b < 0x20 || b == b'"' || b == b'\\' || b == 0x7f;
-        for len in 1..=17 {
-            for at in 0..len {
-                for first in 0..=255u8 {
-                    // Neighbours >= 0x80 and just above 0x20 are where borrows could mislead.
-                    for fill in [b'a', 0x80, 0xff, 0x20, 0x21, 0x5d] {
-                        let mut bytes = vec![fill; len];
-                        bytes[at] = first;
-                        let expected = bytes.iter().any(|&b| rule(b));
-                        match bytes.is_ascii() {
-                            true => assert_eq!(needs_escape(&bytes), expected, "{bytes:x?}"),
-                            false => assert!(!expected || needs_escape(&bytes), "{bytes:x?}"),
-                        }
-                    }
-                }
-            }
-        }
-        assert!(!needs_escape(b""));
-    }
-
-    /// Every character `json_str` escapes is found at every place in every length, among
-    /// ASCII and multi-byte neighbours (the lead bytes C2, D8, E2 among them).
-    #[test]
-    fn needs_escape_finds_every_character_json_str_escapes() {
-        let escaped: Vec<char> = (0..0x3000u32)
-            .filter_map(char::from_u32)
-            .filter(|c| gguf_grammar::escape::json_str(&c.to_string()) != c.to_string())
-            .collect();
-        assert!(escaped.contains(&'\u{85}') && escaped.contains(&'\u{2029}'));
-        for fill in ['a', '\u{a0}', '\u{600}', '\u{2013}', '▁'] {
-            for len in 1..=12 {
-                for at in 0..len {
-                    for &c in &escaped {
-                        let mut text: Vec<char> = vec![fill; len];
-                        text[at] = c;
-                        let text: String = text.into_iter().collect();
-                        assert!(needs_escape(text.as_bytes()), "{text:?}");
-                    }
-                }
-            }
-        }
-        assert!(!needs_escape("▁festival".as_bytes()));
-        assert!(!needs_escape("naïve".as_bytes()));
-    }
 
     /// Accepts `left` bytes, then fails every write.
     struct FailsAfter {

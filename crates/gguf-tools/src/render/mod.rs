@@ -2,10 +2,12 @@
 //! the native JSON and gguf-py's JSON, the annotated byte map.
 
 mod chunk;
+mod copy;
 pub mod diff;
 mod float;
 pub mod gguf_py;
 pub mod json;
+mod json_str;
 pub mod map;
 pub mod summary;
 pub mod text;

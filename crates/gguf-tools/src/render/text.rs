@@ -101,8 +101,9 @@ impl std::fmt::Display for Scalar<'_> {
     }
 }
 
-/// Writes one value as the dump shows it (the snapshot format shares it for scalars).
-pub(crate) fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
+/// Writes one value as the dump shows it (gguf-testkit's snapshot format shares it for
+/// scalars).
+pub fn value(value: Value<'_>, out: &mut impl Write) -> io::Result<()> {
     match value {
         Value::String(s) => quoted(s.as_bytes(), out),
         Value::Array(array) => {

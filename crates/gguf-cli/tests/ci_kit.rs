@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::Gguf;
-use gguf_tools::fixtures::{self, Verdict};
+use gguf_testkit::fixtures::{self, Verdict};
 
 mod common;
 
@@ -213,7 +213,7 @@ fn snapshot_prints_the_library_rendering() {
     let out = gguf(&["snapshot", path]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let bytes = fs::read(common::root().join(path)).unwrap();
-    let want = gguf_tools::snapshot::render(&Gguf::parse(&bytes).unwrap());
+    let want = gguf_testkit::snapshot::render(&Gguf::parse(&bytes).unwrap());
     assert_eq!(text(&out.stdout), want);
 }
 
@@ -377,7 +377,7 @@ fn every_mutation_provokes_its_rules_diagnostic() {
     }
     let mut seen = std::collections::HashSet::new();
     for (name, bytes) in &sources {
-        for m in gguf_tools::mutate::applicable(bytes) {
+        for m in gguf_testkit::mutate::applicable(bytes) {
             let judged = m.source_valid || name.ends_with("truncated-metadata.gguf");
             assert!(
                 !judged || m.provokes_expected(),
@@ -391,7 +391,7 @@ fn every_mutation_provokes_its_rules_diagnostic() {
         }
     }
     // Every rule applies to some file.
-    let unused: Vec<_> = gguf_tools::mutate::RULES
+    let unused: Vec<_> = gguf_testkit::mutate::RULES
         .iter()
         .map(|r| r.name)
         .filter(|n| !seen.contains(n))
@@ -401,14 +401,14 @@ fn every_mutation_provokes_its_rules_diagnostic() {
 
 #[test]
 fn mutations_of_a_file_that_does_not_parse_are_header_patches_only() {
-    let names: Vec<_> = gguf_tools::mutate::applicable(&fixtures::truncated_metadata())
+    let names: Vec<_> = gguf_testkit::mutate::applicable(&fixtures::truncated_metadata())
         .iter()
         .map(|m| m.rule.name)
         .collect();
     assert_eq!(names, ["bad-magic", "version-4"]);
-    assert!(gguf_tools::mutate::applicable(b"GGU").is_empty());
+    assert!(gguf_testkit::mutate::applicable(b"GGU").is_empty());
     // version-4 needs the magic: on a file with another magic it would only repeat bad-magic.
-    let names: Vec<_> = gguf_tools::mutate::applicable(b"GGML\x03\0\0\0\0\0\0\0")
+    let names: Vec<_> = gguf_testkit::mutate::applicable(b"GGML\x03\0\0\0\0\0\0\0")
         .iter()
         .map(|m| m.rule.name)
         .collect();
@@ -433,7 +433,7 @@ fn mutate_rule_writes_the_file_and_all_writes_a_manifest() {
     let written = fs::read(&out_file).unwrap();
     assert_eq!(
         written,
-        gguf_tools::mutate::apply("duplicate-key", &fixtures::minimal_llama())
+        gguf_testkit::mutate::apply("duplicate-key", &fixtures::minimal_llama())
             .unwrap()
             .bytes
     );
@@ -458,7 +458,7 @@ fn mutate_rule_writes_the_file_and_all_writes_a_manifest() {
     let entries = manifest.as_array().unwrap();
     assert_eq!(
         entries.len(),
-        gguf_tools::mutate::applicable(&fixtures::minimal_llama()).len()
+        gguf_testkit::mutate::applicable(&fixtures::minimal_llama()).len()
     );
     for e in entries {
         let file = all.join(e["file"].as_str().unwrap());
@@ -510,7 +510,7 @@ fn mutate_usage_errors() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         text(&out.stdout).lines().count(),
-        gguf_tools::mutate::RULES.len()
+        gguf_testkit::mutate::RULES.len()
     );
 }
 

@@ -1,10 +1,16 @@
-//! `gguf split` and `gguf merge` against llama.cpp's `llama-gguf-split`: every shard and every
-//! merged file must be byte-identical, on SmolLM2 and on a generated model, for each
-//! combination of options.
+//! `gguf split` and `gguf merge` against llama.cpp 0.3.16's `llama-gguf-split`: every shard
+//! and every merged file must be byte-identical, on SmolLM2 and on a generated model, for
+//! each combination of options.
 //!
-//! The reference comes from `$GGUF_LLAMA_TOOLS` (set by `.ci/run`, so CI always compares) or
-//! the cache `scripts/build-llama-tools.sh` builds into; without either the comparisons are
-//! skipped with a note. The refusals are tested without it.
+//! With the reference built (`$GGUF_LLAMA_TOOLS`, set by `scripts/test.sh` and `.ci/run`, or
+//! the cache `scripts/build-llama-tools.sh` builds into) each split and merge is run by both
+//! tools and compared byte for byte. Without it, our shards and merged files are compared with
+//! the sha256 of llama-gguf-split's, recorded in `tests/split_merge/` (one file per model,
+//! a line per shard and per merged file). A live run also checks the recording against what
+//! the reference wrote, so a stale recording fails; `GGUF_RECORD=1` rewrites it instead.
+//! SmolLM2 is compared when it is fetched (`$GGUF_SMOLLM2` or the cache of
+//! `scripts/fetch-models.sh`); `tests/dequant/smollm2-excerpt.gguf` (three of its tensors)
+//! always is. The refusals are tested without any reference.
 
 mod common;
 
@@ -16,14 +22,16 @@ use std::process::{Command, Output};
 
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType, Version};
+use sha2::{Digest, Sha256};
 
-/// The folder holding `llama-gguf-split`, or `None` (with a note) when it has not been built.
+/// The folder holding `llama-gguf-split`, or `None` when it has not been built.
 fn llama_tools() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("GGUF_LLAMA_TOOLS") {
         let dir = PathBuf::from(dir);
         assert!(
             dir.join("llama-gguf-split").is_file(),
-            "GGUF_LLAMA_TOOLS={} has no llama-gguf-split",
+            "GGUF_LLAMA_TOOLS={} has no llama-gguf-split: set it to the folder \
+             scripts/build-llama-tools.sh prints, or unset it to compare with the recording",
             dir.display()
         );
         return Some(dir);
@@ -32,9 +40,79 @@ fn llama_tools() -> Option<PathBuf> {
         .map(|home| PathBuf::from(home).join(".cache/gguf-grammar/llama.cpp-0.3.16/bin"))
         .filter(|dir| dir.join("llama-gguf-split").is_file());
     if cached.is_none() {
-        eprintln!("note: llama-gguf-split not built (scripts/build-llama-tools.sh); skipping the byte-identity comparisons");
+        eprintln!("note: llama-gguf-split not built (scripts/build-llama-tools.sh); comparing with its recorded output");
     }
     cached
+}
+
+/// llama-gguf-split's output as recorded for one model: `NAME FILE SHA256` lines, `FILE`
+/// a shard's name without the prefix (`-00001-of-00003.gguf`) or `merged`.
+struct Recording {
+    path: PathBuf,
+    lines: Vec<String>,
+    /// The lines a live run produced, written back under `GGUF_RECORD=1`.
+    live: Vec<String>,
+}
+
+impl Recording {
+    fn open(model: &str) -> Self {
+        let path = common::root().join(format!("tests/split_merge/{model}.txt"));
+        let text = fs::read_to_string(&path).unwrap_or_default();
+        Recording {
+            path,
+            lines: text.lines().map(str::to_string).collect(),
+            live: Vec::new(),
+        }
+    }
+
+    /// The recorded sha256 of `file` of the run `name`.
+    fn sha256(&self, name: &str, file: &str) -> &str {
+        self.lines
+            .iter()
+            .find_map(|line| line.strip_prefix(&format!("{name} {file} ")))
+            .unwrap_or_else(|| {
+                panic!(
+                    "{}: no line for {name} {file}; run with llama-gguf-split built and \
+                     GGUF_RECORD=1 to record it",
+                    self.path.display()
+                )
+            })
+    }
+
+    /// Checks `ours` (a shard, or the merged file) against the recording, and keeps the
+    /// line a live run records.
+    fn check(&mut self, name: &str, file: &str, ours: &Path) {
+        let digest = sha256_hex(&fs::read(ours).unwrap());
+        self.live.push(format!("{name} {file} {digest}"));
+        if !recording() {
+            assert_eq!(
+                digest,
+                self.sha256(name, file),
+                "{}: differs from llama-gguf-split's recorded {name} {file}",
+                ours.display()
+            );
+        }
+    }
+
+    /// Under `GGUF_RECORD=1`, writes what the live runs gave.
+    fn finish(self) {
+        if recording() {
+            fs::create_dir_all(self.path.parent().unwrap()).unwrap();
+            let text: String = self.live.iter().map(|line| format!("{line}\n")).collect();
+            fs::write(&self.path, text).unwrap();
+        }
+    }
+}
+
+fn recording() -> bool {
+    std::env::var_os("GGUF_RECORD").is_some_and(|v| v == "1")
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 fn run(program: &Path, args: &[&str], cwd: &Path) -> Output {
@@ -70,11 +148,20 @@ fn assert_same_file(ours: &Path, reference: &Path) {
     }
 }
 
-/// Splits `model` with `options` by both tools and compares every shard; then merges both
-/// sets by both tools (ours merging the reference's shards and the reference merging ours)
-/// and compares the merged files.
-fn compare(tools: &Path, model: &Path, options: &[&str], name: &str) -> usize {
-    let split_tool = tools.join("llama-gguf-split");
+/// Splits `model` with `options` and merges the shards; checks every shard and the merged
+/// file against the recording, and, with the reference built (`tools`), against its output
+/// byte for byte: both tools split, and each merges the other's shards.
+fn compare(
+    tools: Option<&Path>,
+    recorded: &mut Recording,
+    model: &Path,
+    options: &[&str],
+    name: &str,
+) -> usize {
+    assert!(
+        tools.is_some() || !recording(),
+        "GGUF_RECORD=1 records llama-gguf-split's output: build it first (scripts/build-llama-tools.sh)"
+    );
     let dir = scratch(name);
     let model = model.to_str().unwrap();
 
@@ -87,57 +174,83 @@ fn compare(tools: &Path, model: &Path, options: &[&str], name: &str) -> usize {
         "gguf {ours:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut theirs = options.to_vec();
-    theirs.extend([model, "ref"]);
-    let out = run(&split_tool, &theirs, &dir);
-    assert!(
-        out.status.success(),
-        "llama-gguf-split {theirs:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
-    let (our_shards, ref_shards) = (files_starting(&dir, "ours-"), files_starting(&dir, "ref-"));
-    assert!(!ref_shards.is_empty());
-    assert_eq!(
-        our_shards
-            .iter()
-            .map(|n| &n["ours".len()..])
-            .collect::<Vec<_>>(),
-        ref_shards
-            .iter()
-            .map(|n| &n["ref".len()..])
-            .collect::<Vec<_>>(),
-        "{options:?}: different shard names"
-    );
+    let our_shards = files_starting(&dir, "ours-");
+    assert!(!our_shards.is_empty());
     let printed = String::from_utf8(gguf(&ours, &dir).stdout).unwrap();
     assert_eq!(
         printed.lines().count(),
         our_shards.len(),
         "split prints one path per shard"
     );
-    for (a, b) in our_shards.iter().zip(&ref_shards) {
-        assert_same_file(&dir.join(a), &dir.join(b));
-    }
-
-    let out = gguf(&["merge", &ref_shards[0], "ours-merged.gguf"], &dir);
+    let out = gguf(&["merge", &our_shards[0], "ours-merged.gguf"], &dir);
     assert!(
         out.status.success(),
         "gguf merge: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = run(
-        &split_tool,
-        &["--merge", &our_shards[0], "ref-merged.gguf"],
-        &dir,
-    );
-    assert!(
-        out.status.success(),
-        "llama-gguf-split --merge: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_same_file(&dir.join("ours-merged.gguf"), &dir.join("ref-merged.gguf"));
+    for shard in &our_shards {
+        recorded.check(name, &shard["ours".len()..], &dir.join(shard));
+    }
+    recorded.check(name, "merged", &dir.join("ours-merged.gguf"));
+    if !recording() {
+        // As many shards as llama-gguf-split wrote, not only the same first ones.
+        let recorded_shards = recorded
+            .lines
+            .iter()
+            .filter(|line| line.starts_with(&format!("{name} -")))
+            .count();
+        assert_eq!(recorded_shards, our_shards.len(), "{name}: shard count");
+    }
+
+    if let Some(tools) = tools {
+        let split_tool = tools.join("llama-gguf-split");
+        let mut theirs = options.to_vec();
+        theirs.extend([model, "ref"]);
+        let out = run(&split_tool, &theirs, &dir);
+        assert!(
+            out.status.success(),
+            "llama-gguf-split {theirs:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let ref_shards = files_starting(&dir, "ref-");
+        assert_eq!(
+            our_shards
+                .iter()
+                .map(|n| &n["ours".len()..])
+                .collect::<Vec<_>>(),
+            ref_shards
+                .iter()
+                .map(|n| &n["ref".len()..])
+                .collect::<Vec<_>>(),
+            "{options:?}: different shard names"
+        );
+        for (a, b) in our_shards.iter().zip(&ref_shards) {
+            assert_same_file(&dir.join(a), &dir.join(b));
+        }
+        let out = gguf(&["merge", &ref_shards[0], "ours-merged-ref.gguf"], &dir);
+        assert!(
+            out.status.success(),
+            "gguf merge: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = run(
+            &split_tool,
+            &["--merge", &our_shards[0], "ref-merged.gguf"],
+            &dir,
+        );
+        assert!(
+            out.status.success(),
+            "llama-gguf-split --merge: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_same_file(&dir.join("ours-merged.gguf"), &dir.join("ref-merged.gguf"));
+        assert_same_file(
+            &dir.join("ours-merged-ref.gguf"),
+            &dir.join("ref-merged.gguf"),
+        );
+    }
     fs::remove_dir_all(&dir).unwrap();
-    ref_shards.len()
+    our_shards.len()
 }
 
 /// A model with what a split must carry faithfully: odd tensor sizes, trailing unit dims,
@@ -192,33 +305,67 @@ const OPTION_SETS: &[&[&str]] = &[
 
 #[test]
 fn generated_model_splits_and_merges_as_llama_gguf_split() {
-    let Some(tools) = llama_tools() else { return };
+    let tools = llama_tools();
+    let mut recorded = Recording::open("generated");
     let dir = scratch("generated");
     let model = generated_model(&dir);
     let mut shard_counts = Vec::new();
     for (i, options) in OPTION_SETS.iter().enumerate() {
-        shard_counts.push(compare(&tools, &model, options, &format!("generated-{i}")));
+        let name = format!("generated-{i}");
+        shard_counts.push(compare(
+            tools.as_deref(),
+            &mut recorded,
+            &model,
+            options,
+            &name,
+        ));
     }
     // The option sets cut the model differently (else they would test one thing).
     assert_eq!(shard_counts, [1, 3, 4, 2, 3, 2]);
+    recorded.finish();
     fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn smollm2_splits_and_merges_as_llama_gguf_split() {
-    let (Some(tools), Some(model)) = (llama_tools(), common::smollm2()) else {
-        return;
-    };
+    let tools = llama_tools();
+    let mut recorded = Recording::open("smollm2");
+    let excerpt = common::root().join("tests/dequant/smollm2-excerpt.gguf");
     for (i, options) in [
-        &["--split-max-tensors", "100"][..],
-        &["--split-max-size", "50M"],
-        &["--split-max-size", "40M", "--no-tensor-first-split"],
+        &["--split-max-tensors", "1"][..],
+        &["--split-max-tensors", "2"],
     ]
     .iter()
     .enumerate()
     {
-        compare(&tools, &model, options, &format!("smollm2-{i}"));
+        compare(
+            tools.as_deref(),
+            &mut recorded,
+            &excerpt,
+            options,
+            &format!("excerpt-{i}"),
+        );
     }
+    // The whole model when it is fetched (a recording needs it, to stay whole).
+    let model = common::smollm2();
+    assert!(
+        model.is_some() || !recording(),
+        "GGUF_RECORD=1 needs SmolLM2: run scripts/fetch-models.sh"
+    );
+    if let Some(model) = model {
+        for (i, options) in [
+            &["--split-max-tensors", "100"][..],
+            &["--split-max-size", "50M"],
+            &["--split-max-size", "40M", "--no-tensor-first-split"],
+        ]
+        .iter()
+        .enumerate()
+        {
+            let name = format!("smollm2-{i}");
+            compare(tools.as_deref(), &mut recorded, &model, options, &name);
+        }
+    }
+    recorded.finish();
 }
 
 #[test]

@@ -26,7 +26,7 @@
 //!
 //! ```
 //! use gguf_grammar::Gguf;
-//! use gguf_tools::{fixtures, snapshot};
+//! use gguf_testkit::{fixtures, snapshot};
 //!
 //! let bytes = fixtures::minimal_llama();
 //! let text = snapshot::render(&Gguf::parse(&bytes)?);
@@ -39,9 +39,9 @@
 use std::fmt::Write as _;
 
 use crate::fixtures::sha256_hex;
-use crate::render::text;
 use gguf_grammar::escape::Terminal;
 use gguf_grammar::{Array, Gguf, Value};
+use gguf_tools::render::text;
 
 /// Arrays up to this long are shown whole.
 pub const SHOWN: usize = 8;
@@ -55,12 +55,12 @@ pub fn render(gguf: &Gguf<'_>) -> String {
 }
 
 /// The snapshot of `gguf` parsed from the header of a file of `file_size` bytes (as
-/// [`crate::source::Source::read_header`] gives them): the same text as [`render`] of the
+/// [`gguf_tools::source::Source::read_header`] gives them): the same text as [`render`] of the
 /// whole file.
 ///
 /// ```
 /// use gguf_grammar::{stream, Gguf};
-/// use gguf_tools::{fixtures, snapshot};
+/// use gguf_testkit::{fixtures, snapshot};
 ///
 /// let bytes = fixtures::minimal_llama();
 /// let header = stream::read_header(&bytes[..], None)?;

@@ -9,7 +9,7 @@ use std::path::Path;
 use gguf_grammar::validate::schema;
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Gguf, ValueType};
-use gguf_tools::fixtures;
+use gguf_testkit::fixtures;
 
 const ARCHS: &[&str] = &[
     "mamba",

@@ -1,5 +1,5 @@
 //! Shard sets: `GgufSet` finds, validates and presents a set written by `gguf split` (whose
-//! shards `tests/split_merge.rs` proves byte-identical to llama-gguf-split's), and `gguf dump`
+//! shards `tests/split_merge.rs` of this crate proves byte-identical to llama-gguf-split's), and `gguf dump`
 //! and `gguf check` treat a shard as its whole set unless given `--shard-only`.
 
 mod common;

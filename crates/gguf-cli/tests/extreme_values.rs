@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use gguf_grammar::write::GgufBuilder;
 use gguf_grammar::{Ctx, GgmlType};
-use gguf_tools::mutate;
+use gguf_testkit::mutate;
 
 #[global_allocator]
 static ALLOC: alloc::Counting = alloc::Counting;

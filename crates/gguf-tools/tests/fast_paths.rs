@@ -3,6 +3,7 @@
 //! messages) are what `gguf check --json` built from the commit before the fast paths (54bdc30)
 //! printed for this file.
 
+#[path = "../../../tests/common/mod.rs"]
 mod common;
 
 use gguf_grammar::validate::{self, Profile};

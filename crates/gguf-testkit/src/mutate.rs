@@ -9,7 +9,7 @@
 //! and `version-4` apply to any file of at least 8 bytes.
 //!
 //! ```
-//! use gguf_tools::{fixtures, mutate};
+//! use gguf_testkit::{fixtures, mutate};
 //!
 //! let base = fixtures::minimal_llama();
 //! let m = mutate::apply("duplicate-key", &base).expect("applies");

@@ -13,8 +13,10 @@ use gguf_grammar::validate::{self, Profile};
 use gguf_grammar::{Array, Gguf, Value, ValueType};
 use gguf_tools::render;
 
+#[path = "../../../benches/floor/mod.rs"]
 mod floor;
 use floor::floor;
+#[path = "../../../benches/vocab/mod.rs"]
 mod vocab;
 use vocab::vocab_262k;
 
@@ -165,7 +167,7 @@ fn invalid_strings(gguf: &Gguf<'_>) -> u64 {
 fn bench(c: &mut Criterion) {
     let llama3 = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/corpus/ggml-vocab-llama-bpe.gguf"
+        "/../../tests/corpus/ggml-vocab-llama-bpe.gguf"
     ))
     .unwrap();
     bench_header(c, "llama3-tokenizer", &llama3);

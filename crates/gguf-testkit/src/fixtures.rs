@@ -24,7 +24,7 @@
 //!
 //! ```
 //! use gguf_grammar::{validate::{self, Profile}, Gguf};
-//! use gguf_tools::fixtures;
+//! use gguf_testkit::fixtures;
 //!
 //! let tiny = fixtures::llama3_tiny();
 //! let gguf = Gguf::parse(&tiny)?;
@@ -282,7 +282,7 @@ pub fn truncated_metadata() -> Vec<u8> {
 ///
 /// ```
 /// use gguf_grammar::GgmlType;
-/// use gguf_tools::fixtures::expected;
+/// use gguf_testkit::fixtures::expected;
 /// assert_eq!(expected(GgmlType::Q8_0, 0, 0), Some(-127.0 / 64.0));
 /// assert_eq!(expected(GgmlType::Q4_K, 1, 40), Some((2.0 * 11.0 - 8.0) / 16.0));
 /// ```
@@ -375,7 +375,7 @@ impl Verdict {
     /// Judges `bytes`, the whole file.
     ///
     /// ```
-    /// use gguf_tools::fixtures::{self, Verdict};
+    /// use gguf_testkit::fixtures::{self, Verdict};
     /// let v = Verdict::of(&fixtures::truncated_metadata());
     /// assert_eq!(v.expect(), "parser_error");
     /// assert_eq!(v.accepts, [false; 7]);
@@ -483,7 +483,7 @@ impl Verdict {
 fn json_string(s: &str) -> String {
     let mut out = Vec::new();
     // Writing to a Vec cannot fail.
-    let _ = crate::render::json::string(gguf_grammar::GgufStr(s.as_bytes()), &mut out);
+    let _ = gguf_tools::render::json::string(gguf_grammar::GgufStr(s.as_bytes()), &mut out);
     String::from_utf8_lossy(&out).into_owned()
 }
 
@@ -573,7 +573,7 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 ///
 /// ```
 /// use gguf_grammar::{validate::schema, Gguf};
-/// use gguf_tools::fixtures;
+/// use gguf_testkit::fixtures;
 /// let bytes = fixtures::tiny_model("qwen2").unwrap();
 /// let gguf = Gguf::parse(&bytes)?;
 /// assert!(schema::check_model(&gguf).is_empty());
