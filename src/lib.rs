@@ -10,7 +10,7 @@
 //! use gguf_grammar::{GgufFile, GgmlType};
 //!
 //! // A 22 KB LLaMA model (12 tensors, 8 tokens) that ships with the crate; memory-mapped.
-//! let file = GgufFile::open("tests/conformance/cases/minimal-llama.gguf")?;
+//! let file = GgufFile::open("tests/conformance/cases/llama-8-tokens.gguf")?;
 //! let gguf = file.parse()?;
 //! assert_eq!((gguf.version().number(), gguf.alignment, gguf.tensors.len()), (3, 32, 12));
 //!

@@ -28,7 +28,7 @@ pub use crate::read_buf::CHUNK;
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use gguf_grammar::stream::read_header;
 ///
-/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// let file = std::fs::File::open("tests/conformance/cases/llama-8-tokens.gguf")?;
 /// let header = read_header(file, None)?;
 /// assert_eq!(header.gguf().kvs.len(), 25);
 /// # Ok(()) }

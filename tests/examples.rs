@@ -121,7 +121,7 @@ fn validate_follows_the_recorded_verdicts() {
 
 #[test]
 fn edit_key_keeps_everything_else() {
-    let source = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let source = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
     let dir = common::root().join("target/test-tmp");
     std::fs::create_dir_all(&dir).unwrap();
     let dest = dir.join(format!("edit-key-{}.gguf", std::process::id()));
@@ -158,7 +158,7 @@ fn edit_key_keeps_everything_else() {
 
 #[test]
 fn first_steps_reads_lists_and_writes_a_checked_copy() {
-    let source = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let source = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
     let dir = common::scratch("first-steps");
     let _cleanup = common::RemoveOnDrop(dir.clone());
     let dest = dir.join("edited.gguf");
