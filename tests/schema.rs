@@ -65,9 +65,9 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
         let array_len = |key: &str| gguf.get(key).and_then(|v| v.as_array()).map(|a| a.len());
         let n = array_len("tokenizer.ggml.tokens").unwrap();
         for key in ["tokenizer.ggml.scores", "tokenizer.ggml.token_type"] {
-            assert!(array_len(key).map_or(true, |len| len == n), "{name}: {key}");
+            assert!(array_len(key).is_none_or(|len| len == n), "{name}: {key}");
         }
-        assert!(hp.vocab_size.map_or(true, |v| v == n as u64), "{name}");
+        assert!(hp.vocab_size.is_none_or(|v| v == n as u64), "{name}");
         text += &format!("== {name}\n{}", render(&found));
     }
     assert_eq!(
