@@ -18,3 +18,8 @@ pub mod same_file;
 pub mod set;
 pub mod snapshot;
 pub mod source;
+
+/// The README's examples, run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

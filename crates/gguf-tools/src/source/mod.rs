@@ -260,7 +260,8 @@ mod tests {
     #[test]
     fn an_open_regular_file_is_read_as_a_file_from_its_offset_and_anything_else_as_a_stream() {
         let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        let bytes = std::fs::read(root.join("tests/conformance/cases/llama-8-tokens.gguf")).unwrap();
+        let bytes =
+            std::fs::read(root.join("tests/conformance/cases/llama-8-tokens.gguf")).unwrap();
         // 1000 bytes that a shell (or `head -c 1000`) already consumed, then the model.
         let path = std::env::temp_dir().join(format!("gguf-source-{}", std::process::id()));
         std::fs::write(&path, [&[0xab; 1000][..], &bytes].concat()).unwrap();
