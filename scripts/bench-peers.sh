@@ -3,7 +3,7 @@
 # (parse + every string read as UTF-8-checked text) in one criterion run: the crate in
 # benches/peers/, outside the main workspace so that `cargo test` and CI never build
 # candle-core. Headers: the Llama 3 tokenizer, a generated 262,144-token vocabulary and
-# SmolLM2-135M (scripts/fetch-models.sh). Results: BENCHMARKS.md, "Peer readers".
+# SmolLM2-135M (scripts/fetch-models.sh). Results: benches/README.md, "Peer readers".
 #
 # Usage: scripts/bench-peers.sh [CRITERION ARGS]   (e.g. `llama3` to run one header)
 # The first run builds candle-core (a few minutes). Not part of the test suite.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Whole-process timings for BENCHMARKS.md: `gguf check` and `gguf dump --json >/dev/null`
+# Whole-process timings for benches/README.md: `gguf check` and `gguf dump --json >/dev/null`
 # beside a bare C walk of the same header (benches/floor.c), each run as a fresh process.
 #
 # Usage: scripts/bench-process.sh [RUNS]   (default 40 runs per command and file)

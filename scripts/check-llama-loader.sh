@@ -2,7 +2,7 @@
 # llama.cpp as an executed reference: build scripts/llama/loader.cpp against the cached
 # libllama (scripts/llama/build-program.sh), run it on `gguf fixtures`' files, the kept inputs
 # of tests/llama/ (the fixtures before their fix), the corpus (tests/corpus/), the conformance
-# case minimal-llama.gguf, SmolLM2 and every `gguf mutate --all` mutation of the two valid
+# case llama-8-tokens.gguf, SmolLM2 and every `gguf mutate --all` mutation of the two valid
 # fixtures, and compare every verdict, first error line, tokenization and greedy decode with
 # tests/llama/verdicts.json (scripts/llama_verdicts.py): any difference fails. Then
 # `gguf check --profile llama.cpp` must agree with llama.cpp's verdict (loads, tokenizes and
@@ -56,7 +56,7 @@ cases=()
 for f in "$work"/fixtures/*.gguf "$work"/archs/*.gguf; do
     cases+=("fixtures/$(basename "$f")=$f")
 done
-for f in tests/llama/*.gguf tests/corpus/*.gguf tests/conformance/cases/minimal-llama.gguf; do
+for f in tests/llama/*.gguf tests/corpus/*.gguf tests/conformance/cases/llama-8-tokens.gguf; do
     cases+=("$f=$f")
 done
 cases+=("$(basename "$smollm2")=$smollm2")

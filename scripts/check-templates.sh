@@ -86,7 +86,7 @@ cat > "$tmp/tokenizer_config.json" <<'JSON'
 {"chat_template": [{"name": "tool use", "template": "{{ 'tools' }}"}, {"name": "default", "template": "{% for m in messages %}{{ m.content }}{% endfor %}"}]}
 JSON
 # The input has an old named template, which both remove.
-target/debug/gguf edit tests/conformance/cases/minimal-llama.gguf -o "$tmp/in.gguf" \
+target/debug/gguf edit tests/conformance/cases/llama-8-tokens.gguf -o "$tmp/in.gguf" \
     --set "tokenizer.chat_template.old=string:{{ 'old' }}" --set "tokenizer.chat_template=string:x"
 "$(dirname "$GGUF_PYTHON")/gguf-new-metadata" "$tmp/in.gguf" "$tmp/py.gguf" \
     --chat-template-config "$tmp/tokenizer_config.json" >/dev/null 2>&1

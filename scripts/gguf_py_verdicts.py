@@ -9,7 +9,7 @@ A manifest is what `gguf fixtures` or `gguf mutate --all` writes: a JSON array o
 manifest's folder. GGUFReader(path) (gguf 0.19.0, run as scripts/gguf_py_native.py runs it)
 accepts when its constructor returns; any
 exception rejects, and so does running longer than 20 s (a reader that never returns, as the
-README's parity section counts it). Prints each disagreement and "N files, M disagreements";
+tests/conformance/README.md's parity section counts it). Prints each disagreement and "N files, M disagreements";
 exit 1 when M > 0.
 """
 

@@ -24,7 +24,7 @@ inputs="$work/inputs"
 mkdir -p "$inputs" "$work/runs"
 
 # The crafted files.
-cp tests/conformance/cases/minimal-llama.gguf "$inputs/minimal.gguf"
+cp tests/conformance/cases/llama-8-tokens.gguf "$inputs/minimal.gguf"
 mkdir "$work/mutations"
 "$gguf" mutate "$inputs/minimal.gguf" --all "$work/mutations" >/dev/null 2>&1
 if [[ "${1:-}" == --all-mutations ]]; then

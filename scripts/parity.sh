@@ -28,7 +28,7 @@ source scripts/venv.sh
 cargo build --quiet --bin gguf
 gguf="${CARGO_TARGET_DIR:-target}/debug/gguf"
 
-# Conformance cases gguf-py accepts and we reject on purpose (README, "Parity with ggml and
+# Conformance cases gguf-py accepts and we reject on purpose (tests/conformance/README.md, "Parity with ggml and
 # gguf-py"; crates/gguf-cli/tests/conformance.rs holds the same list): there is no dump of ours to compare.
 deviations=(string-length-past-eof)
 
@@ -44,7 +44,7 @@ import sys
 for case in json.load(open("tests/conformance/verdicts.json"))["cases"]:
     if case["gguf_py"] and case["gguf_py"]["ok"]:
         if case["name"] in sys.argv[1:]:
-            print(f"skipped {case['name']}: a deliberate difference (README)", file=sys.stderr)
+            print(f"skipped {case['name']}: a deliberate difference (tests/conformance/README.md)", file=sys.stderr)
         else:
             print(case["file"])
 PY

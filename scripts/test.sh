@@ -12,8 +12,8 @@ step() { printf '\n== %s\n' "$*" >&2; }
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
-step "cargo clippy (the workspace; the lean library)"
-cargo clippy --workspace --all-targets -- -D warnings
+step "cargo clippy (the workspace; the lean library); no standard-library API newer than rust-version"
+cargo clippy --workspace --all-targets -- -D warnings -W clippy::incompatible_msrv
 cargo clippy -p gguf-grammar --lib --no-default-features -- -D warnings
 step "cargo doc (broken links are errors): the workspace, the library with no feature and with each alone"
 RUSTDOCFLAGS="-D warnings" cargo doc --workspace --no-deps
@@ -38,7 +38,7 @@ cargo test --workspace --all-targets
 cargo test --workspace --doc
 step "hostile sweep: every command x hostile inputs under prlimit and timeout (exit 0/1/2, no panic, escaped output)"
 bash scripts/hostile-sweep.sh
-step "cargo package: the published crate's doctests pass from the .crate alone"
+step "cargo package: every published crate packs and builds from its .crate; the library's doctests pass from its .crate alone"
 bash scripts/package-check.sh
 step "native JSON vs gguf-py"
 bash scripts/check-gguf-py.sh

@@ -43,7 +43,7 @@ pub fn alignment(first_alignment_u32: Option<u32>) -> u64 {
 /// use gguf_grammar::Gguf;
 ///
 /// // A 22 KB LLaMA model with an 8-token vocabulary that ships with the crate.
-/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+/// let bytes = std::fs::read("tests/conformance/cases/llama-8-tokens.gguf").unwrap();
 /// let gguf = Gguf::parse(&bytes)?;
 /// assert_eq!(gguf.architecture(), Ok("llama"));
 /// assert_eq!(gguf.get_u64("llama.block_count"), Ok(1));
@@ -246,7 +246,7 @@ impl<'a> Gguf<'a> {
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let model = gguf_grammar::OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
+    /// let model = gguf_grammar::OwnedGguf::open("tests/conformance/cases/llama-8-tokens.gguf")?;
     /// assert_eq!(model.gguf().n_vocab(), Some(8));
     /// # Ok(()) }
     /// ```
@@ -258,7 +258,7 @@ impl<'a> Gguf<'a> {
     ///
     /// ```
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let model = gguf_grammar::OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
+    /// let model = gguf_grammar::OwnedGguf::open("tests/conformance/cases/llama-8-tokens.gguf")?;
     /// let tokens: Vec<&str> = model.gguf().tokens()?.collect::<Result<_, _>>().map_err(|e| e.to_string())?;
     /// assert_eq!(tokens[..3], ["<unk>", "<s>", "</s>"]);
     /// # Ok(()) }

@@ -58,7 +58,7 @@ pub const COPY_BUFFER: usize = 1 << 20;
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use gguf_grammar::file_range::{read_exact_at, RangeError};
 ///
-/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// let file = std::fs::File::open("tests/conformance/cases/llama-8-tokens.gguf")?;
 /// let mut magic = [0u8; 4];
 /// read_exact_at(&file, 0, &mut magic)?;
 /// assert_eq!(&magic, b"GGUF");
@@ -92,7 +92,7 @@ pub fn read_exact_at(file: &File, offset: u64, buf: &mut [u8]) -> Result<(), Ran
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// let file = std::fs::File::open("tests/conformance/cases/llama-8-tokens.gguf")?;
 /// let mut out = Vec::new();
 /// gguf_grammar::file_range::copy_range(&file, 4, 4, &mut out)?;
 /// assert_eq!(out, 3u32.to_le_bytes());
@@ -125,7 +125,7 @@ pub fn copy_range(
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// let file = std::fs::File::open("tests/conformance/cases/llama-8-tokens.gguf")?;
 /// assert!(gguf_grammar::file_range::range_is(&file, 0, b"GGUF")?);
 /// assert!(!gguf_grammar::file_range::range_is(&file, 0, b"GGUG")?);
 /// # Ok(()) }
@@ -151,7 +151,7 @@ pub fn range_is(file: &File, offset: u64, expected: &[u8]) -> Result<bool, Range
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// let file = std::fs::File::open("tests/conformance/cases/llama-8-tokens.gguf")?;
 /// // The version (3, little-endian) is four bytes after the magic; the count of tensors is not.
 /// assert!(gguf_grammar::file_range::holds_copy(&file, 4, &file, 4, 4)?);
 /// assert!(!gguf_grammar::file_range::holds_copy(&file, 0, &file, 4, 4)?);

@@ -10,7 +10,7 @@
 //! use gguf_grammar::{GgufFile, GgmlType};
 //!
 //! // A 22 KB LLaMA model (12 tensors, 8 tokens) that ships with the crate; memory-mapped.
-//! let file = GgufFile::open("tests/conformance/cases/minimal-llama.gguf")?;
+//! let file = GgufFile::open("tests/conformance/cases/llama-8-tokens.gguf")?;
 //! let gguf = file.parse()?;
 //! assert_eq!((gguf.version().number(), gguf.alignment, gguf.tensors.len()), (3, 32, 12));
 //!
@@ -39,7 +39,7 @@
 //! ggml tensor type table, [`stream`] the reader that pulls only the header from any
 //! [`std::io::Read`], [`file_range`] positioned reads of tensor data, [`error`] the located
 //! errors, [`escape`] the terminal escape for text from a file. The `examples/` folder of the
-//! repository has five short programs for the first things people do.
+//! repository has short programs for the first things people do.
 //!
 //! Features, all on by default and none adding a dependency but `mmap`'s memmap2:
 //!

@@ -20,8 +20,8 @@ pub(crate) enum ReadBuf {
     /// only reserved until read into, and asked for in huge pages where the kernel offers
     /// them. Read into heap memory, the 7.8 MB Llama 3 tokenizer costs a page fault per
     /// 4 KiB (about 2,000, most of `gguf dump`'s time); in huge pages the process takes half
-    /// the time (`BENCHMARKS.md`, "Fourth pass"). This memory maps no file, so no other
-    /// process can make reading it fail (SIGBUS).
+    /// the time (`git show a987a41:BENCHMARKS.md`, "Fourth pass"). This memory maps no file,
+    /// so no other process can make reading it fail (SIGBUS).
     #[cfg(feature = "mmap")]
     Anonymous {
         /// The memory; `len` bytes of it hold what was read.

@@ -28,7 +28,7 @@ pub use crate::read_buf::CHUNK;
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
 /// use gguf_grammar::stream::read_header;
 ///
-/// let file = std::fs::File::open("tests/conformance/cases/minimal-llama.gguf")?;
+/// let file = std::fs::File::open("tests/conformance/cases/llama-8-tokens.gguf")?;
 /// let header = read_header(file, None)?;
 /// assert_eq!(header.gguf().kvs.len(), 25);
 /// # Ok(()) }
@@ -111,8 +111,8 @@ fn read_growing(
 /// (and one unit) is read. On the corpus, SmolLM2 and a 262k vocabulary, each followed by
 /// tensor data, four times walks 43 % of one parse in failed attempts where reading `needed`
 /// (or doubling) walked 89 %, and reads 11 MB past the 34 MB of headers instead of 8 MB
-/// (`BENCHMARKS.md`, "Fourth pass"); rounding to 2 MiB rather than 64 KiB reads SmolLM2's
-/// 1.8 MB header in two attempts instead of three ("Fifth pass").
+/// (`git show a987a41:BENCHMARKS.md`, "Fourth pass"); rounding to 2 MiB rather than 64 KiB
+/// reads SmolLM2's 1.8 MB header in two attempts instead of three ("Fifth pass").
 fn file_read_size(needed: u64, read: u64) -> u64 {
     needed
         .saturating_mul(4)
@@ -124,7 +124,7 @@ fn file_read_size(needed: u64, read: u64) -> u64 {
 /// What a regular file's retries are rounded up to: a 2 MiB huge page. The first read stays
 /// one [`CHUNK`], so a small header (a shard's, a model with a short vocabulary) costs one
 /// small read; a first read of 1 or 2 MiB cost small headers more than it saved large ones
-/// (`BENCHMARKS.md`, "Fifth pass").
+/// (`git show a987a41:BENCHMARKS.md`, "Fifth pass").
 const FILE_RETRY_UNIT: u64 = 2 << 20;
 
 #[cfg(test)]

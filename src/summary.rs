@@ -34,7 +34,7 @@ macro_rules! hparams {
         /// ```
         /// use gguf_grammar::{summary::Hparams, Gguf};
         ///
-        /// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+        /// let bytes = std::fs::read("tests/conformance/cases/llama-8-tokens.gguf").unwrap();
         /// let hp = Hparams::read(&Gguf::parse(&bytes).unwrap());
         /// assert_eq!((hp.architecture, hp.head_count, hp.head_count_kv), (Some("llama"), Some(4), Some(2)));
         /// assert_eq!(hp.n_vocab(), Some(8));
@@ -126,7 +126,7 @@ impl Hparams<'_> {
 /// ```
 /// use gguf_grammar::{summary::Summary, Gguf, GgmlType};
 ///
-/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf").unwrap();
+/// let bytes = std::fs::read("tests/conformance/cases/llama-8-tokens.gguf").unwrap();
 /// let s = Summary::of(&Gguf::parse(&bytes).unwrap());
 /// assert_eq!(s.hparams.block_count, Some(1));
 /// // token_embd and output 32 x 8, three norms of 32, q and o 32 x 32, k and v 32 x 16,

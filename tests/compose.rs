@@ -59,7 +59,7 @@ fn pack(input: &[u8]) -> ParseResult<'_, Pack<'_>> {
 fn model() -> Vec<u8> {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/tests/conformance/cases/minimal-llama.gguf"
+        "/tests/conformance/cases/llama-8-tokens.gguf"
     );
     let bytes = std::fs::read(path).unwrap();
     let end = Gguf::parse(&bytes).unwrap().tensor_infos_end as usize;

@@ -116,7 +116,7 @@ fn validate_follows_the_recorded_verdicts() {
 
 #[test]
 fn first_steps_reads_lists_and_writes_a_checked_copy() {
-    let source = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let source = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
     let dir = common::scratch("first-steps");
     let _cleanup = common::RemoveOnDrop(dir.clone());
     let dest = dir.join("edited.gguf");

@@ -12,7 +12,7 @@ CASES = REPO / "tests" / "conformance" / "cases"
 VERDICTS = json.loads((REPO / "tests" / "conformance" / "verdicts.json").read_text())["cases"]
 
 # gguf-py accepts a string that runs past the end of the file (it slices its map short); the
-# crate rejects it as truncated (README, "Deliberate differences").
+# crate rejects it as truncated (tests/conformance/README.md, "Deliberate differences").
 GGUF_PY_ACCEPTS_BY_ACCIDENT = {"string-length-past-eof"}
 
 ACCEPTED = [c["file"] for c in VERDICTS if c["gguf_py"]["ok"] and c["name"] not in GGUF_PY_ACCEPTS_BY_ACCIDENT]

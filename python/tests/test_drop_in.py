@@ -15,7 +15,7 @@ from conftest import CASES
 import gguf_grammar
 
 FILES = [
-    CASES / "minimal-llama.gguf",
+    CASES / "llama-8-tokens.gguf",
     CASES / "basic-v3-be.gguf",
     CASES / "array-nested.gguf",
 ]
@@ -100,7 +100,7 @@ def test_field_is_a_namedtuple(pair):
 
 
 def test_unread_field_fills_on_any_access():
-    path = CASES / "minimal-llama.gguf"
+    path = CASES / "llama-8-tokens.gguf"
     theirs = gguf.GGUFReader(path).fields["tokenizer.ggml.scores"]
     for reach in (lambda f: f[2], lambda f: list(f)[2], lambda f: f._asdict()["parts"], lambda f: copy.copy(f)[2]):
         o = gguf_grammar.GGUFReader(path).fields["tokenizer.ggml.scores"]
@@ -110,7 +110,7 @@ def test_unread_field_fills_on_any_access():
 
 
 def test_contents_selectors_as_gguf_py():
-    path = CASES / "minimal-llama.gguf"
+    path = CASES / "llama-8-tokens.gguf"
     theirs, ours = gguf.GGUFReader(path), gguf_grammar.GGUFReader(path)
     for key in ("tokenizer.ggml.tokens", "tokenizer.ggml.scores", "general.architecture"):
         for sel in (np.int64(1), 1.0, "a", True, None):
@@ -140,7 +140,7 @@ def every_contents(reader):
 
 
 def test_mode_c_edits_are_seen_and_not_written(tmp_path):
-    src = CASES / "minimal-llama.gguf"
+    src = CASES / "llama-8-tokens.gguf"
     path = tmp_path / "m.gguf"
     shutil.copyfile(src, path)
     theirs, ours = gguf.GGUFReader(path, "c"), gguf_grammar.GGUFReader(path, "c")
@@ -152,7 +152,7 @@ def test_mode_c_edits_are_seen_and_not_written(tmp_path):
 
 
 def test_mode_c_writes_to_the_map_are_seen_before_parts_are_read(tmp_path):
-    path = CASES / "minimal-llama.gguf"
+    path = CASES / "llama-8-tokens.gguf"
     theirs, ours = gguf.GGUFReader(path, "c"), gguf_grammar.GGUFReader(path, "c")
     for r in (theirs, ours):
         t = r.fields["tokenizer.ggml.tokens"]
@@ -167,7 +167,7 @@ def test_mode_c_writes_to_the_map_are_seen_before_parts_are_read(tmp_path):
 
 
 def test_mode_r_plus_writes_as_gguf_py(tmp_path):
-    src = CASES / "minimal-llama.gguf"
+    src = CASES / "llama-8-tokens.gguf"
     a, b = tmp_path / "a.gguf", tmp_path / "b.gguf"
     shutil.copyfile(src, a)
     shutil.copyfile(src, b)
@@ -180,7 +180,7 @@ def test_mode_r_plus_writes_as_gguf_py(tmp_path):
 
 
 def test_paths_and_os_errors(tmp_path):
-    path = CASES / "minimal-llama.gguf"
+    path = CASES / "llama-8-tokens.gguf"
     for arg in (str(path), bytes(str(path), "utf-8"), path):
         assert gguf_grammar.GGUFReader(arg).fields.keys() == gguf.GGUFReader(arg).fields.keys()
     with open(path, "rb") as f:
@@ -192,7 +192,7 @@ def test_paths_and_os_errors(tmp_path):
 
 
 def test_pickle_and_copy():
-    path = CASES / "minimal-llama.gguf"
+    path = CASES / "llama-8-tokens.gguf"
     ours = gguf_grammar.GGUFReader(path)
     for again in (pickle.loads(pickle.dumps(ours)), copy.deepcopy(ours)):
         assert every_contents(again) == every_contents(ours)

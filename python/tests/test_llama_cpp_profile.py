@@ -37,8 +37,8 @@ def cases(tmp_path_factory):
     for pattern in ["tests/llama/*.gguf", "tests/corpus/*.gguf"]:
         for f in sorted(REPO.glob(pattern)):
             found[str(f.relative_to(REPO))] = f
-    minimal = REPO / "tests" / "conformance" / "cases" / "minimal-llama.gguf"
-    found["tests/conformance/cases/minimal-llama.gguf"] = minimal
+    case = REPO / "tests" / "conformance" / "cases" / "llama-8-tokens.gguf"
+    found["tests/conformance/cases/llama-8-tokens.gguf"] = case
     smol = smollm2()
     found[smol.name] = smol
     for name in ["minimal-llama", "llama3-tiny"]:

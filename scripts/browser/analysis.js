@@ -135,7 +135,7 @@ async function main() {
     // vocabulary-only file (fit refuses it, the loader rejects it).
     const root = path.resolve(__dirname, "../..");
     await compare(page, path.join(root, "tests/llama/minimal-llama-before-fix.gguf"), "minimal-llama-before-fix", [4096, 0]);
-    await compare(page, path.join(root, "tests/conformance/cases/minimal-llama.gguf"), "minimal-llama", [4096]);
+    await compare(page, path.join(root, "tests/conformance/cases/llama-8-tokens.gguf"), "llama-8-tokens", [4096]);
     await compare(page, path.join(root, "tests/corpus/ggml-vocab-phi-3.gguf"), "ggml-vocab-phi-3", [4096]);
 
     // Every real template (llama.cpp's models/templates/) as a named variant of one file.

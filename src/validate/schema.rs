@@ -503,7 +503,7 @@ impl Shapes {
 
     /// Whether a tensor of `when` belongs to block `block` (`None`: a global tensor).
     fn applies(&self, when: When, block: Option<u64>) -> bool {
-        let nonzero = |v: &PerLayer| block.map_or(true, |b| v.at(b).unwrap_or(0) > 0);
+        let nonzero = |v: &PerLayer| block.is_none_or(|b| v.at(b).unwrap_or(0) > 0);
         let dense_block = block.is_some_and(|b| {
             b < self.dense_lead
                 || (self.moe_step > 0 && (b + 1) % self.moe_step != 0)

@@ -95,7 +95,7 @@ struct Missing {
 /// use gguf_grammar::write::GgufBuilder;
 /// use gguf_grammar::{Ctx, Gguf};
 ///
-/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf")?;
+/// let bytes = std::fs::read("tests/conformance/cases/llama-8-tokens.gguf")?;
 /// let gguf = Gguf::parse(&bytes)?;
 ///
 /// // Edit: every tensor byte stays; the data start is re-aligned if the header size changes.
@@ -213,7 +213,7 @@ impl<'a> GgufBuilder<'a> {
     /// use gguf_grammar::stream::read_file_header;
     /// use gguf_grammar::write::GgufBuilder;
     ///
-    /// let path = std::path::Path::new("tests/conformance/cases/minimal-llama.gguf");
+    /// let path = std::path::Path::new("tests/conformance/cases/llama-8-tokens.gguf");
     /// let file = std::fs::File::open(path)?;
     /// let len = file.metadata()?.len();
     /// let header = read_file_header(&file, len)?;
@@ -411,7 +411,7 @@ impl<'a> GgufBuilder<'a> {
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// use gguf_grammar::{write::GgufBuilder, OwnedGguf};
     ///
-    /// let model = OwnedGguf::open("tests/conformance/cases/minimal-llama.gguf")?;
+    /// let model = OwnedGguf::open("tests/conformance/cases/llama-8-tokens.gguf")?;
     /// let mut builder = GgufBuilder::from_gguf(model.gguf());
     /// builder.set("general.name", "renamed");
     /// let path = std::env::temp_dir().join(format!("write-file-{}.gguf", std::process::id()));

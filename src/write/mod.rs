@@ -172,7 +172,7 @@ pub enum WriteError {
 ///
 /// ```
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// let bytes = std::fs::read("tests/conformance/cases/minimal-llama.gguf")?;
+/// let bytes = std::fs::read("tests/conformance/cases/llama-8-tokens.gguf")?;
 /// let gguf = gguf_grammar::Gguf::parse(&bytes)?;
 /// assert_eq!(gguf_grammar::write::write(&gguf)?, bytes); // tensor data included
 /// # Ok(()) }

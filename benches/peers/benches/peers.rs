@@ -4,7 +4,7 @@
 //! the Llama 3 tokenizer, the generated 262,144-token vocabulary of `crates/gguf-tools/benches/decode.rs` and
 //! SmolLM2-135M (from `GGUF_SMOLLM2`, skipped with a message when unset).
 //!
-//! `bash scripts/bench-peers.sh` (BENCHMARKS.md, "Peer readers").
+//! `bash scripts/bench-peers.sh` (figures: benches/README.md, "Peer readers").
 
 use std::hint::black_box;
 use std::io::Cursor;

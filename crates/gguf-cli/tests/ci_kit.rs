@@ -147,7 +147,7 @@ fn truncated_metadata_claims_6_tensors_and_14_kvs_and_is_cut_at_112() {
 
 #[test]
 fn readme_lists_the_fixtures_sha256s() {
-    let readme = fs::read_to_string(common::root().join("README.md")).unwrap();
+    let readme = fs::read_to_string(common::root().join("crates/gguf-cli/README.md")).unwrap();
     for f in fixtures::all() {
         let row = format!(
             "| `{}` | {} | `{}` |",
@@ -155,7 +155,10 @@ fn readme_lists_the_fixtures_sha256s() {
             f.bytes.len(),
             fixtures::sha256_hex(&f.bytes)
         );
-        assert!(readme.contains(&row), "README lacks the row {row}");
+        assert!(
+            readme.contains(&row),
+            "crates/gguf-cli/README.md lacks the row {row}"
+        );
     }
 }
 

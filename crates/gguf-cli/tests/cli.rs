@@ -7,7 +7,7 @@ use common::{gguf_in_root as gguf, text};
 
 #[test]
 fn dump_prints_header_kvs_and_tensors() {
-    let out = gguf(&["dump", "tests/conformance/cases/minimal-llama.gguf"]);
+    let out = gguf(&["dump", "tests/conformance/cases/llama-8-tokens.gguf"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let stdout = text(&out.stdout);
     assert!(stdout.starts_with("GGUF v3, little endian"), "{stdout}");

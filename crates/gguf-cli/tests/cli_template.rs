@@ -526,7 +526,7 @@ fn summary_and_scan_show_templates() {
     let (_, out, _) = gguf(&[
         "dump",
         "--summary",
-        "tests/conformance/cases/minimal-llama.gguf",
+        "tests/conformance/cases/llama-8-tokens.gguf",
     ]);
     assert!(!out.contains("chat template"), "{out}");
 
@@ -564,7 +564,7 @@ fn summary_and_scan_show_templates() {
         "--jsonl",
         path,
         PHI3,
-        "tests/conformance/cases/minimal-llama.gguf",
+        "tests/conformance/cases/llama-8-tokens.gguf",
     ]);
     let rows: Vec<Value> = jsonl
         .lines()

@@ -7,8 +7,8 @@
 //! types) must equal ours.
 //!
 //! A disagreement is allowed only if it is listed in [`DEVIATIONS`] and explained in the
-//! README's "Parity with ggml and gguf-py" section; a listed deviation that no longer occurs
-//! fails the test too. The agreement table is printed (`cargo test --test conformance --
+//! "Parity with ggml and gguf-py" section of `tests/conformance/README.md`; a listed deviation
+//! that no longer occurs fails the test too. The agreement table is printed (`cargo test --test conformance --
 //! --nocapture`).
 
 mod common;
@@ -20,7 +20,7 @@ use gguf_grammar::{Array, Gguf, Value, ValueType};
 use serde_json::Value as Json;
 use sha2::{Digest, Sha256};
 
-/// Deliberate differences (case, profile), each explained in the README.
+/// Deliberate differences (case, profile), each explained in `tests/conformance/README.md`.
 const DEVIATIONS: [(&str, Profile); 3] = [
     // ggml's int64 element count wraps to 0, so its overflow check is skipped and it accepts.
     ("nelements-overflow", Profile::Ggml),
@@ -358,19 +358,20 @@ fn agree(file: &str, references: References, spec: bool) {
     );
 }
 
-/// Every deliberate difference is explained in the README's parity section.
+/// Every deliberate difference is explained in the parity section of the corpus's README.
 #[test]
 fn deviations_are_documented_in_the_readme() {
-    let readme = std::fs::read_to_string(common::root().join("README.md")).unwrap();
+    let readme =
+        std::fs::read_to_string(common::root().join("tests/conformance/README.md")).unwrap();
     let section = readme
         .split("## Parity with ggml and gguf-py")
         .nth(1)
-        .expect("README has a \"Parity with ggml and gguf-py\" section");
+        .expect("tests/conformance/README.md has a \"Parity with ggml and gguf-py\" section");
     let section = section.split("\n## ").next().unwrap();
     for (case, _) in DEVIATIONS {
         assert!(
             section.contains(&format!("`{case}`")),
-            "README parity section does not explain {case}"
+            "tests/conformance/README.md's parity section does not explain {case}"
         );
     }
 }

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 /// closed pipe whatever the timing.
 #[test]
 fn a_closed_pipe_is_not_a_failure() {
-    let model = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let model = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
     let sizes: Vec<String> = (1..=200).map(|i| (256 * i).to_string()).collect();
     let mut child = Command::new(common::bin())
         .args(["fit", "--json", "--ctx-size", &sizes.join(",")])

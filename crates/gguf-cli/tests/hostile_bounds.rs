@@ -386,7 +386,7 @@ fn one_header_cap_for_every_source() {
 fn inputs_held_whole_are_bounded() {
     let dir = common::scratch("bounds-whole");
     let _cleanup = common::RemoveOnDrop(dir.clone());
-    let model = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let model = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
     let m = model.to_str().unwrap();
     let fifo = dir.join("fifo");
     assert!(Command::new("mkfifo")

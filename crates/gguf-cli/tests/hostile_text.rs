@@ -246,7 +246,7 @@ fn hex(bytes: &[u8]) -> String {
 fn types_in_messages_take_their_article() {
     let dir = common::scratch("articles");
     let _cleanup = common::RemoveOnDrop(dir.clone());
-    let model = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let model = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
     let m = model.to_str().unwrap();
     for (args, expected) in [
         (

@@ -251,7 +251,7 @@ fn window_and_path_select_the_overlapping_rows() {
         "map",
         "--path",
         "tensor[1] ",
-        "tests/conformance/cases/minimal-llama.gguf",
+        "tests/conformance/cases/llama-8-tokens.gguf",
     ]);
     let stdout = common::text(&out.stdout);
     // group, name_len, name, n_dims, dims[0], type, offset

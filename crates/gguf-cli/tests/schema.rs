@@ -1,4 +1,4 @@
-//! Schema checks: real files (the vocabulary-only corpus, the conformance `minimal-llama`,
+//! Schema checks: real files (the vocabulary-only corpus, the conformance case `llama-8-tokens`,
 //! SmolLM2-135M) and a generator of mutated variants of a small valid LLaMA file, each of which
 //! must give exactly its expected diagnostics.
 
@@ -65,9 +65,9 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
         let array_len = |key: &str| gguf.get(key).and_then(|v| v.as_array()).map(|a| a.len());
         let n = array_len("tokenizer.ggml.tokens").unwrap();
         for key in ["tokenizer.ggml.scores", "tokenizer.ggml.token_type"] {
-            assert!(array_len(key).map_or(true, |len| len == n), "{name}: {key}");
+            assert!(array_len(key).is_none_or(|len| len == n), "{name}: {key}");
         }
-        assert!(hp.vocab_size.map_or(true, |v| v == n as u64), "{name}");
+        assert!(hp.vocab_size.is_none_or(|v| v == n as u64), "{name}");
         text += &format!("== {name}\n{}", render(&found));
     }
     assert_eq!(
@@ -94,8 +94,8 @@ fn corpus_files_are_vocabulary_only_with_consistent_tokenizers() {
 /// loads it but throws out of llama_tokenize (tests/llama/verdicts.json: `crash: exception`,
 /// `unordered_map::at`), and that is the schema's one finding.
 #[test]
-fn minimal_llama_conformance_case_lacks_only_byte_tokens() {
-    let path = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+fn llama_8_tokens_conformance_case_lacks_only_byte_tokens() {
+    let path = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
     let bytes = std::fs::read(path).unwrap();
     let found = schema::check_model(&Gguf::parse(&bytes).unwrap());
     assert_eq!(codes(&found), ["schema-byte-tokens"], "{}", render(&found));
@@ -821,10 +821,10 @@ fn cli_check_schema() {
 
 #[test]
 fn cli_dump_summary() {
-    let path = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let path = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
     let (code, out) = gguf(&["dump".as_ref(), "--summary".as_ref(), path.as_os_str()]);
     assert_eq!(code, 0);
-    snapshot("schema-minimal-llama-summary", &out);
+    snapshot("schema-llama-8-tokens-summary", &out);
 }
 
 /// Each profile's JSON names the implementation and version it models; `--profile llama.cpp`
@@ -832,7 +832,7 @@ fn cli_dump_summary() {
 /// and no `models`).
 #[test]
 fn json_names_the_profile_and_the_version_it_models() {
-    let file = "tests/conformance/cases/minimal-llama.gguf";
+    let file = "tests/conformance/cases/llama-8-tokens.gguf";
     let expect = [
         ("llama.cpp", "llama.cpp", "llama-cpp-python 0.3.16"),
         ("ggml", "ggml", "GGML_TYPE_COUNT 43"),

@@ -779,3 +779,8 @@ fn cache_with_buffers(
         buffers,
     }
 }
+
+/// The README's examples, run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

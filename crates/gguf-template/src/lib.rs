@@ -30,3 +30,8 @@ pub mod screen;
 
 pub use read::{templates, ChatTemplate, SpecialTokens};
 pub use render::{render, Conversation, Limits, RenderError};
+
+/// The README's examples, run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1116,3 +1116,8 @@ enum Frag {
     Text(usize, usize),
     Token(TokenId),
 }
+
+/// The README's examples, run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -1,7 +1,7 @@
 //! Reading every element, validating and rendering, side by side with the floor walk in one
 //! run, on three headers: the Llama 3 tokenizer (7.8 MB, 408k strings), a generated
 //! gemma3-style 262,144-token vocabulary, and SmolLM2-135M's header (from `GGUF_SMOLLM2`,
-//! skipped with a message when unset). BENCHMARKS.md records the figures and the targets.
+//! skipped with a message when unset). benches/README.md records the latest figures.
 //!
 //! `cargo bench --bench decode` (add a filter such as `llama3` to run one header).
 

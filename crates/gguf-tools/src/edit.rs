@@ -15,7 +15,7 @@
 //! use gguf_grammar::write::GgufBuilder;
 //! use gguf_grammar::Gguf;
 //!
-//! let bytes = std::fs::read("../../tests/conformance/cases/minimal-llama.gguf")?;
+//! let bytes = std::fs::read("../../tests/conformance/cases/llama-8-tokens.gguf")?;
 //! let gguf = Gguf::parse(&bytes)?;
 //! let mut builder = GgufBuilder::from_gguf(&gguf);
 //! for arg in ["general.name=minimal edited", "my.count=u16:7"] {

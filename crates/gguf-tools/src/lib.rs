@@ -14,3 +14,8 @@ pub mod render;
 pub mod same_file;
 pub mod set;
 pub mod source;
+
+/// The README's examples, run as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

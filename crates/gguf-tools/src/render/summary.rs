@@ -29,7 +29,7 @@ fn or_dash(value: Option<impl ToString>) -> String {
 /// Writes the summary of `gguf`.
 ///
 /// ```
-/// let bytes = std::fs::read("../../tests/conformance/cases/minimal-llama.gguf").unwrap();
+/// let bytes = std::fs::read("../../tests/conformance/cases/llama-8-tokens.gguf").unwrap();
 /// let gguf = gguf_grammar::Gguf::parse(&bytes).unwrap();
 /// let mut out = Vec::new();
 /// gguf_tools::render::summary::write(&gguf, &mut out).unwrap();

@@ -23,7 +23,7 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use gguf_tools::source::Source;
 //!
-//! let mut source = Source::open("../../tests/conformance/cases/minimal-llama.gguf".as_ref())?;
+//! let mut source = Source::open("../../tests/conformance/cases/llama-8-tokens.gguf".as_ref())?;
 //! let (header, file_len) = source.read_header()?;
 //! assert_eq!(header.gguf().kvs.len(), 25);
 //! assert_eq!(header.bytes().len() as u64, header.gguf().tensor_data_offset);
@@ -260,7 +260,8 @@ mod tests {
     #[test]
     fn an_open_regular_file_is_read_as_a_file_from_its_offset_and_anything_else_as_a_stream() {
         let root = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."));
-        let bytes = std::fs::read(root.join("tests/conformance/cases/minimal-llama.gguf")).unwrap();
+        let bytes =
+            std::fs::read(root.join("tests/conformance/cases/llama-8-tokens.gguf")).unwrap();
         // 1000 bytes that a shell (or `head -c 1000`) already consumed, then the model.
         let path = std::env::temp_dir().join(format!("gguf-source-{}", std::process::id()));
         std::fs::write(&path, [&[0xab; 1000][..], &bytes].concat()).unwrap();

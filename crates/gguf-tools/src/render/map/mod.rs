@@ -463,9 +463,9 @@ impl Filter {
     /// Whether `row` is shown.
     pub fn keeps(&self, row: &Row<'_, '_>) -> bool {
         let end = row.offset.saturating_add(row.len.max(1));
-        self.from.map_or(true, |from| end > from)
-            && self.to.map_or(true, |to| row.offset < to)
-            && self.path.as_deref().map_or(true, |p| row.path.contains(p))
+        self.from.is_none_or(|from| end > from)
+            && self.to.is_none_or(|to| row.offset < to)
+            && self.path.as_deref().is_none_or(|p| row.path.contains(p))
     }
 }
 
