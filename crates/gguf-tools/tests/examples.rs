@@ -13,7 +13,7 @@ use gguf_grammar::Gguf;
 
 #[test]
 fn edit_key_keeps_everything_else() {
-    let source = common::root().join("tests/conformance/cases/minimal-llama.gguf");
+    let source = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
     let dir = common::root().join("target/test-tmp");
     std::fs::create_dir_all(&dir).unwrap();
     let dest = dir.join(format!("edit-key-{}.gguf", std::process::id()));
