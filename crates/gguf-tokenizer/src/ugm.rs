@@ -2,7 +2,7 @@
 //! map (an XOR-compressed double array), then Viterbi over token scores.
 
 use crate::unicode::{self, len_utf8};
-use crate::{attr, Error, Map, Token, TokenId, Tokenizer};
+use crate::{attr, Budget, Error, Map, Token, TokenId, Tokenizer};
 
 /// llama.cpp's `naive_trie`: the children of every node in one hash map keyed by (node,
 /// byte), and a value per node.
@@ -41,17 +41,18 @@ impl Trie {
         self.values[node]
     }
     /// `get_longest_prefix`: how deep the key walks into the trie (token or not).
-    fn walk_len(&self, key: &[u8]) -> usize {
+    fn walk_len(&self, key: &[u8], budget: &mut Budget) -> Result<usize, Error> {
         let Some(mut node) = self.root() else {
-            return 0;
+            return Ok(0);
         };
         for (i, &b) in key.iter().enumerate() {
             match self.child(node, b) {
                 Some(n) => node = n,
-                None => return i,
+                None => return Ok(i),
             }
+            budget.charge(1)?;
         }
-        key.len()
+        Ok(key.len())
     }
 }
 
@@ -126,11 +127,12 @@ impl Ugm {
         &'a self,
         input: &'a [u8],
         off: usize,
+        budget: &mut Budget,
     ) -> Result<(&'a [u8], usize), Error> {
         if off == input.len() {
             return Ok((&[], 0));
         }
-        let ud = self.user_defined.walk_len(&input[off..]);
+        let ud = self.user_defined.walk_len(&input[off..], budget)?;
         if ud > 0 {
             return Ok((&input[off..off + ud], ud));
         }
@@ -141,6 +143,8 @@ impl Ugm {
                 if c == 0 {
                     break;
                 }
+                // A character map whose array cycles walks on past every real key.
+                budget.charge(1)?;
                 node ^= c as usize;
                 let packed = self.node(node)?;
                 if packed & ((1 << 31) | 0xFF) != u32::from(c) {
@@ -169,7 +173,12 @@ impl Ugm {
         }
     }
 
-    fn normalize(&self, tok: &Tokenizer, input: &[u8]) -> Result<Vec<u8>, Error> {
+    fn normalize(
+        &self,
+        tok: &Tokenizer,
+        input: &[u8],
+        budget: &mut Budget,
+    ) -> Result<Vec<u8>, Error> {
         let mut out = Vec::with_capacity(input.len() * 3);
         let space: &[u8] = if tok.escape_whitespaces {
             "▁".as_bytes()
@@ -182,7 +191,7 @@ impl Ugm {
         let (mut prepended, mut non_ws) = (false, false);
         let mut off = 0;
         while off < input.len() {
-            let (norm, consumed) = self.normalize_prefix(input, off)?;
+            let (norm, consumed) = self.normalize_prefix(input, off, budget)?;
             for &c in norm {
                 if c != b' ' {
                     if !non_ws {
@@ -212,17 +221,23 @@ impl Ugm {
         &self,
         tok: &Tokenizer,
         text: &[u8],
+        budget: &mut Budget,
         out: &mut Vec<TokenId>,
     ) -> Result<(), Error> {
         let start = out.len();
-        let norm = self.normalize(tok, text)?;
+        let norm = self.normalize(tok, text, budget)?;
         let len = norm.len();
         if len == 0 {
             return Ok(());
         }
         let unk = tok.unk.unwrap_or(u32::MAX);
         // (token, input offset, score sum) per end offset.
-        let mut best = vec![(unk, 0usize, -f64::MAX); len + 1];
+        // The normalized text is charged to the budget (a character map can expand each
+        // character), which also keeps it under u32::MAX: 16 bytes a place, not 24.
+        budget.charge(len as u64)?;
+        let len32 = u32::try_from(len)
+            .map_err(|_| Error::Limit("a normalized text past u32::MAX bytes".into()))?;
+        let mut best = vec![(unk, 0u32, -f64::MAX); len32 as usize + 1];
         best[0] = (unk, 0, 0.0);
         let at = |i: usize| norm.get(i).copied().unwrap_or(0);
         let mut off = 0;
@@ -250,9 +265,10 @@ impl Ugm {
                     };
                     let challenger = current + score;
                     if challenger > best[p].2 {
-                        best[p] = (id, off, challenger);
+                        best[p] = (id, off as u32, challenger);
                     }
                 }
+                budget.charge(1)?;
                 node = self.token_matcher.child(nd, at(p));
                 p += 1;
             }
@@ -260,7 +276,7 @@ impl Ugm {
                 let challenger = current + self.unknown_score;
                 let p = off + n_units;
                 if challenger > best[p].2 {
-                    best[p] = (unk, off, challenger);
+                    best[p] = (unk, off as u32, challenger);
                 }
             }
             off += n_units;
@@ -280,7 +296,7 @@ impl Ugm {
                 break;
             }
             prev_unknown = is_unknown;
-            i = from;
+            i = from as usize;
         }
         out[start..].reverse();
         Ok(())
