@@ -164,9 +164,13 @@ impl Plamo2 {
                 "no byte token <0x{b:02X}> (llama.cpp throws \"Byte token for <0x{b}> is not set\")"
             )));
         }
-        // A parent is created before its children: each node's link is found from its
-        // parent's, as Aho-Corasick's failure links are (linear over each token's path).
-        for x in 1..nodes.len() {
+        // Each node's link is found from its parent's, as Aho-Corasick's failure links are
+        // (linear over each token's path), in order of length: a link, and every link on the
+        // chain walked, is shorter than the node.
+        let mut by_len: Vec<u32> = (1..nodes.len() as u32).collect();
+        by_len.sort_by_key(|&x| nodes[x as usize].len);
+        for x in by_len {
+            let x = x as usize;
             let Node { parent, first, .. } = nodes[x];
             let mut link = ROOT;
             if parent != ROOT {
