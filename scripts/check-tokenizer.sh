@@ -4,7 +4,7 @@
 # test-tokenizer-0 vectors (every models/ggml-vocab-*.gguf.inp line gives the .out ids), and
 # a generated text set plus test-tokenizer-1's token round trip compared with llama.cpp's
 # tokenizer called in-process (scripts/llama/tokenizer-ref.cpp), for every vocabulary of
-# models/. Any difference fails. Needs scripts/build-llama-tools.sh's cache (built if absent).
+# models/ and the plamo2 vocabularies of crates/gguf-tokenizer/tests/plamo2.rs. Any difference fails. Needs scripts/build-llama-tools.sh's cache (built if absent).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +27,4 @@ fi
 # fmt, clippy and the crate's unit and `check` tests run in scripts/test.sh's workspace steps;
 # here the tests that need llama.cpp (required, not skipped: GGUF_REQUIRE_LLAMA). Release:
 # the round trip encodes every token of 17 vocabularies.
-cargo test --release -p gguf-tokenizer --test vectors --test reference -- --nocapture
+cargo test --release -p gguf-tokenizer --test vectors --test reference --test plamo2 -- --nocapture

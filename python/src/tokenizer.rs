@@ -127,7 +127,7 @@ impl Tokenizer {
     }
 
     /// `tokenizer.ggml.model`'s kind: `"llama"` (SPM), `"gpt2"` (BPE), `"bert"` (WPM),
-    /// `"t5"` (UGM) or `"rwkv"`.
+    /// `"t5"` (UGM), `"rwkv"` or `"plamo2"`.
     #[getter]
     fn model(&self) -> &'static str {
         match self.inner.kind() {
@@ -136,6 +136,7 @@ impl Tokenizer {
             Kind::Wpm => "bert",
             Kind::Ugm => "t5",
             Kind::Rwkv => "rwkv",
+            Kind::Plamo2 => "plamo2",
         }
     }
 

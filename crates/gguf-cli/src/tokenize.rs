@@ -50,6 +50,11 @@ pub struct Args {
     /// Also print the number of tokens.
     #[arg(long)]
     show_count: bool,
+    /// The work allowed per byte of text (trie and table steps, special-token matches;
+    /// default 256, plus 4194304 for any text): a vocabulary that makes tokenizing grow
+    /// faster than the text is refused past it (exit 2).
+    #[arg(long, value_name = "STEPS")]
+    work_per_byte: Option<u64>,
 }
 
 #[derive(clap::Args)]
@@ -123,7 +128,10 @@ fn strtol2(x: &[u8]) -> Option<u8> {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let tok = load(&args.model)?;
+    let mut tok = load(&args.model)?;
+    if let Some(steps) = args.work_per_byte {
+        tok.set_work_per_byte(steps);
+    }
     let raw = if let Some(path) = &args.file {
         crate::input::read_whole(path)
             .map_err(|e| Failure::Unreadable(format!("{}: {e}", crate::shown(path))))?
@@ -153,8 +161,11 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let mut out = io::BufWriter::new(io::stdout().lock());
     let written = (|| -> io::Result<()> {
         if args.ids {
-            let list: Vec<String> = ids.iter().map(TokenId::to_string).collect();
-            writeln!(out, "[{}]", list.join(", "))?;
+            write!(out, "[")?;
+            for (i, id) in ids.iter().enumerate() {
+                write!(out, "{}{id}", if i == 0 { "" } else { ", " })?;
+            }
+            writeln!(out, "]")?;
         } else if args.json {
             let items: Vec<serde_json::Value> = ids
                 .iter()

@@ -5,7 +5,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::unicode::len_utf8;
-use crate::{Error, Map, TokenId, Tokenizer};
+use crate::{Budget, Error, Map, TokenId, Tokenizer};
 
 /// No interned id: a text that is neither a token nor a merge side can take part in no merge.
 const NONE: u32 = u32::MAX;
@@ -42,37 +42,44 @@ impl Session {
         &mut self,
         tok: &Tokenizer,
         text: &[u8],
+        budget: &mut Budget,
         out: &mut Vec<TokenId>,
     ) -> Result<(), Error> {
         let pre = tok.pre_tokenizer.as_ref().expect("BPE pre-tokenizer");
-        let words = pre.split(text).ok_or_else(|| {
-            Error::Unsupported(
-                "text decodes to a code point past U+10FFFF (llama.cpp throws)".into(),
-            )
-        })?;
-        for word in words {
-            if let Some(ids) = self.cache.get(&word) {
+        pre.split(text, |word| {
+            if let Some(ids) = self.cache.get(word) {
                 out.extend_from_slice(ids);
-                continue;
+                return Ok(());
             }
             let start = out.len();
-            self.word(tok, &word, out);
+            self.word(tok, word, budget, out)?;
             if self.cache.len() == CACHE_WORDS {
                 self.cache.clear();
             }
-            self.cache.insert(word, out[start..].to_vec());
-        }
-        Ok(())
+            self.cache.insert(word.to_vec(), out[start..].to_vec());
+            Ok(())
+        })
+        .ok_or_else(|| {
+            Error::Unsupported(
+                "text decodes to a code point past U+10FFFF (llama.cpp throws)".into(),
+            )
+        })?
     }
 
-    fn word(&mut self, tok: &Tokenizer, word: &[u8], out: &mut Vec<TokenId>) {
+    fn word(
+        &mut self,
+        tok: &Tokenizer,
+        word: &[u8],
+        budget: &mut Budget,
+        out: &mut Vec<TokenId>,
+    ) -> Result<(), Error> {
         if word.is_empty() {
-            return;
+            return Ok(());
         }
         if tok.ignore_merges {
             if let Some(id) = tok.text_to_token(word) {
                 out.push(id);
-                return;
+                return Ok(());
             }
         }
         let sid = |s: &[u8]| tok.merge_ids.get(s).copied().unwrap_or(NONE);
@@ -118,6 +125,8 @@ impl Session {
             if l.n == 0 || r.n == 0 || l.n != ln || r.n != rn {
                 continue;
             }
+            // Each merge hashes the merged text: charged by its length.
+            budget.charge(1 + (l.n + r.n) as u64 / 64)?;
             let merged = &mut symbols[left as usize];
             merged.n += r.n;
             merged.sid = sid(&word[l.start..l.start + merged.n]);
@@ -136,5 +145,6 @@ impl Session {
                 None => out.extend(piece.iter().filter_map(|&b| tok.text_to_token(&[b]))),
             }
         }
+        Ok(())
     }
 }

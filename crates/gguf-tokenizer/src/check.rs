@@ -173,7 +173,7 @@ fn byte_tokens(g: &Gguf<'_>, tok: &Tokenizer, out: &mut Diagnostics) {
             && match tok.kind {
                 Kind::Spm | Kind::Ugm => !byte_text(&t.text),
                 Kind::Wpm | Kind::Bpe => true,
-                Kind::Rwkv => false,
+                Kind::Rwkv | Kind::Plamo2 => false,
             }
     });
     let Some((i, t)) = bad.next() else { return };

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use gguf_grammar::{GetError, Gguf};
 
@@ -64,6 +64,9 @@ pub enum Error {
     Regex(String),
     /// llama.cpp throws (or aborts) on this input; the message says where.
     Unsupported(String),
+    /// The input exceeds one of this crate's bounds (llama.cpp would go on, in time or memory
+    /// out of proportion to the input); the message names the bound and how to raise it.
+    Limit(String),
 }
 
 impl std::fmt::Display for Error {
@@ -74,7 +77,7 @@ impl std::fmt::Display for Error {
             Error::UnknownModel(m) => write!(f, "unknown tokenizer: '{}'", m.escape_debug()),
             Error::UnknownPre(m) => write!(f, "unknown pre-tokenizer type: '{}'", m.escape_debug()),
             Error::Regex(m) => write!(f, "pre-tokenizer expression: {m}"),
-            Error::Unsupported(m) => write!(f, "{m}"),
+            Error::Unsupported(m) | Error::Limit(m) => write!(f, "{m}"),
         }
     }
 }
@@ -122,6 +125,64 @@ impl Hasher for Fnv {
 
 type Map<K, V> = HashMap<K, V, BuildHasherDefault<Fnv>>;
 
+/// The work `encode` may do per byte of text, in steps of its inner loops (trie and table
+/// steps, special-token matches): every tokenizer does a few per byte on real vocabularies,
+/// while a hostile one (a 100 KB token, a word that matches a long token's prefix at every
+/// position) would need a number proportional to the text times the token. Past
+/// `WORK_BASE + WORK_PER_BYTE × text length` the text is refused with [`Error::Limit`];
+/// [`Tokenizer::set_work_per_byte`] raises it.
+pub const WORK_PER_BYTE: u64 = 256;
+
+/// The longest text `encode` takes (1 GiB): the pre-tokenizer's haystacks and SPM's symbols
+/// index it with 32 bits (a code point takes up to four bytes in one, a space three in the
+/// other), which keeps their memory per byte small.
+pub const MAX_TEXT_BYTES: usize = (u32::MAX / 4) as usize;
+
+/// The work allowed to every text, however short (see [`WORK_PER_BYTE`]).
+pub const WORK_BASE: u64 = 1 << 22;
+
+/// The bytes all tokens' pieces (`token_to_piece`, cached at load as llama.cpp caches them)
+/// may take beyond [`PIECES_PER_TEXT_BYTE`] per byte of the tokens' texts. A BPE token's code
+/// point outside the byte alphabet decodes to `[UNK_BYTE_0x…` + the whole text + `]`, so one
+/// 60 KB token would take 1.2 GB; past this bound the vocabulary is refused.
+pub const PIECES_BASE: u64 = 1 << 24;
+
+/// See [`PIECES_BASE`].
+pub const PIECES_PER_TEXT_BYTE: u64 = 4;
+
+/// What is left of one `encode`'s work allowance.
+pub(crate) struct Budget {
+    left: u64,
+    per_byte: u64,
+}
+
+impl Budget {
+    fn for_text(len: usize, per_byte: u64) -> Budget {
+        Budget {
+            left: (len as u64)
+                .saturating_mul(per_byte)
+                .saturating_add(WORK_BASE),
+            per_byte,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn charge(&mut self, steps: u64) -> Result<(), Error> {
+        match self.left.checked_sub(steps) {
+            Some(left) => {
+                self.left = left;
+                Ok(())
+            }
+            None => Err(Error::Limit(format!(
+                "tokenizing this text takes more than {} steps per byte (plus {WORK_BASE}): the \
+                 vocabulary makes the work grow faster than the text (gguf_tokenizer::WORK_PER_BYTE; \
+                 raise it with --work-per-byte)",
+                self.per_byte
+            ))),
+        }
+    }
+}
+
 /// The vocabulary type (`llama_vocab_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
@@ -135,6 +196,8 @@ pub enum Kind {
     Ugm,
     /// `rwkv`: greedy longest match on unescaped bytes.
     Rwkv,
+    /// `plamo2`: Viterbi over token scores with byte fallback (PLaMo 2).
+    Plamo2,
 }
 
 /// One vocabulary entry.
@@ -164,7 +227,6 @@ pub struct Tokenizer {
     /// All of `special_tokens`' texts, searched at once (built on first use).
     special_finder: OnceLock<Option<AhoCorasick>>,
     pieces: Vec<Vec<u8>>,
-    max_token_len: usize,
     bos: Option<TokenId>,
     eos: Option<TokenId>,
     unk: Option<TokenId>,
@@ -180,11 +242,16 @@ pub struct Tokenizer {
     treat_whitespace_as_suffix: bool,
     ugm: Option<ugm::Ugm>,
     rwkv: Option<rwkv::Rwkv>,
+    plamo2: Option<plamo2::Plamo2>,
+    /// WPM: every token's text, for the longest match.
+    wpm: Option<ugm::Trie>,
+    work_per_byte: u64,
 }
 
 mod bpe;
 #[cfg(feature = "check")]
 pub mod check;
+mod plamo2;
 mod rwkv;
 mod spm;
 mod ugm;
@@ -375,6 +442,7 @@ impl Tokenizer {
             "gpt2" => (Kind::Bpe, Some(11), Some(11), None, None),
             "t5" => (Kind::Ugm, None, Some(1), Some(2), None),
             "rwkv" => (Kind::Rwkv, None, None, None, None),
+            "plamo2" => (Kind::Plamo2, Some(1), Some(2), Some(0), None),
             other => return Err(Error::UnknownModel(other.to_string())),
         };
         let mut add_space_prefix = false;
@@ -405,7 +473,7 @@ impl Tokenizer {
                 add_sep = true;
             }
             Kind::Ugm => add_eos = true,
-            Kind::Rwkv => {}
+            Kind::Rwkv | Kind::Plamo2 => {}
         }
         if let Some(v) = opt(g.get_bool("tokenizer.ggml.add_space_prefix"))? {
             add_space_prefix = v;
@@ -445,13 +513,11 @@ impl Tokenizer {
         }
         let mut tokens = Vec::with_capacity(n.min(list.raw_elements().len() / 8 + 1));
         let mut token_to_id: Map<Vec<u8>, TokenId> = Map::default();
-        let mut max_token_len = 0;
         for (i, s) in texts.enumerate() {
             let mut text = s.as_bytes().to_vec();
             if text.is_empty() {
                 text = format!("[EMPTY_{i}]").into_bytes();
             }
-            max_token_len = max_token_len.max(text.len());
             let attr = match types.as_ref().map(|t| t[i]) {
                 None | Some(1) => attr::NORMAL,
                 Some(2) => attr::UNKNOWN,
@@ -473,6 +539,11 @@ impl Tokenizer {
                 "tokenizer.ggml.tokens: a token text appears twice (llama.cpp aborts)".into(),
             ));
         }
+        // Built before the attributes below change: llama.cpp's init_tokenizer runs here.
+        let plamo2 = match kind {
+            Kind::Plamo2 => Some(plamo2::Plamo2::new(&tokens)?),
+            _ => None,
+        };
 
         let mut merge_ids: Map<Vec<u8>, u32> = Map::default();
         let mut ranks: Map<(u32, u32), u32> = Map::default();
@@ -594,6 +665,13 @@ impl Tokenizer {
             None
         };
         let rwkv = (kind == Kind::Rwkv).then(|| rwkv::Rwkv::new(&tokens));
+        let wpm = (kind == Kind::Wpm).then(|| {
+            let mut trie = ugm::Trie::default();
+            for (id, t) in tokens.iter().enumerate() {
+                trie.insert(&t.text, id as TokenId);
+            }
+            trie
+        });
 
         let mut tok = Tokenizer {
             kind,
@@ -606,7 +684,6 @@ impl Tokenizer {
             special_tokens,
             special_finder: OnceLock::new(),
             pieces: Vec::new(),
-            max_token_len,
             bos,
             eos,
             unk,
@@ -622,7 +699,28 @@ impl Tokenizer {
             treat_whitespace_as_suffix,
             ugm,
             rwkv,
+            plamo2,
+            wpm,
+            work_per_byte: WORK_PER_BYTE,
         };
+        let (text_bytes, piece_bytes) = tok.tokens.iter().fold((0u64, 0u64), |(t, p), token| {
+            let piece = match kind {
+                Kind::Bpe => decoded_len(&token.text),
+                _ => token.text.len() as u64,
+            };
+            (t + token.text.len() as u64, p.saturating_add(piece))
+        });
+        let allowed = text_bytes
+            .saturating_mul(PIECES_PER_TEXT_BYTE)
+            .saturating_add(PIECES_BASE);
+        if piece_bytes > allowed {
+            return Err(Error::Limit(format!(
+                "the tokens' pieces would take {piece_bytes} bytes (a BPE token's code point \
+                 outside the byte alphabet decodes to its whole text again), more than \
+                 {allowed} (gguf_tokenizer::PIECES_BASE + PIECES_PER_TEXT_BYTE × the \
+                 {text_bytes} bytes of token text)"
+            )));
+        }
         tok.pieces = (0..n as TokenId).map(|i| tok.piece_uncached(i)).collect();
 
         // Per-model attributes set after the caches, by name (llama.cpp's load, last block).
@@ -660,6 +758,11 @@ impl Tokenizer {
             tok.encode(b"\n", false, false)?;
         }
         Ok(tok)
+    }
+
+    /// Raises (or lowers) the work `encode` may do per byte of text ([`WORK_PER_BYTE`]).
+    pub fn set_work_per_byte(&mut self, steps: u64) {
+        self.work_per_byte = steps;
     }
 
     /// The vocabulary type.
@@ -719,6 +822,7 @@ impl Tokenizer {
             Kind::Spm | Kind::Ugm => self
                 .text_to_token(hex.as_bytes())
                 .or_else(|| self.text_to_token(&[b])),
+            Kind::Plamo2 => self.text_to_token(hex.as_bytes()),
             _ => {
                 let mut s = Vec::new();
                 unicode::byte_to_utf8(b, &mut s);
@@ -747,11 +851,18 @@ impl Tokenizer {
         add_special: bool,
         parse_special: bool,
     ) -> Result<Vec<TokenId>, Error> {
+        if text.len() > MAX_TEXT_BYTES {
+            return Err(Error::Limit(format!(
+                "a text of {} bytes, more than {MAX_TEXT_BYTES} (gguf_tokenizer::MAX_TEXT_BYTES)",
+                text.len()
+            )));
+        }
         let mut out = Vec::new();
+        let mut budget = Budget::for_text(text.len(), self.work_per_byte);
         let frags = if text.is_empty() {
             Vec::new()
         } else {
-            self.partition(text, parse_special)
+            self.partition(text, parse_special, &mut budget)?
         };
         match self.kind {
             Kind::Spm => {
@@ -762,7 +873,8 @@ impl Tokenizer {
                 for f in &frags {
                     match *f {
                         Frag::Text(a, b) => {
-                            let mut t = Vec::with_capacity(b - a + 3);
+                            let spaces = text[a..b].iter().filter(|&&c| c == b' ').count();
+                            let mut t = Vec::with_capacity(b - a + 2 * spaces + 3);
                             if self.add_space_prefix && is_prev_special {
                                 t.extend_from_slice("▁".as_bytes());
                             }
@@ -773,7 +885,7 @@ impl Tokenizer {
                                     t.push(c);
                                 }
                             }
-                            spm::tokenize(self, &t, &mut out)?;
+                            spm::tokenize(self, &t, &mut budget, &mut out)?;
                             is_prev_special = false;
                         }
                         Frag::Token(id) => {
@@ -793,7 +905,9 @@ impl Tokenizer {
                 let mut session = bpe::Session::default();
                 for f in &frags {
                     match *f {
-                        Frag::Text(a, b) => session.tokenize(self, &text[a..b], &mut out)?,
+                        Frag::Text(a, b) => {
+                            session.tokenize(self, &text[a..b], &mut budget, &mut out)?
+                        }
                         Frag::Token(id) => out.push(id),
                     }
                 }
@@ -807,7 +921,10 @@ impl Tokenizer {
                 }
                 for f in &frags {
                     match *f {
-                        Frag::Text(a, b) => wpm::tokenize(self, &text[a..b], &mut out)?,
+                        Frag::Text(a, b) => {
+                            let trie = self.wpm.as_ref().expect("WPM state");
+                            wpm::tokenize(self, trie, &text[a..b], &mut budget, &mut out)?
+                        }
                         Frag::Token(id) => out.push(id),
                     }
                 }
@@ -822,7 +939,9 @@ impl Tokenizer {
                 let ugm = self.ugm.as_ref().expect("UGM state");
                 for f in &frags {
                     match *f {
-                        Frag::Text(a, b) => ugm.tokenize(self, &text[a..b], &mut out)?,
+                        Frag::Text(a, b) => {
+                            ugm.tokenize(self, &text[a..b], &mut budget, &mut out)?
+                        }
                         Frag::Token(id) => out.push(id),
                     }
                 }
@@ -834,7 +953,19 @@ impl Tokenizer {
                 let rwkv = self.rwkv.as_ref().expect("RWKV state");
                 for f in &frags {
                     match *f {
-                        Frag::Text(a, b) => rwkv.tokenize(self, &text[a..b], &mut out)?,
+                        Frag::Text(a, b) => {
+                            rwkv.tokenize(self, &text[a..b], &mut budget, &mut out)?
+                        }
+                        Frag::Token(id) => out.push(id),
+                    }
+                }
+            }
+            // llama.cpp adds no BOS or EOS here whatever add_special says.
+            Kind::Plamo2 => {
+                let plamo2 = self.plamo2.as_ref().expect("PLaMo-2 state");
+                for f in &frags {
+                    match *f {
+                        Frag::Text(a, b) => plamo2.tokenize(&text[a..b], &mut budget, &mut out)?,
                         Frag::Token(id) => out.push(id),
                     }
                 }
@@ -844,83 +975,83 @@ impl Tokenizer {
     }
 
     /// `tokenizer_st_partition`: the text split around the special tokens' texts, longest
-    /// tokens first.
-    fn partition(&self, text: &[u8], parse_special: bool) -> Vec<Frag> {
-        let mut frags = vec![Frag::Text(0, text.len())];
-        let present = self.specials_present(text);
-        for (k, &id) in self.special_tokens.iter().enumerate() {
-            let t = &self.tokens[id as usize];
-            if !present[k] || !parse_special && t.attr & (attr::CONTROL | attr::UNKNOWN) != 0 {
-                continue;
-            }
-            let needle = &t.text[..];
-            // Most special tokens occur nowhere: find that without building anything.
-            let hit =
-                |f: &Frag| matches!(*f, Frag::Text(a, b) if find(&text[a..b], needle).is_some());
-            if !frags.iter().any(hit) {
-                continue;
-            }
-            let mut next = Vec::with_capacity(frags.len() + 2);
-            for f in frags {
-                let Frag::Text(mut a, b) = f else {
-                    next.push(f);
-                    continue;
-                };
-                loop {
-                    let Some(m) = find(&text[a..b], needle).map(|m| m + a) else {
-                        if a < b {
-                            next.push(Frag::Text(a, b));
-                        }
-                        break;
-                    };
-                    let mut left_end = m;
-                    if t.attr & attr::LSTRIP != 0 {
-                        while left_end > a && is_space(text[left_end - 1]) {
-                            left_end -= 1;
-                        }
-                    }
-                    if left_end > a {
-                        next.push(Frag::Text(a, left_end));
-                    }
-                    next.push(Frag::Token(id));
-                    let mut r = m + needle.len();
-                    if r >= b {
-                        break;
-                    }
-                    if t.attr & attr::RSTRIP != 0 {
-                        while r < b && is_space(text[r]) {
-                            r += 1;
-                        }
-                    }
-                    a = r;
-                }
-            }
-            frags = next;
-        }
-        frags
-    }
-
-    /// Which of `special_tokens` occur anywhere in `text`, in one pass over it: a token
-    /// absent from the text is absent from every fragment of it.
-    fn specials_present(&self, text: &[u8]) -> Vec<bool> {
+    /// tokens first, each token at its leftmost non-overlapping places in each fragment the
+    /// longer ones left.
+    ///
+    /// llama.cpp searches every fragment for every token (specials × fragments). Here every
+    /// place any special token occurs is found in one pass over the text, and each token, in
+    /// its turn, only looks at its own places: the fragment holding a place is found by its
+    /// start. The places are charged to the work budget (overlapping tokens such as runs of
+    /// spaces put several at one byte; a hostile set could put thousands).
+    fn partition(
+        &self,
+        text: &[u8],
+        parse_special: bool,
+        budget: &mut Budget,
+    ) -> Result<Vec<Frag>, Error> {
         let finder = self.special_finder.get_or_init(|| {
             let texts = self
                 .special_tokens
                 .iter()
                 .map(|&id| &self.tokens[id as usize].text);
+            // Not a DFA (the builder's choice for few patterns): filling its transitions
+            // follows failure links, quadratic in a text that overlaps itself ('x' × 30,000).
             AhoCorasick::builder()
                 .match_kind(MatchKind::Standard)
+                .kind(Some(AhoCorasickKind::ContiguousNFA))
                 .build(texts)
                 .ok()
         });
         let Some(finder) = finder else {
-            return vec![true; self.special_tokens.len()];
+            return Err(Error::Limit(
+                "the special tokens' texts are too large to search for".into(),
+            ));
         };
-        let mut present = vec![false; self.special_tokens.len()];
+        let mut places: Vec<(u32, usize)> = Vec::new();
         for m in finder.find_overlapping_iter(text) {
-            present[m.pattern().as_usize()] = true;
+            let k = m.pattern().as_u32();
+            let t = &self.tokens[self.special_tokens[k as usize] as usize];
+            if !parse_special && t.attr & (attr::CONTROL | attr::UNKNOWN) != 0 {
+                continue;
+            }
+            budget.charge(1)?;
+            places.push((k, m.start()));
         }
-        present
+        places.sort_unstable();
+        let mut frags = std::collections::BTreeMap::new();
+        frags.insert(0, Frag::Text(0, text.len()));
+        for &(k, p) in &places {
+            let id = self.special_tokens[k as usize];
+            let t = &self.tokens[id as usize];
+            let end = p + t.text.len();
+            let Some((_, &Frag::Text(a, b))) = frags.range(..=p).next_back() else {
+                continue;
+            };
+            if end > b {
+                continue;
+            }
+            frags.remove(&a);
+            let mut left_end = p;
+            if t.attr & attr::LSTRIP != 0 {
+                while left_end > a && is_space(text[left_end - 1]) {
+                    left_end -= 1;
+                }
+            }
+            if left_end > a {
+                frags.insert(a, Frag::Text(a, left_end));
+            }
+            frags.insert(p, Frag::Token(id));
+            let mut r = end;
+            if r < b && t.attr & attr::RSTRIP != 0 {
+                while r < b && is_space(text[r]) {
+                    r += 1;
+                }
+            }
+            if r < b {
+                frags.insert(r, Frag::Text(r, b));
+            }
+        }
+        Ok(frags.into_values().collect())
     }
 
     /// One token's text as `llama_token_to_piece(vocab, id, .., lstrip = 0, special)`:
@@ -962,6 +1093,10 @@ impl Tokenizer {
                 }
             }
             Kind::Rwkv => rwkv::unescape(&t.text),
+            Kind::Plamo2 => match plamo2::byte_value(&t.text) {
+                Ok(Some(b)) if t.attr & attr::BYTE != 0 => vec![b],
+                _ => t.text.clone(),
+            },
         }
     }
 
@@ -1042,6 +1177,22 @@ fn clean_spaces(text: &mut Vec<u8>) {
     text.truncate(total);
 }
 
+/// The length of [`decode_text`]'s result, without building it.
+fn decoded_len(text: &[u8]) -> u64 {
+    let mut n = 0u64;
+    for c in unicode::cpts_from_utf8(text) {
+        n = n.saturating_add(match unicode::cpt_to_byte(c) {
+            Some(_) => 1,
+            None => {
+                let mut utf8 = Vec::new();
+                let _ = unicode::cpt_to_utf8(c, &mut utf8);
+                "[UNK_BYTE_0x".len() as u64 + 2 * utf8.len() as u64 + text.len() as u64 + 1
+            }
+        });
+    }
+    n
+}
+
 /// `llama_decode_text`: a BPE token from the GPT-2 byte alphabet back to bytes.
 fn decode_text(text: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(text.len());
@@ -1107,11 +1258,7 @@ fn is_space(b: u8) -> bool {
     b == b' ' || (b'\t'..=b'\r').contains(&b)
 }
 
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    memchr::memmem::find(hay, needle)
-}
-
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Frag {
     Text(usize, usize),
     Token(TokenId),
@@ -1121,3 +1268,116 @@ enum Frag {
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gguf_grammar::write::{GgufBuilder, OwnedValue};
+    use gguf_grammar::{Ctx, ValueType};
+
+    /// llama.cpp's partition as written there: every special token, longest first, searched
+    /// for in every fragment.
+    fn partition_as_llama_cpp(tok: &Tokenizer, text: &[u8], parse_special: bool) -> Vec<Frag> {
+        let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
+        let mut frags = vec![Frag::Text(0, text.len())];
+        for &id in &tok.special_tokens {
+            let t = &tok.tokens[id as usize];
+            if !parse_special && t.attr & (attr::CONTROL | attr::UNKNOWN) != 0 {
+                continue;
+            }
+            let mut next = Vec::new();
+            for f in frags {
+                let Frag::Text(mut a, b) = f else {
+                    next.push(f);
+                    continue;
+                };
+                loop {
+                    let Some(m) = find(&text[a..b], &t.text).map(|m| m + a) else {
+                        if a < b {
+                            next.push(Frag::Text(a, b));
+                        }
+                        break;
+                    };
+                    let mut left_end = m;
+                    if t.attr & attr::LSTRIP != 0 {
+                        while left_end > a && is_space(text[left_end - 1]) {
+                            left_end -= 1;
+                        }
+                    }
+                    if left_end > a {
+                        next.push(Frag::Text(a, left_end));
+                    }
+                    next.push(Frag::Token(id));
+                    let mut r = m + t.text.len();
+                    if r >= b {
+                        break;
+                    }
+                    if t.attr & attr::RSTRIP != 0 {
+                        while r < b && is_space(text[r]) {
+                            r += 1;
+                        }
+                    }
+                    a = r;
+                }
+            }
+            frags = next;
+        }
+        frags
+    }
+
+    /// The one-pass partition equals llama.cpp's on random texts over a small alphabet with
+    /// overlapping special tokens (prefixes, suffixes and repeats of each other), stripping
+    /// spaces left and right.
+    #[test]
+    fn partition_equals_llama_cpp_algorithm() {
+        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rand = |n: usize| {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            (seed.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 33) as usize % n
+        };
+        let alphabet = b"ab ";
+        for round in 0..300 {
+            let mut texts: Vec<Vec<u8>> = (0..=255u8).map(|b| vec![b]).collect();
+            let mut types = vec![1i32; 256];
+            for _ in 0..1 + rand(6) {
+                let len = 1 + rand(4);
+                let t: Vec<u8> = (0..len).map(|_| alphabet[rand(3)]).collect();
+                if !texts.contains(&t) {
+                    texts.push(t);
+                    types.push([3, 4][rand(2)]);
+                }
+            }
+            let mut b = GgufBuilder::new(Ctx::V3_LE);
+            b.kv("tokenizer.ggml.model", "llama")
+                .kv(
+                    "tokenizer.ggml.tokens",
+                    OwnedValue::array(ValueType::String, texts.into_iter().map(OwnedValue::string)),
+                )
+                .kv(
+                    "tokenizer.ggml.token_type",
+                    OwnedValue::array(ValueType::I32, types),
+                );
+            let bytes = b.build().unwrap();
+            let mut tok = Tokenizer::from_gguf(&Gguf::parse(&bytes).unwrap()).unwrap();
+            for id in tok.special_tokens.clone() {
+                tok.tokens[id as usize].attr |= [0, attr::LSTRIP, attr::RSTRIP][rand(3)];
+            }
+            for _ in 0..20 {
+                let text: Vec<u8> = (0..1 + rand(40)).map(|_| alphabet[rand(3)]).collect();
+                for parse in [false, true] {
+                    let mut budget = Budget::for_text(text.len(), WORK_PER_BYTE);
+                    let got = tok.partition(&text, parse, &mut budget).unwrap();
+                    let want = partition_as_llama_cpp(&tok, &text, parse);
+                    assert_eq!(
+                        got,
+                        want,
+                        "round {round} {:?}",
+                        String::from_utf8_lossy(&text)
+                    );
+                }
+            }
+        }
+    }
+}

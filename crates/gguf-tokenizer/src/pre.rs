@@ -12,6 +12,8 @@ const GPT2: &str = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p
 const LLAMA3_A: &str = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 const LLAMA3_B: &str = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 const KIMI_K2: &str = "\\p{Han}+";
+/// superbpe's: an empty match before each group of three digits that ends a run of digits.
+const THOUSANDS: &str = "(?=(\\d{3})+(?!\\d))";
 
 /// The expressions of `llm_tokenizer_bpe` for one pre-tokenizer type, in order, extracted
 /// mechanically from llama.cpp's source with non-ASCII characters escaped (so that no editor
@@ -48,6 +50,9 @@ enum Splitter {
     Gpt2,
     Llama3,
     KimiK2,
+    /// [`THOUSANDS`], written out: a backtracking engine scans to the end of the run of
+    /// digits from every position in it (quadratic in the run's length).
+    Thousands,
     /// Matched on the collapsed text (the expression uses `\p{..}` categories).
     Collapsed(Regex),
     /// Matched on the code points (non-ASCII whitespace as U+000B, like llama.cpp's wtext).
@@ -156,6 +161,8 @@ impl PreTokenizer {
                 Splitter::Llama3
             } else if e == KIMI_K2 {
                 Splitter::KimiK2
+            } else if e == THOUSANDS {
+                Splitter::Thousands
             } else if uses_ucat(e) {
                 if !e.is_ascii() {
                     return Err(Error::Regex(format!(
@@ -173,18 +180,25 @@ impl PreTokenizer {
         })
     }
 
-    /// The words of `text`, each in the GPT-2 byte alphabet (`unicode_regex_split`).
-    /// `None` where llama.cpp throws: a decoded value past U+10FFFF.
-    pub(crate) fn split(&self, text: &[u8]) -> Option<Vec<Vec<u8>>> {
+    /// The words of `text`, each in the GPT-2 byte alphabet (`unicode_regex_split`), handed
+    /// to `each` one at a time (one buffer, not a vector per word: memory per byte of text
+    /// stays small). `None` where llama.cpp throws: a decoded value past U+10FFFF (checked
+    /// before any word is handed on, as llama.cpp throws before returning any).
+    pub(crate) fn split<E>(
+        &self,
+        text: &[u8],
+        mut each: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Option<Result<(), E>> {
         let cpts = unicode::cpts_from_utf8(text);
         let mut offsets = vec![cpts.len()];
-        let mut collapsed: Option<(String, Vec<usize>)> = None;
-        let mut wide: Option<(String, Vec<usize>)> = None;
+        let mut collapsed: Option<(String, Vec<u32>)> = None;
+        let mut wide: Option<(String, Vec<u32>)> = None;
         for s in &self.splitters {
             offsets = match s {
                 Splitter::Gpt2 => custom(&cpts, &offsets, gpt2_chunk),
                 Splitter::Llama3 => custom(&cpts, &offsets, llama3_chunk),
                 Splitter::KimiK2 => custom(&cpts, &offsets, kimi_k2_chunk),
+                Splitter::Thousands => custom(&cpts, &offsets, thousands_chunk),
                 Splitter::Collapsed(re) => {
                     let (hay, pos) = collapsed.get_or_insert_with(|| {
                         debug_assert!(self.need_collapse);
@@ -198,22 +212,28 @@ impl PreTokenizer {
                 }
             };
         }
-        let mut words = Vec::with_capacity(offsets.len());
+        drop((collapsed, wide));
+        if cpts.iter().any(|&c| c > 0x10FFFF) {
+            return None;
+        }
         let mut start = 0;
         let mut utf8 = Vec::new();
+        let mut word = Vec::new();
         for len in offsets {
             utf8.clear();
             for &c in &cpts[start..start + len] {
                 unicode::cpt_to_utf8(c, &mut utf8)?;
             }
-            let mut word = Vec::with_capacity(utf8.len() * 2);
+            word.clear();
             for &b in &utf8 {
                 unicode::byte_to_utf8(b, &mut word);
             }
-            words.push(word);
+            if let Err(e) = each(&word) {
+                return Some(Err(e));
+            }
             start += len;
         }
-        Some(words)
+        Some(Ok(()))
     }
 }
 
@@ -237,24 +257,25 @@ fn wide_cpt(c: u32) -> char {
     char::from_u32(c).unwrap_or('\u{E000}')
 }
 
-/// The haystack and the byte position of each code point (plus the end).
-fn haystack(cpts: &[u32], map: fn(u32) -> char) -> (String, Vec<usize>) {
+/// The haystack and the byte position of each code point (plus the end), as u32: four
+/// bytes per code point rather than eight (`encode` refuses texts past `MAX_TEXT_BYTES`).
+fn haystack(cpts: &[u32], map: fn(u32) -> char) -> (String, Vec<u32>) {
     let mut s = String::with_capacity(cpts.len());
     let mut pos = Vec::with_capacity(cpts.len() + 1);
     for &c in cpts {
-        pos.push(s.len());
+        pos.push(s.len() as u32);
         s.push(map(c));
     }
-    pos.push(s.len());
+    pos.push(s.len() as u32);
     (s, pos)
 }
 
 /// `unicode_regex_split_stl`: within each chunk, matches and the text between them.
-fn regex_split(re: &Regex, hay: &str, pos: &[usize], offsets: &[usize]) -> Vec<usize> {
+fn regex_split(re: &Regex, hay: &str, pos: &[u32], offsets: &[usize]) -> Vec<usize> {
     let mut out = Vec::with_capacity(offsets.len());
     let mut start = 0;
     for &len in offsets {
-        let (a, b) = (pos[start], pos[start + len]);
+        let (a, b) = (pos[start] as usize, pos[start + len] as usize);
         let chunk = &hay[a..b];
         let count = |from: usize, to: usize| chunk[from..to].chars().count();
         let mut prev = 0;
@@ -511,6 +532,38 @@ fn llama3_chunk(c: &Chunk, out: &mut Vec<usize>) {
     }
 }
 
+/// [`THOUSANDS`] as [`regex_split`] splits a chunk by it: each empty match (where the digits
+/// from there to the end of their run are a positive multiple of three) ends the text before
+/// it and adds an empty piece.
+fn thousands_chunk(c: &Chunk, out: &mut Vec<usize>) {
+    let digit = |pos: usize| (u32::from(b'0')..=u32::from(b'9')).contains(&c.cpt(pos));
+    let mut prev = c.ini;
+    let mut pos = c.ini;
+    while pos < c.end {
+        if !digit(pos) {
+            pos += 1;
+            continue;
+        }
+        let mut run_end = pos;
+        while digit(run_end) {
+            run_end += 1;
+        }
+        let mut m = pos + (run_end - pos) % 3;
+        while m + 3 <= run_end {
+            if m > prev {
+                out.push(m - prev);
+            }
+            out.push(0);
+            prev = m;
+            m += 3;
+        }
+        pos = run_end;
+    }
+    if prev < c.end {
+        out.push(c.end - prev);
+    }
+}
+
 /// `unicode_regex_split_custom_kimi_k2`.
 fn kimi_k2_chunk(c: &Chunk, out: &mut Vec<usize>) {
     let mut t = Tokens {
@@ -560,5 +613,50 @@ fn kimi_k2_chunk(c: &Chunk, out: &mut Vec<usize>) {
             continue;
         }
         tail(c, &mut t, &mut pos, f, true);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The written-out [`THOUSANDS`] splits as the expression does, on texts of ASCII and
+    /// other digits, letters and spaces (the expression's `\d` is ASCII, as ECMAScript's).
+    #[test]
+    fn thousands_equals_its_expression() {
+        let by_regex = PreTokenizer {
+            splitters: vec![Splitter::Wide(compile(THOUSANDS).unwrap())],
+            need_collapse: false,
+        };
+        let written = PreTokenizer::new(&[THOUSANDS]).unwrap();
+        assert!(matches!(written.splitters[0], Splitter::Thousands));
+        let words = |p: &PreTokenizer, text: &[u8]| {
+            let mut out = Vec::new();
+            p.split(text, |w| {
+                out.push(w.to_vec());
+                Ok::<(), ()>(())
+            })
+            .unwrap()
+            .unwrap();
+            out
+        };
+        let pieces: [&str; 6] = ["1", "9", "a", " ", "٣", "0"];
+        let mut seed = 0x1234_5678_9ABC_DEF1u64;
+        for _ in 0..3000 {
+            seed ^= seed >> 12;
+            seed ^= seed << 25;
+            seed ^= seed >> 27;
+            let mut r = seed.wrapping_mul(0x2545_F491_4F6C_DD1D);
+            let mut text = String::new();
+            for _ in 0..(r % 14) {
+                r /= 7;
+                text.push_str(pieces[(r % 6) as usize]);
+            }
+            assert_eq!(
+                words(&written, text.as_bytes()),
+                words(&by_regex, text.as_bytes()),
+                "{text:?}"
+            );
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! `llm_tokenizer_rwkv`: greedy longest match over the tokens' unescaped bytes.
 
 use crate::ugm::Trie;
-use crate::{Error, Token, TokenId, Tokenizer};
+use crate::{Budget, Error, Token, TokenId, Tokenizer};
 
 /// `llama_unescape_rwkv_token`.
 pub(crate) fn unescape(escaped: &[u8]) -> Vec<u8> {
@@ -60,6 +60,7 @@ impl Rwkv {
         &self,
         tok: &Tokenizer,
         text: &[u8],
+        budget: &mut Budget,
         out: &mut Vec<TokenId>,
     ) -> Result<(), Error> {
         let at = |i: usize| text.get(i).copied().unwrap_or(0);
@@ -82,6 +83,8 @@ impl Rwkv {
                     len = pos + 1;
                 }
                 pos += 1;
+                // The walk can pass the match it falls back to by a token's length.
+                budget.charge(1)?;
                 match self.trie.child(node, at(pos)) {
                     Some(n) => node = n,
                     None => break,

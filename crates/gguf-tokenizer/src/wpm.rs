@@ -5,8 +5,9 @@
 //! as soon as it ends, in one reused buffer. The ids are the same (a code point past U+10FFFF
 //! is an error either way, and an error discards the output).
 
+use crate::ugm::Trie;
 use crate::unicode::{self, flags};
-use crate::{Error, TokenId, Tokenizer};
+use crate::{Budget, Error, TokenId, Tokenizer};
 
 fn is_chinese_char(c: u32) -> bool {
     // 0x2B920, not 0x2B820, as in llama.cpp (after the Hugging Face Rust code).
@@ -18,12 +19,18 @@ fn is_chinese_char(c: u32) -> bool {
 /// Every word starts with "▁" (llama.cpp prepends it before matching).
 const PREFIX: &[u8] = "▁".as_bytes();
 
-pub(crate) fn tokenize(tok: &Tokenizer, text: &[u8], out: &mut Vec<TokenId>) -> Result<(), Error> {
+pub(crate) fn tokenize(
+    tok: &Tokenizer,
+    trie: &Trie,
+    text: &[u8],
+    budget: &mut Budget,
+    out: &mut Vec<TokenId>,
+) -> Result<(), Error> {
     let mut word = Vec::with_capacity(64);
     word.extend_from_slice(PREFIX);
-    let flush = |word: &mut Vec<u8>, out: &mut Vec<TokenId>| -> Result<(), Error> {
+    let mut flush = |word: &mut Vec<u8>, out: &mut Vec<TokenId>| -> Result<(), Error> {
         if word.len() > PREFIX.len() {
-            match_word(tok, word, out)?;
+            match_word(tok, trie, word, budget, out)?;
             word.truncate(PREFIX.len());
         }
         Ok(())
@@ -62,28 +69,37 @@ pub(crate) fn tokenize(tok: &Tokenizer, text: &[u8], out: &mut Vec<TokenId>) -> 
 }
 
 /// Greedy longest match of one word ("▁" + text); UNK for the whole word where a part has
-/// no token.
-fn match_word(tok: &Tokenizer, w: &[u8], out: &mut Vec<TokenId>) -> Result<(), Error> {
+/// no token. llama.cpp looks up every length from the longest token's down (quadratic in
+/// that length at each place); the trie of all tokens finds the same longest token in one
+/// walk, each step charged to the budget.
+fn match_word(
+    tok: &Tokenizer,
+    trie: &Trie,
+    w: &[u8],
+    budget: &mut Budget,
+    out: &mut Vec<TokenId>,
+) -> Result<(), Error> {
     let n = w.len();
     let current = out.len();
     let mut i = 0;
     while i < n {
-        let mut matched = false;
-        let mut j = n.min(i + tok.max_token_len + 1);
-        while j > i {
-            if let Some(id) = tok.text_to_token(&w[i..j]) {
-                out.push(id);
-                matched = true;
-                i = j - 1;
-                break;
+        let mut longest = None;
+        let mut node = trie.root();
+        let mut j = i;
+        while let Some(next) = node.and_then(|nd| w.get(j).and_then(|&b| trie.child(nd, b))) {
+            budget.charge(1)?;
+            j += 1;
+            if let Some(id) = trie.value(next) {
+                longest = Some((id, j));
             }
-            j -= 1;
+            node = Some(next);
         }
-        if !matched {
+        let Some((id, end)) = longest else {
             out.truncate(current);
             break;
-        }
-        i += 1;
+        };
+        out.push(id);
+        i = end;
     }
     if out.len() == current {
         out.push(tok.special("UNK", tok.unk)?);
