@@ -241,7 +241,7 @@ fn schema_diagnostics_of_one_kind_past_the_cap_are_counted_not_stored() {
         builder.tensor(format!("extra.{i}.weight"), &[4], GgmlType::F32, &[0; 16]);
     }
     let bytes = builder.build().unwrap();
-    let found = validate::schema::check_model(&Gguf::parse(&bytes).unwrap());
+    let found = gguf_llama::schema::check_model(&Gguf::parse(&bytes).unwrap());
     let unexpected: Vec<_> = found
         .iter()
         .filter(|d| d.code == "schema-tensor-unexpected")
@@ -260,5 +260,5 @@ fn schema_diagnostics_of_one_kind_past_the_cap_are_counted_not_stored() {
         unexpected.last().unwrap().message,
         format!("and {} more like the above", n - validate::MAX_PER_KIND)
     );
-    assert!(!validate::schema::accepts_model(&found));
+    assert!(!gguf_llama::schema::accepts_model(&found));
 }

@@ -40,9 +40,7 @@ pub struct Diagnostic {
 mod code;
 mod container;
 mod diagnostics;
-pub mod loader;
 mod reference;
-pub mod schema;
 
 pub use code::{Code, UnknownCode};
 pub use container::{ggml_0316_n_bytes, gguf_py_n_bytes, gguf_py_type_size};

@@ -3,7 +3,7 @@
 //! special-token ids that decode as text. Each rule cites what llama.cpp 0.3.16 does.
 
 use gguf_grammar::error::Segment;
-use gguf_grammar::validate::{self, At, Code, Diagnostic, Diagnostics};
+use gguf_grammar::validate::{At, Code, Diagnostic, Diagnostics};
 use gguf_grammar::Gguf;
 
 use crate::{attr, unicode, Kind, Tokenizer};
@@ -27,18 +27,18 @@ const SPECIAL_IDS: &[&str] = &[
 ];
 
 /// The diagnostics of `gguf check --profile llama.cpp` (the CLI's, the Python package's and
-/// the inspector's): llama.cpp's loader rules ([`validate::loader::check`]) and the
+/// the inspector's): llama.cpp's loader rules ([`gguf_llama::loader::check`]) and the
 /// vocabulary's ([`check`]).
 pub fn llama_cpp(g: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
-    let mut found = validate::loader::check(g, file_len);
+    let mut found = gguf_llama::loader::check(g, file_len);
     found.extend(check(g));
     found
 }
 
 /// The model diagnostics `gguf check --schema` adds to a container profile's: the schema's
-/// ([`validate::schema::check_model`]) and the vocabulary's ([`check`]).
+/// ([`gguf_llama::schema::check_model`]) and the vocabulary's ([`check`]).
 pub fn model(g: &Gguf<'_>) -> Vec<Diagnostic> {
-    let mut found = validate::schema::check_model(g);
+    let mut found = gguf_llama::schema::check_model(g);
     found.extend(check(g));
     found
 }

@@ -417,14 +417,14 @@ pub static RULES: &[Rule] = &[
 /// and the schema's table knows the architecture (its keys and tensors are checked).
 fn known_key(i: &Input<'_>, name: &str) -> Option<String> {
     let g = i.gguf.as_ref()?;
-    gguf_grammar::validate::schema::Architecture::named(g.architecture().ok()?)?;
+    gguf_llama::schema::Architecture::named(g.architecture().ok()?)?;
     arch_key_of(i, name)
 }
 
 /// Whether the schema's table knows the file's architecture, the file has tensors and the
 /// schema accepts it (so that a missing or misshapen tensor is the one error).
 fn known_model(i: &Input<'_>) -> Option<()> {
-    use gguf_grammar::validate::schema;
+    use gguf_llama::schema;
     let g = i.gguf.as_ref()?;
     schema::Architecture::named(g.architecture().ok()?)?;
     (!g.tensors.is_empty() && schema::accepts_model(&schema::check_model(g))).then_some(())

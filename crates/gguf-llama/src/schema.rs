@@ -29,12 +29,12 @@
 //! and steps 1 to 3 only. Every schema diagnostic is about models, not the container: its
 //! `rejected_by` is empty, and all but the two notes and the special-token warning are errors.
 //!
-//! Rules of llama.cpp's loader (the version [`LLAMA_CPP_VERSION`] names), each naming what
+//! Rules of llama.cpp's loader (of [`Release::NEWEST`](crate::Release::NEWEST)), each naming what
 //! llama.cpp says: `schema-architecture-unsupported` (not one of [`LLAMA_CPP_ARCHITECTURES`]:
 //! "unknown model architecture"), `schema-block-count` (0: it aborts in `llama_hparams::n_head`),
 //! `schema-byte-tokens` (a SentencePiece vocabulary without the byte tokens its tokenizer falls
 //! back to: `std::out_of_range` out of `llama_tokenize`), `schema-tokenizer-pre` (a BPE
-//! pre-tokenizer not in [`LLAMA_CPP_PRE_TOKENIZERS`]), `schema-special-token-default` (a special
+//! pre-tokenizer not in [`PRE_TOKENIZERS`]), `schema-special-token-default` (a special
 //! token whose id llama.cpp falls back to is outside the vocabulary: `vector::_M_range_check`
 //! while loading); `schema-special-token` is a warning, as llama.cpp warns "bad special token"
 //! and loads when its default id is in the vocabulary. `gguf check --profile llama.cpp` adds the
@@ -43,10 +43,11 @@
 //! `scripts/check-llama-loader.sh` measures its agreement with llama.cpp.
 //!
 //! ```
-//! use gguf_grammar::{validate::schema, Gguf};
+//! use gguf_grammar::Gguf;
+//! use gguf_llama::schema;
 //!
 //! // `gguf fixtures`' minimal llama, as tests/examples.rs checks.
-//! let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+//! let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
 //! let gguf = Gguf::parse(&bytes).unwrap();
 //! assert!(schema::check_model(&gguf).is_empty());
 //!
@@ -68,12 +69,13 @@ pub use table::*;
 
 use std::collections::{HashMap, HashSet};
 
-use super::diagnostics::{At, Diagnostics};
-use super::{Code, Diagnostic, Severity};
-use crate::error::{ConstructPath, Segment};
-use crate::grammar::value::{Array, Value, ValueType};
-use crate::summary::{arch_key, count, keys, Hparams};
-use crate::{Gguf, Kv};
+use gguf_grammar::error::{ConstructPath, Segment};
+use gguf_grammar::summary::{arch_key, count, keys, Hparams};
+use gguf_grammar::validate::{At, Code, Diagnostic, Diagnostics, Severity};
+use gguf_grammar::{Array, Gguf, Kv, Value, ValueType};
+
+use crate::hparams::{get_key_or_arr, sliding_window, KeyOrArr};
+use crate::Release;
 
 /// Missing tensors reported one by one; the rest are counted in one more diagnostic.
 pub const MISSING_SHOWN: u64 = 16;
@@ -87,7 +89,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     let hp = Hparams::read_with(|key| c.value(key));
     c.tokenizer(&hp);
     c.general();
-    if let Some(name) = arch_name.filter(|n| !LLAMA_CPP_ARCHITECTURES.contains(n)) {
+    if let Some(name) = arch_name.filter(|n| !loads_architecture(Release::NEWEST, n)) {
         c.push_kv(
             Code::SchemaArchitectureUnsupported,
             "general.architecture",
@@ -129,9 +131,10 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 /// derived. `gguf fixtures --arch` writes a tiny model's tensors from it.
 ///
 /// ```
-/// use gguf_grammar::{validate::schema, Gguf};
+/// use gguf_grammar::Gguf;
+/// use gguf_llama::schema;
 ///
-/// let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+/// let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
 /// let gguf = Gguf::parse(&bytes).unwrap();
 /// let tensors = schema::required_tensors(&gguf).unwrap();
 /// assert_eq!(tensors[0], ("token_embd.weight".to_string(), vec![32, 265]));
@@ -175,9 +178,10 @@ pub fn required_tensors(gguf: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
 /// (a code starting with `schema-` and error severity; other diagnostics are ignored).
 ///
 /// ```
-/// use gguf_grammar::{validate::schema, Gguf};
+/// use gguf_grammar::Gguf;
+/// use gguf_llama::schema;
 ///
-/// let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+/// let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
 /// let mut gguf = Gguf::parse(&bytes).unwrap();
 /// assert!(schema::accepts_model(&schema::check_model(&gguf)));
 /// gguf.tensors.clear(); // vocabulary only: a note, not an error
@@ -258,7 +262,7 @@ impl PerLayer {
     }
 }
 
-/// The recurrent architectures' dimensions (archs-c), `None` where a key is absent.
+/// The recurrent architectures' dimensions, `None` where a key is absent.
 #[derive(Clone, Copy, Debug, Default)]
 struct Recurrent {
     conv: Option<u64>,
@@ -299,7 +303,7 @@ struct Shapes {
     /// `{arch}.interleave_moe_layer_step` (llama4): only blocks `i` with `(i + 1) % step == 0`
     /// have experts; 0 when absent.
     moe_step: u64,
-    // archs-b
+    // Latent attention (deepseek2, minicpm3), attention sized by the rotary dimensions, gemma3n
     /// `n_rot`: `{arch}.rope.dimension_count`, else the key head size.
     rot: Option<u64>,
     q_lora: Option<u64>,
@@ -321,7 +325,7 @@ struct Shapes {
     moe_every: u64,
     /// `{arch}.attention.relative_buckets_count` (T5).
     rel_buckets: Option<u64>,
-    // Recurrent, hybrid and per-layer architectures (archs-c).
+    // Recurrent, hybrid and per-layer architectures.
     head_v: Option<u64>,
     /// `head_count`, `head_count_kv` (defaulting to `head_count`) and `feed_forward_length`
     /// per block.
@@ -418,7 +422,7 @@ impl Shapes {
             Dim::FfExp => self.ff_exp,
             Dim::FfShexp => self.ff_shexp,
             Dim::FfExpShared => self.ff_exp_shared,
-            // archs-b
+            // Latent attention (deepseek2, minicpm3), attention sized by the rotary dimensions, gemma3n
             Dim::QLora => self.q_lora,
             Dim::KvLora => self.kv_lora,
             Dim::KvLoraRot => self.kv_lora?.checked_add(self.rot?),
@@ -768,7 +772,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         let pre = self.value("tokenizer.ggml.pre").and_then(|v| v.as_str());
         if let (Some("gpt2"), Some(pre)) = (model, pre) {
-            if !LLAMA_CPP_PRE_TOKENIZERS.contains(&pre) {
+            if pre_tokenizer(Release::NEWEST, pre).is_none() {
                 self.push_kv(
                     Code::SchemaTokenizerPre,
                     "tokenizer.ggml.pre",
@@ -871,11 +875,11 @@ impl<'g, 'a> Checker<'g, 'a> {
         let Some(n) = self.value(&key).and_then(count) else {
             return;
         };
+        let swa_blocks = sliding_window(arch).map_or(0, |w| w.fewest_blocks());
         let message = match table {
             _ if n == 0 => "block_count is 0: llama.cpp aborts loading it (src/llama-hparams.cpp:32: fatal error, in llama_hparams::n_head)".to_string(),
-            Some(t) if n < t.swa_pattern => format!(
-                "block_count {n} is below {arch}'s sliding-window pattern of {}: no block uses full attention and llama.cpp crashes (SIGSEGV) in its first decode",
-                t.swa_pattern
+            Some(_) if n < swa_blocks => format!(
+                "block_count {n} is below {arch}'s sliding-window pattern of {swa_blocks}: no block uses full attention and llama.cpp crashes (SIGSEGV) in its first decode",
             ),
             Some(t) if n < t.min_blocks => format!(
                 "block_count {n} is below {arch}'s minimum of {}: llama.cpp aborts creating its context (src/llama-hparams.cpp:154: fatal error, in llama_hparams::is_swa of a block past the last)",
@@ -1176,30 +1180,29 @@ impl<'g, 'a> Checker<'g, 'a> {
         let Some(value) = self.value(key) else {
             return PerLayer::default();
         };
-        let Some(array) = value
-            .as_array()
-            .filter(|_| type_matches(value, KeyType::PerLayer))
-        else {
-            return PerLayer {
-                scalar: count(value),
-                array: None,
-            };
-        };
-        let len = array.len() as u64;
-        if n_layer.is_some_and(|n| n != len) {
-            let n = n_layer.unwrap_or(0);
-            self.layers_broken = true;
-            self.push_kv(
-                Code::SchemaKeyType,
-                key,
-                format!("an array of {len} values for {n} blocks: llama.cpp fails to load it (\"key {key} has wrong array length; expected {n}, got {len}\")"),
-            );
+        // An array of another type is not a per-block count: the type rule reports it.
+        if value.as_array().is_some() && !type_matches(value, KeyType::PerLayer) {
             return PerLayer::default();
         }
-        let values = array.iter().map(|v| count(v).unwrap_or(0)).collect();
-        PerLayer {
-            scalar: None,
-            array: Some(values),
+        match get_key_or_arr(key, value, n_layer) {
+            Ok(KeyOrArr::One(value)) => PerLayer {
+                scalar: count(value),
+                array: None,
+            },
+            Ok(KeyOrArr::PerLayer(array)) => PerLayer {
+                scalar: None,
+                array: Some(array.iter().map(|v| count(v).unwrap_or(0)).collect()),
+            },
+            Err(wrong) => {
+                self.layers_broken = true;
+                let (len, n) = (wrong.got, wrong.expected);
+                self.push_kv(
+                    Code::SchemaKeyType,
+                    key,
+                    format!("an array of {len} values for {n} blocks: llama.cpp fails to load it (\"{wrong}\")"),
+                );
+                PerLayer::default()
+            }
         }
     }
 
@@ -1216,7 +1219,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         if !arch.heads {
             return None;
         }
-        let per_layer = arch.tiny_layers.is_some();
+        let per_layer = arch.varied_blocks;
         let blocks = heads
             .array
             .as_ref()
