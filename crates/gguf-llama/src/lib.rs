@@ -18,6 +18,7 @@
 #![deny(missing_docs)]
 #![deny(missing_debug_implementations)]
 
+pub mod codes;
 pub mod hparams;
 pub mod loader;
 mod release;

@@ -67,6 +67,7 @@ pub use arch::*;
 pub use llama_cpp::*;
 pub use table::*;
 
+use crate::codes;
 use std::collections::{HashMap, HashSet};
 
 use gguf_grammar::error::{ConstructPath, Segment};
@@ -91,14 +92,14 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     c.general();
     if let Some(name) = arch_name.filter(|n| !loads_architecture(Release::NEWEST, n)) {
         c.push_kv(
-            Code::SchemaArchitectureUnsupported,
+            codes::SCHEMA_ARCHITECTURE_UNSUPPORTED,
             "general.architecture",
             format!("llama.cpp fails to load it: \"unknown model architecture: '{name}'\""),
         );
     } else if let (Some(name), None) = (arch_name, arch) {
         let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();
         c.push_kv(
-            Code::SchemaArchitectureUnknown,
+            codes::SCHEMA_ARCHITECTURE_UNKNOWN,
             "general.architecture",
             format!(
                 "architecture {name:?} is not in the schema table ({}): its hyperparameters and tensors are not checked",
@@ -113,7 +114,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     }
     if gguf.tensors.is_empty() {
         c.out.report(
-            Code::SchemaVocabOnly,
+            codes::SCHEMA_VOCAB_ONLY,
             At::default(),
             "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)".into(),
         );
@@ -682,12 +683,12 @@ impl<'g, 'a> Checker<'g, 'a> {
         for (name, ty, required) in specs {
             match self.value(&name) {
                 None if required => self.push_kv(
-                    Code::SchemaKeyMissing,
+                    codes::SCHEMA_KEY_MISSING,
                     &name,
                     format!("required key is missing ({})", ty.describe()),
                 ),
                 Some(value) if !type_matches(value, ty) => self.push_kv(
-                    Code::SchemaKeyType,
+                    codes::SCHEMA_KEY_TYPE,
                     &name,
                     format!("expected {}, found {}", ty.describe(), describe(value)),
                 ),
@@ -724,7 +725,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                     .filter(|&l| l != n)
                 {
                     self.push_kv(
-                        Code::SchemaTokenCount,
+                        codes::SCHEMA_TOKEN_COUNT,
                         key,
                         format!("{len} {what} for {n} tokens"),
                     );
@@ -733,7 +734,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             if let (Some(arch), Some(size)) = (hp.architecture, hp.vocab_size) {
                 if size != n {
                     self.push_kv(
-                        Code::SchemaTokenCount,
+                        codes::SCHEMA_TOKEN_COUNT,
                         &arch_key(keys::VOCAB_SIZE, arch),
                         format!("vocab_size {size} differs from the {n} tokens"),
                     );
@@ -745,7 +746,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 let id = self.value(key).and_then(count);
                 if let Some(id) = id.filter(|&id| id >= n_vocab) {
                     self.push_kv(
-                        Code::SchemaSpecialToken,
+                        codes::SCHEMA_SPECIAL_TOKEN,
                         key,
                         format!("token id {id} is outside the vocabulary of {n_vocab} tokens (llama.cpp warns \"bad special token\" and uses its default id)"),
                     );
@@ -759,7 +760,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         if let Some(model) = model.filter(|m| !TOKENIZER_MODELS.contains(m)) {
             self.push_kv(
-                Code::SchemaTokenizerModel,
+                codes::SCHEMA_TOKENIZER_MODEL,
                 "tokenizer.ggml.model",
                 format!(
                     "unknown tokenizer model {model:?} (llama.cpp loads {})",
@@ -774,7 +775,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         if let (Some("gpt2"), Some(pre)) = (model, pre) {
             if pre_tokenizer(Release::NEWEST, pre).is_none() {
                 self.push_kv(
-                    Code::SchemaTokenizerPre,
+                    codes::SCHEMA_TOKENIZER_PRE,
                     "tokenizer.ggml.pre",
                     format!("llama.cpp fails to load it: \"unknown pre-tokenizer type: '{pre}'\""),
                 );
@@ -787,7 +788,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 .is_some_and(|a| a.is_empty());
             if merges.is_none() || empty {
                 self.push_kv(
-                    Code::SchemaMergesMissing,
+                    codes::SCHEMA_MERGES_MISSING,
                     "tokenizer.ggml.model",
                     "a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges".into(),
                 );
@@ -824,7 +825,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 None => "is absent".to_string(),
             };
             self.push_kv(
-                Code::SchemaSpecialTokenDefault,
+                codes::SCHEMA_SPECIAL_TOKEN_DEFAULT,
                 key,
                 format!("{key} {why}: llama.cpp uses its default id {default} for a {model:?} vocabulary, outside the {n_vocab} tokens, and fails to load it (vector::_M_range_check)"),
             );
@@ -853,7 +854,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             .collect();
         if let Some(first) = missing.first() {
             self.push_kv(
-                Code::SchemaByteTokens,
+                codes::SCHEMA_BYTE_TOKENS,
                 "tokenizer.ggml.tokens",
                 format!(
                     "{} of the 256 byte tokens <0x00>..<0xFF> are missing (first <0x{first:02X}>): llama.cpp's SentencePiece tokenizer throws std::out_of_range (unordered_map::at) on a byte without one{}",
@@ -891,7 +892,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             ),
             _ => return,
         };
-        self.push_kv(Code::SchemaBlockCount, &key, message);
+        self.push_kv(codes::SCHEMA_BLOCK_COUNT, &key, message);
     }
 
     /// Step 2, token types: one diagnostic for the first invalid value.
@@ -923,7 +924,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             n => format!(" ({n} more invalid values follow)"),
         };
         self.out.report(
-            Code::SchemaTokenType,
+            codes::SCHEMA_TOKEN_TYPE,
             at,
             format!(
                 "token type {value} is not one of llama.cpp's (0 undefined, 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte){others}"
@@ -941,7 +942,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 "not a known file type"
             };
             self.push_kv(
-                Code::SchemaFileType,
+                codes::SCHEMA_FILE_TYPE,
                 "general.file_type",
                 format!("file type {ft} is {why}"),
             );
@@ -949,7 +950,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         let qv = self.value("general.quantization_version").and_then(count);
         if let Some(qv) = qv.filter(|qv| !QUANTIZATION_VERSIONS.contains(qv)) {
             self.push_kv(
-                Code::SchemaQuantizationVersion,
+                codes::SCHEMA_QUANTIZATION_VERSION,
                 "general.quantization_version",
                 format!("quantization version {qv} is not one ggml writes (2)"),
             );
@@ -973,7 +974,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             _ if !arch.heads => {}
             (Some(0), _) => {
                 self.push_kv(
-                    Code::SchemaHeadCount,
+                    codes::SCHEMA_HEAD_COUNT,
                     &key(keys::HEAD_COUNT),
                     "head_count is 0".into(),
                 );
@@ -981,7 +982,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             }
             (Some(h), Some(e)) if hp.key_length.is_none() && e % h != 0 => {
                 self.push_kv(
-                    Code::SchemaHeadCount,
+                    codes::SCHEMA_HEAD_COUNT,
                     &key(keys::HEAD_COUNT),
                     format!("head_count {h} does not divide embedding_length {e}"),
                 );
@@ -999,7 +1000,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 false => String::new(),
             };
             self.push_kv(
-                Code::SchemaHeadCountKv,
+                codes::SCHEMA_HEAD_COUNT_KV,
                 &key(keys::HEAD_COUNT_KV),
                 format!("head_count_kv {kv} does not divide head_count {h}{block}"),
             );
@@ -1008,7 +1009,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         } else if let (Some(h), Some(kv), false) = (head, hp.head_count_kv, arch.gqa) {
             if kv != h {
                 self.push_kv(
-                    Code::SchemaHeadCountKv,
+                    codes::SCHEMA_HEAD_COUNT_KV,
                     &key(keys::HEAD_COUNT_KV),
                     format!("head_count_kv {kv} differs from head_count {h}: llama.cpp's {} graph has no grouped-query attention and aborts (GGML_ASSERT) building it", arch.name),
                 );
@@ -1020,7 +1021,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         if let (Some(r), Some(k), true) = (hp.rope_dimension_count, head_k, arch.heads) {
             if r > k {
                 self.push_kv(
-                    Code::SchemaRopeDimension,
+                    codes::SCHEMA_ROPE_DIMENSION,
                     &key(keys::ROPE_DIMENSION_COUNT),
                     format!("rope.dimension_count {r} exceeds the head size {k}"),
                 );
@@ -1029,7 +1030,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         if let Some(n) = hp.n_vocab().filter(|&n| n < arch.min_vocab) {
             self.push_kv(
-                Code::SchemaTokenCount,
+                codes::SCHEMA_TOKEN_COUNT,
                 "tokenizer.ggml.tokens",
                 format!(
                     "{n} tokens, but llama.cpp's {} graph needs at least {}: it overwrites the logits of fixed token ids, and with fewer tokens aborts (GGML_ASSERT) or writes past its logits",
@@ -1147,7 +1148,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         } else {
             return;
         };
-        self.push_kv(Code::SchemaRopeDimension, &key, message);
+        self.push_kv(codes::SCHEMA_ROPE_DIMENSION, &key, message);
     }
 
     /// The key and value head sizes against the one the loader sizes the attention tensors
@@ -1166,7 +1167,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             if let Some(have) = have.filter(|&h| h != want) {
                 let key = arch_key(key, arch.name);
                 self.push_kv(
-                    Code::SchemaHeadCount,
+                    codes::SCHEMA_HEAD_COUNT,
                     &key,
                     format!("head size {have} ({key}, else embedding_length / head_count) differs from {} = {want}: llama.cpp's {} loader sizes the attention tensors by the latter, its graph by the former, and aborts (GGML_ASSERT) building the context", dim.name(), arch.name),
                 );
@@ -1197,7 +1198,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 self.layers_broken = true;
                 let (len, n) = (wrong.got, wrong.expected);
                 self.push_kv(
-                    Code::SchemaKeyType,
+                    codes::SCHEMA_KEY_TYPE,
                     key,
                     format!("an array of {len} values for {n} blocks: llama.cpp fails to load it (\"{wrong}\")"),
                 );
@@ -1243,7 +1244,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         if n == 0 {
             if arch.experts == ExpertUse::Always && hp.expert_count.is_some() {
                 self.push_kv(
-                    Code::SchemaExpertCount,
+                    codes::SCHEMA_EXPERT_COUNT,
                     &key(keys::EXPERT_COUNT),
                     format!("expert_count is 0, but {} blocks use experts", arch.name),
                 );
@@ -1252,12 +1253,12 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         match hp.expert_used_count {
             Some(used) if used == 0 || used > n => self.push_kv(
-                Code::SchemaExpertCount,
+                codes::SCHEMA_EXPERT_COUNT,
                 &key(keys::EXPERT_USED_COUNT),
                 format!("expert_used_count {used} is not between 1 and expert_count {n}"),
             ),
             None if arch.experts == ExpertUse::Optional => self.push_kv(
-                Code::SchemaExpertCount,
+                codes::SCHEMA_EXPERT_COUNT,
                 &key(keys::EXPERT_COUNT),
                 format!("expert_count is {n}, but expert_used_count is missing"),
             ),
@@ -1291,11 +1292,11 @@ impl<'g, 'a> Checker<'g, 'a> {
                 .find(|s| s.scope == scope && s.name == rest && shapes.applies(s.when, block));
             let message = match (spec, block) {
                 (None, _) => Some((
-                    Code::SchemaTensorUnexpected,
+                    codes::SCHEMA_TENSOR_UNEXPECTED,
                     format!("not a tensor of the {} layout", arch.name),
                 )),
                 (Some(_), Some(b)) if b >= n_layer => Some((
-                    Code::SchemaTensorBlockIndex,
+                    codes::SCHEMA_TENSOR_BLOCK_INDEX,
                     format!("block {b} is past the last block ({n_layer} blocks)"),
                 )),
                 (Some(spec), _) => {
@@ -1307,7 +1308,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                         .map(|want| {
                             let names: Vec<&str> = spec.shape.iter().map(|d| d.name()).collect();
                             (
-                                Code::SchemaTensorShape,
+                                codes::SCHEMA_TENSOR_SHAPE,
                                 format!(
                                     "shape {:?}, expected {want:?} ({})",
                                     info.dims,
@@ -1375,7 +1376,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                     b => block_tensor_name(b, name),
                 };
                 self.out.report(
-                    Code::SchemaTensorMissing,
+                    codes::SCHEMA_TENSOR_MISSING,
                     At {
                         span: None,
                         path: ConstructPath(vec![Segment::Name(full)]),
@@ -1387,7 +1388,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         if total > u128::from(shown) {
             self.out.report(
-                Code::SchemaTensorMissing,
+                codes::SCHEMA_TENSOR_MISSING,
                 At::default(),
                 format!(
                     "{} more required tensors are missing",

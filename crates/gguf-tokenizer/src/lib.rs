@@ -187,6 +187,7 @@ pub struct Tokenizer {
 mod bpe;
 #[cfg(feature = "check")]
 pub mod check;
+pub mod codes;
 mod rwkv;
 mod spm;
 mod ugm;

@@ -978,15 +978,24 @@ mod tests {
         let has =
             |code: Code, name: &str| codes.iter().any(|(c, p)| *c == code && p.contains(name));
         assert!(
-            has(Code::SchemaTensorUnexpected, "blk.0.attn_k_b.weight"),
+            has(
+                gguf_llama::codes::SCHEMA_TENSOR_UNEXPECTED,
+                "blk.0.attn_k_b.weight"
+            ),
             "{codes:?}"
         );
         assert!(
-            has(Code::SchemaTensorUnexpected, "blk.0.attn_v_b.weight"),
+            has(
+                gguf_llama::codes::SCHEMA_TENSOR_UNEXPECTED,
+                "blk.0.attn_v_b.weight"
+            ),
             "{codes:?}"
         );
         assert!(
-            has(Code::SchemaTensorMissing, "blk.0.attn_kv_b.weight"),
+            has(
+                gguf_llama::codes::SCHEMA_TENSOR_MISSING,
+                "blk.0.attn_kv_b.weight"
+            ),
             "{codes:?}"
         );
 
@@ -998,7 +1007,7 @@ mod tests {
         let found = gguf_llama::schema::check_model(&Gguf::parse(&bytes).unwrap());
         let block_count: Vec<&Diagnostic> = found
             .iter()
-            .filter(|d| d.code == Code::SchemaBlockCount)
+            .filter(|d| d.code == gguf_llama::codes::SCHEMA_BLOCK_COUNT)
             .collect();
         assert_eq!(block_count.len(), 1, "{found:?}");
         assert!(block_count[0].message.contains("minimum of 20"));
@@ -1022,7 +1031,7 @@ mod tests {
             let found = gguf_llama::schema::check_model(&Gguf::parse(&bytes).unwrap());
             let head: Vec<&Diagnostic> = found
                 .iter()
-                .filter(|d| d.code == Code::SchemaHeadCount)
+                .filter(|d| d.code == gguf_llama::codes::SCHEMA_HEAD_COUNT)
                 .collect();
             assert_eq!(head.len(), 1, "{key}: {found:?}");
             assert!(head[0].path.to_string().contains(key), "{head:?}");

@@ -9,6 +9,7 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod codes;
 pub mod edit;
 pub mod fixtures;
 pub mod hash;
