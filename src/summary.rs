@@ -1,6 +1,6 @@
 //! The figures people ask of a model first, computed from the metadata and the tensor
 //! descriptors only: hyperparameters ([`Hparams`]), parameter count, size label, bits per
-//! weight ([`Summary`]). `gguf_tools::render::summary` prints them; `validate::schema`
+//! weight ([`Summary`]). `gguf_tools::render::summary` prints them; `gguf_llama::schema`
 //! checks the hyperparameters.
 //!
 //! The parameter count is the sum of the tensors' element counts, bits per weight the
@@ -68,7 +68,7 @@ macro_rules! hparams {
 
             /// Reads the hyperparameters from `value`, which gives the first value stored
             /// under a key (a caller that has indexed the keys looks each up once).
-            pub(crate) fn read_with(value: impl Fn(&str) -> Option<Value<'a>>) -> Self {
+            pub fn read_with(value: impl Fn(&str) -> Option<Value<'a>>) -> Self {
                 let architecture = value("general.architecture").and_then(|v| v.as_str());
                 let arch = architecture.unwrap_or("");
                 let get = |key: &str| value(&arch_key(key, arch)).and_then(count);

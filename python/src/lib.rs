@@ -334,11 +334,11 @@ fn utf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// `Document.check`'s profiles: the library's, and `llama.cpp` (`validate::loader`, as `gguf
+/// `Document.check`'s profiles: the library's, and `llama.cpp` (`gguf_llama::loader`, as `gguf
 /// check --profile llama.cpp`); `true` for the latter.
 fn profile(name: &str) -> PyResult<(Profile, bool)> {
     if name == "llama.cpp" {
-        return Ok((validate::loader::CONTAINER, true));
+        return Ok((gguf_llama::loader::CONTAINER, true));
     }
     Profile::ALL
         .into_iter()
@@ -723,7 +723,7 @@ impl Document {
     fn accepts(&self, profile: &str, schema: bool) -> PyResult<bool> {
         let gguf = self.parsed()?;
         let (profile, found) = judge(&gguf, self.bytes().len() as u64, profile, schema)?;
-        Ok(validate::accepts(&found, profile) && validate::schema::accepts_model(&found))
+        Ok(validate::accepts(&found, profile) && gguf_llama::schema::accepts_model(&found))
     }
 
     /// The figures of `gguf dump --summary` as a dict.

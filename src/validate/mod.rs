@@ -23,7 +23,7 @@ pub enum Severity {
 /// One finding about a file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    /// What kind of finding it is, e.g. [`Code::DuplicateKey`] (`duplicate-key`).
+    /// What kind of finding it is, e.g. [`codes::DUPLICATE_KEY`] (`duplicate-key`).
     pub code: Code,
     /// How serious it is.
     pub severity: Severity,
@@ -38,13 +38,12 @@ pub struct Diagnostic {
 }
 
 mod code;
+pub mod codes;
 mod container;
 mod diagnostics;
-pub mod loader;
 mod reference;
-pub mod schema;
 
-pub use code::{Code, UnknownCode};
+pub use code::{readme_table, table_in_readme, Code};
 pub use container::{ggml_0316_n_bytes, gguf_py_n_bytes, gguf_py_type_size};
 pub use diagnostics::MAX_PER_KIND;
 pub use diagnostics::{At, Diagnostics};
@@ -121,13 +120,13 @@ pub fn accepts(diagnostics: &[Diagnostic], profile: Profile) -> bool {
 /// ```
 pub fn parse_failure(err: &Error) -> Diagnostic {
     let code = match err.kind {
-        ErrorKind::BadMagic { .. } => Code::BadMagic,
-        ErrorKind::UnsupportedVersion { .. } => Code::UnsupportedVersion,
-        ErrorKind::UnknownValueType { .. } => Code::UnknownValueType,
-        ErrorKind::Truncated { .. } => Code::Truncated,
-        ErrorKind::LengthPastEnd { .. } => Code::LengthPastEnd,
-        ErrorKind::NestingTooDeep { .. } => Code::NestingTooDeep,
-        _ => Code::ParseError,
+        ErrorKind::BadMagic { .. } => codes::BAD_MAGIC,
+        ErrorKind::UnsupportedVersion { .. } => codes::UNSUPPORTED_VERSION,
+        ErrorKind::UnknownValueType { .. } => codes::UNKNOWN_VALUE_TYPE,
+        ErrorKind::Truncated { .. } => codes::TRUNCATED,
+        ErrorKind::LengthPastEnd { .. } => codes::LENGTH_PAST_END,
+        ErrorKind::NestingTooDeep { .. } => codes::NESTING_TOO_DEEP,
+        _ => codes::PARSE_ERROR,
     };
     Diagnostic {
         code,

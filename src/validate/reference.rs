@@ -249,3 +249,23 @@ impl Profile {
         }
     }
 }
+
+// The groups of references the container codes name.
+/// Both ggml builds reject, whether or not they load the data.
+pub(crate) const GGML: References = GGML_43.union(GGML_0316);
+/// Both ggml builds reject when they load the data.
+pub(crate) const GGML_DATA: References =
+    References::of(&[Reference::GgmlData, Reference::Ggml0316Data]);
+/// The ggml of `tests/conformance/verdicts.json` (`GGML_TYPE_COUNT` 43) rejects, whether or
+/// not it loads the data.
+pub(crate) const GGML_43: References = References::of(&[Reference::Ggml, Reference::GgmlData]);
+/// The ggml of llama-cpp-python 0.3.16 (`GGML_TYPE_COUNT` 40) rejects, whether or not it
+/// loads the data.
+pub(crate) const GGML_0316: References =
+    References::of(&[Reference::Ggml0316, Reference::Ggml0316Data]);
+/// gguf-py rejects.
+pub(crate) const PY: References = References::of(&[Reference::GgufPy]);
+/// The specification forbids.
+pub(crate) const SPEC: References = References::of(&[Reference::Spec]);
+/// Every reference rejects.
+pub(crate) const ALL: References = References::ALL;

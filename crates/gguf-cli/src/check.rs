@@ -161,7 +161,7 @@ impl From<CheckProfile> for Profile {
             CheckProfile::GgufPy => Profile::GgufPy,
             CheckProfile::Spec => Profile::Spec,
             CheckProfile::Strict => Profile::Strict,
-            CheckProfile::LlamaCpp => validate::loader::CONTAINER,
+            CheckProfile::LlamaCpp => gguf_llama::loader::CONTAINER,
         }
     }
 }
@@ -219,7 +219,7 @@ fn check(
     let mut out = BufWriter::new(io::stdout().lock());
     // What the JSON names: `--profile llama.cpp` applies ggml-0.3.16-data's container rules.
     let label = match schema {
-        Schema::LlamaCpp => ("llama.cpp", validate::loader::MODELS),
+        Schema::LlamaCpp => ("llama.cpp", gguf_llama::loader::MODELS),
         _ => (profile.name(), profile.models()),
     };
     let (mut rejected, mut unreadable) = (false, false);
@@ -285,7 +285,7 @@ fn check(
         };
         diagnostics.extend(set_findings.iter().flatten().cloned());
         let accepted = validate::accepts(&diagnostics, profile)
-            && validate::schema::accepts_model(&diagnostics)
+            && gguf_llama::schema::accepts_model(&diagnostics)
             && set::accepts_set(&diagnostics);
         rejected |= !accepted;
         if json {

@@ -44,7 +44,7 @@ fn valid_fixtures_pass_every_profile_and_the_schema() {
             assert!(validate::accepts(&found, profile), "{profile:?}: {found:?}");
             assert!(found.is_empty(), "{found:?}");
         }
-        let schema = validate::schema::check_model(&gguf);
+        let schema = gguf_llama::schema::check_model(&gguf);
         assert!(schema.is_empty(), "{schema:?}");
         assert_eq!(Verdict::of(&bytes).expect(), "valid");
     }

@@ -5,10 +5,10 @@
 mod common;
 
 use gguf_grammar::summary::{size_label, Hparams};
-use gguf_grammar::validate::schema;
 use gguf_grammar::validate::{Diagnostic, Severity};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
+use gguf_llama::schema;
 use gguf_tools::render::summary;
 
 fn codes(found: &[Diagnostic]) -> Vec<&'static str> {

@@ -6,9 +6,9 @@
 use std::fs;
 use std::path::Path;
 
-use gguf_grammar::validate::schema;
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Gguf, ValueType};
+use gguf_llama::schema;
 use gguf_testkit::fixtures;
 
 const ARCHS: &[&str] = &[

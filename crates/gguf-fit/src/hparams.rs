@@ -2,6 +2,7 @@
 //! memory depends on, with its defaults and per-architecture rules.
 
 use gguf_grammar::{Gguf, Value};
+use gguf_llama::hparams::{get_key_or_arr, sliding_window, KeyOrArr, WindowApplies, WindowSize};
 
 use crate::FitError;
 
@@ -110,40 +111,21 @@ fn req_u32(gguf: &Gguf<'_>, key: &str) -> Result<u32, FitError> {
     opt_u32(gguf, key)?.ok_or_else(|| FitError::new(format!("key not found in model: {key}")))
 }
 
-/// `get_key_or_arr`: a number for every layer, or an array of exactly `n_layer` numbers.
+/// `get_key_or_arr` (gguf-llama's) with every value an unsigned 32-bit number: one for
+/// every layer.
 fn key_or_arr(gguf: &Gguf<'_>, key: &str, n_layer: u32) -> Result<Option<Vec<u32>>, FitError> {
     let Some(value) = gguf.get(key) else {
         return Ok(None);
     };
-    if let Some(array) = value.as_array() {
-        if array.len() != n_layer as usize {
-            return Err(FitError::new(format!(
-                "key {key} has wrong array length; expected {n_layer}, got {}",
-                array.len()
-            )));
-        }
-        return array
+    match get_key_or_arr(key, value, Some(u64::from(n_layer))) {
+        Err(wrong) => Err(FitError::new(wrong.to_string())),
+        Ok(KeyOrArr::PerLayer(array)) => array
             .iter()
             .map(|v| u32_of(v, key))
             .collect::<Result<_, _>>()
-            .map(Some);
+            .map(Some),
+        Ok(KeyOrArr::One(value)) => Ok(Some(vec![u32_of(value, key)?; n_layer as usize])),
     }
-    Ok(Some(vec![u32_of(value, key)?; n_layer as usize]))
-}
-
-/// `set_swa_pattern` (llama-hparams.cpp).
-fn swa_pattern(n_layer: u32, n_pattern: u32, dense_first: bool) -> Vec<bool> {
-    (0..n_layer)
-        .map(|il| {
-            if n_pattern == 0 {
-                true
-            } else if dense_first {
-                il % n_pattern != 0
-            } else {
-                il % n_pattern < n_pattern - 1
-            }
-        })
-        .collect()
 }
 
 impl Hparams {
@@ -200,42 +182,26 @@ impl Hparams {
             _ => vec![false; n_layer as usize],
         };
         let sliding = opt_u32(gguf, &k("attention.sliding_window"))?;
-        let (swa_type, n_swa, swa_layers) = match arch.as_str() {
-            "llama4" => (SwaType::Chunked, 8192, swa_pattern(n_layer, 4, false)),
-            "gemma2" => (
-                SwaType::Standard,
-                sliding.unwrap_or(4096),
-                swa_pattern(n_layer, 2, false),
+        let window = sliding_window(&arch).filter(|w| match w.applies {
+            WindowApplies::Always => true,
+            WindowApplies::BlockCount(n) => n_layer == n,
+            WindowApplies::WindowSet => sliding.is_some_and(|n| n > 0),
+        });
+        let (swa_type, n_swa, swa_layers) = match window {
+            Some(w) => (
+                if w.chunked {
+                    SwaType::Chunked
+                } else {
+                    SwaType::Standard
+                },
+                match w.size {
+                    WindowSize::Key => req_u32(gguf, &k("attention.sliding_window"))?,
+                    WindowSize::KeyOr(default) => sliding.unwrap_or(default),
+                    WindowSize::Fixed(n) => n,
+                },
+                w.layers(n_layer),
             ),
-            "gemma3" => (
-                SwaType::Standard,
-                req_u32(gguf, &k("attention.sliding_window"))?,
-                swa_pattern(n_layer, 6, false),
-            ),
-            "gemma3n" => (
-                SwaType::Standard,
-                req_u32(gguf, &k("attention.sliding_window"))?,
-                swa_pattern(n_layer, 5, false),
-            ),
-            "cohere2" => (
-                SwaType::Standard,
-                req_u32(gguf, &k("attention.sliding_window"))?,
-                swa_pattern(n_layer, 4, false),
-            ),
-            "gpt-oss" => (
-                SwaType::Standard,
-                req_u32(gguf, &k("attention.sliding_window"))?,
-                swa_pattern(n_layer, 2, false),
-            ),
-            "exaone4" if n_layer == 64 => (
-                SwaType::Standard,
-                sliding.unwrap_or(4096),
-                swa_pattern(n_layer, 4, false),
-            ),
-            "smallthinker" if sliding.is_some_and(|n| n > 0) => {
-                (SwaType::Standard, 4096, swa_pattern(n_layer, 4, true))
-            }
-            _ => (SwaType::None, 0, vec![false; n_layer as usize]),
+            None => (SwaType::None, 0, vec![false; n_layer as usize]),
         };
         let n_layer_kv_cache = match arch.as_str() {
             "gemma3n" => 20.min(n_layer),

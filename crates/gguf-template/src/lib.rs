@@ -19,6 +19,7 @@
 //! `True`); `cycler`, `joiner` and `lipsum` are not defined; memory is bounded only against the
 //! doubling pattern the screen sees.
 
+pub mod codes;
 pub mod family;
 pub mod lint;
 pub mod minja;

@@ -3,6 +3,7 @@
 //! the vocabulary does not have, writes a BOS other than the file's, or never emits the
 //! generation prompt.
 
+use crate::codes;
 use crate::read::{templates, SpecialTokens};
 use crate::render::{parse, render, Conversation, Limits, RenderError};
 use gguf_grammar::validate::{self, Code, References};
@@ -250,8 +251,8 @@ pub fn check(gguf: &Gguf<'_>) -> Vec<validate::Diagnostic> {
         let at = validate::At::kv(gguf, index);
         for d in found {
             // Every lint code is in the one list (crates/gguf-cli/tests/cli_template.rs checks them all).
-            debug_assert!(Code::from_name(d.code).is_some(), "{}", d.code);
-            let code = Code::from_name(d.code).unwrap_or(Code::TemplateSyntax);
+            debug_assert!(Code::find(codes::ALL, d.code).is_some(), "{}", d.code);
+            let code = Code::find(codes::ALL, d.code).unwrap_or(codes::TEMPLATE_SYNTAX);
             let place = d
                 .location
                 .map_or(String::new(), |(l, c)| format!("line {l}, column {c}: "));

@@ -31,7 +31,7 @@
 //! assert_eq!(gguf.get("llama.attention.head_count_kv").and_then(|v| v.as_u64()), Some(2));
 //! let found = validate::check(&gguf, tiny.len() as u64, Profile::Strict);
 //! assert!(validate::accepts(&found, Profile::Strict));
-//! assert!(validate::schema::accepts_model(&validate::schema::check_model(&gguf)));
+//! assert!(gguf_llama::schema::accepts_model(&gguf_llama::schema::check_model(&gguf)));
 //! // Every run gives the same bytes.
 //! assert_eq!(fixtures::llama3_tiny(), tiny);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -45,6 +45,8 @@ use gguf_grammar::data::f16;
 use gguf_grammar::validate::{self, Code, Diagnostic, Profile};
 use gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_grammar::{Ctx, GgmlType, Gguf, ValueType};
+
+mod tiny;
 
 /// One sample file: its name in the output folder and its bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -389,11 +391,11 @@ impl Verdict {
                     .filter(|d| !d.rejected_by.is_empty())
                     .map(|d| d.code)
                     .collect();
-                let schema = validate::schema::check_model(&gguf);
+                let schema = gguf_llama::schema::check_model(&gguf);
                 Verdict {
                     parse_error: None,
                     accepts: Profile::ALL.map(|p| validate::accepts(&found, p)),
-                    schema_accepts: validate::schema::accepts_model(&schema),
+                    schema_accepts: gguf_llama::schema::accepts_model(&schema),
                     codes,
                     schema_codes: schema
                         .iter()
@@ -515,7 +517,7 @@ pub fn manifest(files: &[Fixture]) -> String {
 }
 
 /// The tiny model of every architecture of the schema's table
-/// ([`gguf_grammar::validate::schema::ARCHITECTURES`]) that llama.cpp loads, as
+/// ([`gguf_llama::schema::ARCHITECTURES`]) that llama.cpp loads, as
 /// `gguf fixtures --all-archs` writes them, named `tiny-ARCH.gguf`.
 pub fn all_archs() -> Vec<Fixture> {
     arch_names()
@@ -532,11 +534,11 @@ pub fn all_archs() -> Vec<Fixture> {
 /// The architectures [`all_archs`] writes: the table's, less those the llama.cpp the schema
 /// models does not know (`mistral3`: "unknown model architecture").
 pub fn arch_names() -> Vec<&'static str> {
-    use gguf_grammar::validate::schema::{ARCHITECTURES, LLAMA_CPP_ARCHITECTURES};
+    use gguf_llama::schema::{loads_architecture, ARCHITECTURES};
     ARCHITECTURES
         .iter()
         .map(|a| a.name)
-        .filter(|name| LLAMA_CPP_ARCHITECTURES.contains(name))
+        .filter(|name| loads_architecture(gguf_llama::Release::NEWEST, name))
         .collect()
 }
 
@@ -557,22 +559,23 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 
 /// A deterministic tiny model of architecture `arch` built from the schema's table: every
 /// required key (and `head_count_kv`, `rope.dimension_count`) with a small value, or the one
-/// the table's `tiny` list gives for the graph's constraints, the table's kind of tokenizer
+/// `fixtures/tiny.rs` gives for the graph's constraints, the table's kind of tokenizer
 /// (`minimal-llama`'s SentencePiece or `llama3-tiny`'s BPE vocabulary, a small WordPiece or
 /// Unigram one covering the loader's fixed string, an `rwkv` one for RWKV or a `plamo2` one
 /// for PLaMo-2; an encoder's `attention.causal` is false), and every required tensor
-/// ([`gguf_grammar::validate::schema::required_tensors`], block by block) in f32 with the
+/// ([`gguf_llama::schema::required_tensors`], block by block) in f32 with the
 /// documented pattern. Dimensions: n_embd 32, 4 heads of 8, 2 kv heads (4 where the layout has
 /// no grouped-query attention), n_ff 64, 4 experts of which 2 are used; recurrent ones:
 /// `ssm.inner_size` 64, state 16, convolution 4, 4 time-step ranks (Mamba-2 heads) in 2
 /// groups, RWKV heads of 8 and LoRA ranks 8 (the value-residual one 4). One block, or as many
 /// as the architecture's sliding-window pattern or minimum needs (two for nomic-bert-moe,
 /// whose experts are in every second block); an architecture with per-layer arrays gets the
-/// blocks its table entry lists (`tiny_layers`), its arrays written as one count where every
+/// blocks `fixtures/tiny.rs` lists, its arrays written as one count where every
 /// block agrees. `None` for an architecture the table does not know.
 ///
 /// ```
-/// use gguf_grammar::{validate::schema, Gguf};
+/// use gguf_grammar::Gguf;
+/// use gguf_llama::schema;
 /// use gguf_testkit::fixtures;
 /// let bytes = fixtures::tiny_model("qwen2").unwrap();
 /// let gguf = Gguf::parse(&bytes)?;
@@ -581,9 +584,8 @@ pub fn arch_file_name(arch: &str) -> Option<&'static str> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
-    use gguf_grammar::validate::schema::{
-        self, Architecture, KeyType, TokenizerKind, MOE_EVERY_N_LAYERS,
-    };
+    use gguf_llama::hparams::sliding_window;
+    use gguf_llama::schema::{self, Architecture, KeyType, TokenizerKind, MOE_EVERY_N_LAYERS};
     let table = Architecture::named(arch)?;
     let (n_embd, n_head, n_ff, n_expert, n_used, n_ctx) = (32u64, 4u64, 64u64, 4u64, 2u64, 128u64);
     let n_head_kv = if table.gqa { 2 } else { n_head };
@@ -595,11 +597,15 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         .iter()
         .flat_map(|g| g.iter())
         .any(|k| k.required && k.name == MOE_EVERY_N_LAYERS);
-    let n_layer = match (table.block_counts.first(), table.tiny_layers) {
+    let tiny_layers = tiny::layers(arch);
+    let n_layer = match (table.block_counts.first(), tiny_layers) {
         (Some(&n), _) => n,
         (None, Some(layers)) => layers.len() as u64,
         (None, None) if moe_every => 2,
-        (None, None) => table.swa_pattern.max(table.min_blocks).max(1),
+        (None, None) => sliding_window(arch)
+            .map_or(0, |w| w.fewest_blocks())
+            .max(table.min_blocks)
+            .max(1),
     };
     // Recurrent dimensions: an expansion factor of 2 (the only one llama.cpp supports), 4
     // Mamba-2 heads of 16 in 2 groups, 4 RWKV heads of 8.
@@ -611,8 +617,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
     let key = |k: &str| gguf_grammar::summary::arch_key(k, arch);
     // The table's values for the tiny model, written in place of the defaults.
     let tiny = |name: &str| {
-        table
-            .tiny
+        tiny::values(arch)
             .iter()
             .find(|(k, _)| key(k) == name)
             .map(|&(_, v)| OwnedValue::from(v as u32))
@@ -627,7 +632,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         let value: OwnedValue = match (spec.ty, suffix) {
             _ if tiny(&name).is_some() => tiny(&name)?,
             (KeyType::PerLayer, ".feed_forward_length" | ".attention.head_count") => {
-                match table.tiny_layers {
+                match tiny_layers {
                     Some(layers) => per_layer(layers.iter().map(|l| match suffix {
                         ".feed_forward_length" => l.ff,
                         _ => l.heads,
@@ -694,7 +699,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
         written.push(name);
     }
     // Per layer where the table lists the blocks; none in a model without attention heads.
-    let heads_kv = match table.tiny_layers {
+    let heads_kv = match tiny_layers {
         Some(layers) => Some(per_layer(layers.iter().map(|l| l.heads_kv))),
         None => table.heads.then(|| OwnedValue::from(n_head_kv as u32)),
     };
@@ -709,7 +714,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
             written.push(name);
         }
     }
-    for (template, value) in table.tiny {
+    for (template, value) in tiny::values(arch) {
         let name = key(template);
         if !written.contains(&name) {
             b.kv(&name, *value as u32);
@@ -953,7 +958,7 @@ mod tests {
         for arch in arch_names() {
             let bytes = tiny_model(arch).unwrap();
             let gguf = Gguf::parse(&bytes).unwrap();
-            let found = validate::schema::check_model(&gguf);
+            let found = gguf_llama::schema::check_model(&gguf);
             assert!(found.is_empty(), "{arch}: {found:?}");
         }
     }
@@ -967,21 +972,30 @@ mod tests {
         let mut b = GgufBuilder::from_gguf(&gguf);
         b.remove("deepseek2.attention.key_length_mla");
         let bytes = b.build().unwrap();
-        let found = validate::schema::check_model(&Gguf::parse(&bytes).unwrap());
+        let found = gguf_llama::schema::check_model(&Gguf::parse(&bytes).unwrap());
         let codes: Vec<(Code, String)> =
             found.iter().map(|d| (d.code, d.path.to_string())).collect();
         let has =
             |code: Code, name: &str| codes.iter().any(|(c, p)| *c == code && p.contains(name));
         assert!(
-            has(Code::SchemaTensorUnexpected, "blk.0.attn_k_b.weight"),
+            has(
+                gguf_llama::codes::SCHEMA_TENSOR_UNEXPECTED,
+                "blk.0.attn_k_b.weight"
+            ),
             "{codes:?}"
         );
         assert!(
-            has(Code::SchemaTensorUnexpected, "blk.0.attn_v_b.weight"),
+            has(
+                gguf_llama::codes::SCHEMA_TENSOR_UNEXPECTED,
+                "blk.0.attn_v_b.weight"
+            ),
             "{codes:?}"
         );
         assert!(
-            has(Code::SchemaTensorMissing, "blk.0.attn_kv_b.weight"),
+            has(
+                gguf_llama::codes::SCHEMA_TENSOR_MISSING,
+                "blk.0.attn_kv_b.weight"
+            ),
             "{codes:?}"
         );
 
@@ -990,10 +1004,10 @@ mod tests {
         let mut b = GgufBuilder::from_gguf(&gguf);
         b.set("gemma3n.block_count", 19u32);
         let bytes = b.build().unwrap();
-        let found = validate::schema::check_model(&Gguf::parse(&bytes).unwrap());
+        let found = gguf_llama::schema::check_model(&Gguf::parse(&bytes).unwrap());
         let block_count: Vec<&Diagnostic> = found
             .iter()
-            .filter(|d| d.code == Code::SchemaBlockCount)
+            .filter(|d| d.code == gguf_llama::codes::SCHEMA_BLOCK_COUNT)
             .collect();
         assert_eq!(block_count.len(), 1, "{found:?}");
         assert!(block_count[0].message.contains("minimum of 20"));
@@ -1014,10 +1028,10 @@ mod tests {
             let mut b = GgufBuilder::from_gguf(&gguf);
             b.set(key, 8u32);
             let bytes = b.build().unwrap();
-            let found = validate::schema::check_model(&Gguf::parse(&bytes).unwrap());
+            let found = gguf_llama::schema::check_model(&Gguf::parse(&bytes).unwrap());
             let head: Vec<&Diagnostic> = found
                 .iter()
-                .filter(|d| d.code == Code::SchemaHeadCount)
+                .filter(|d| d.code == gguf_llama::codes::SCHEMA_HEAD_COUNT)
                 .collect();
             assert_eq!(head.len(), 1, "{key}: {found:?}");
             assert!(head[0].path.to_string().contains(key), "{head:?}");

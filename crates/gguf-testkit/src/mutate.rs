@@ -132,21 +132,24 @@ const fn rule(
     }
 }
 
-const CUT: &[Code] = &[Code::Truncated, Code::LengthPastEnd];
+const CUT: &[Code] = &[
+    gguf_grammar::validate::codes::TRUNCATED,
+    gguf_grammar::validate::codes::LENGTH_PAST_END,
+];
 
 /// Every rule, in a fixed order.
 pub static RULES: &[Rule] = &[
-    rule("bad-magic", "the magic becomes \"GGML\"", &[Code::BadMagic], |i| {
+    rule("bad-magic", "the magic becomes \"GGML\"", &[gguf_grammar::validate::codes::BAD_MAGIC], |i| {
         let mut out = at_least(i.bytes, 8)?.to_vec();
         out[..4].copy_from_slice(b"GGML");
         Some(out)
     }),
-    rule("version-1", "re-encoded as GGUF v1 (u32 counts and lengths)", &[Code::Version1], |i| {
+    rule("version-1", "re-encoded as GGUF v1 (u32 counts and lengths)", &[gguf_grammar::validate::codes::VERSION_1], |i| {
         rebuild(i, |b| {
             b.version(Version::V1);
         })
     }),
-    rule("version-4", "the version field becomes 4 (in a file that starts with GGUF)", &[Code::UnsupportedVersion], |i| {
+    rule("version-4", "the version field becomes 4 (in a file that starts with GGUF)", &[gguf_grammar::validate::codes::UNSUPPORTED_VERSION], |i| {
         let mut out = at_least(i.bytes, 8)?.to_vec();
         out.starts_with(b"GGUF").then_some(())?;
         let four = match i.gguf.as_ref().map(|g| g.endian()) {
@@ -156,7 +159,7 @@ pub static RULES: &[Rule] = &[
         out[4..8].copy_from_slice(&four);
         Some(out)
     }),
-    rule("byte-swap", "re-encoded in the other byte order (header and metadata)", &[Code::BigEndian], |i| {
+    rule("byte-swap", "re-encoded in the other byte order (header and metadata)", &[gguf_grammar::validate::codes::BIG_ENDIAN], |i| {
         let gguf = i.gguf.as_ref()?;
         (gguf.endian() == Endian::Little).then_some(())?;
         rebuild(i, |b| {
@@ -179,115 +182,115 @@ pub static RULES: &[Rule] = &[
         let g = i.gguf.as_ref()?;
         cut_inside(i.bytes, g, g.tensors.last()?.info.raw)
     }),
-    rule("duplicate-key", "the first key/value appended again", &[Code::DuplicateKey], |i| {
+    rule("duplicate-key", "the first key/value appended again", &[gguf_grammar::validate::codes::DUPLICATE_KEY], |i| {
         let first = i.gguf.as_ref()?.kvs.first()?;
         let (key, value) = (first.key.as_bytes().to_vec(), OwnedValue::from(first.value));
         rebuild(i, |b| {
             b.kv(key, value);
         })
     }),
-    rule("empty-key", "a key/value with an empty key appended", &[Code::EmptyKey], |i| {
+    rule("empty-key", "a key/value with an empty key appended", &[gguf_grammar::validate::codes::EMPTY_KEY], |i| {
         rebuild(i, |b| {
             b.kv("", 0u32);
         })
     }),
-    rule("key-reserved-by-gguf-py", "a key/value `GGUF.version` appended", &[Code::KeyReservedByGgufPy], |i| {
+    rule("key-reserved-by-gguf-py", "a key/value `GGUF.version` appended", &[gguf_grammar::validate::codes::KEY_RESERVED_BY_GGUF_PY], |i| {
         rebuild(i, |b| {
             b.kv("GGUF.version", 3u32);
         })
     }),
-    rule("key-invalid-utf8", "a key with a byte 0xff appended", &[Code::KeyInvalidUtf8], |i| {
+    rule("key-invalid-utf8", "a key with a byte 0xff appended", &[gguf_grammar::validate::codes::KEY_INVALID_UTF8], |i| {
         rebuild(i, |b| {
             b.kv(b"general.\xff", 1u8);
         })
     }),
-    rule("key-syntax", "a key `General Name` (not dotted lower_snake_case) appended", &[Code::KeySyntax], |i| {
+    rule("key-syntax", "a key `General Name` (not dotted lower_snake_case) appended", &[gguf_grammar::validate::codes::KEY_SYNTAX], |i| {
         rebuild(i, |b| {
             b.kv("General Name", "x");
         })
     }),
-    rule("string-invalid-utf8", "a string value of bytes ff fe appended", &[Code::StringInvalidUtf8], |i| {
+    rule("string-invalid-utf8", "a string value of bytes ff fe appended", &[gguf_grammar::validate::codes::STRING_INVALID_UTF8], |i| {
         rebuild(i, |b| {
             b.kv("test.bytes", OwnedValue::string(b"\xff\xfe".to_vec()));
         })
     }),
-    rule("bool-invalid", "a bool stored as the byte 2 appended", &[Code::BoolInvalid], |i| {
+    rule("bool-invalid", "a bool stored as the byte 2 appended", &[gguf_grammar::validate::codes::BOOL_INVALID], |i| {
         rebuild(i, |b| {
             b.kv("test.flag", OwnedValue::Bool(2));
         })
     }),
-    rule("nested-array", "an array of arrays of u8 appended", &[Code::ArrayNested], |i| {
+    rule("nested-array", "an array of arrays of u8 appended", &[gguf_grammar::validate::codes::ARRAY_NESTED], |i| {
         rebuild(i, |b| {
             let inner = OwnedValue::array(ValueType::U8, [1u8, 2]);
             b.kv("test.nested", OwnedValue::array(ValueType::Array, [inner]));
         })
     }),
-    rule("empty-array-type-13", "an empty array of element type 13 appended", &[Code::ArrayTypeUnknown], |i| {
+    rule("empty-array-type-13", "an empty array of element type 13 appended", &[gguf_grammar::validate::codes::ARRAY_TYPE_UNKNOWN], |i| {
         rebuild(i, |b| {
             b.kv("test.empty", OwnedValue::array(ElementType::Unknown(13), Vec::<OwnedValue>::new()));
         })
     }),
-    rule("alignment-0", "general.alignment set to 0", &[Code::AlignmentZero], |i| {
+    rule("alignment-0", "general.alignment set to 0", &[gguf_grammar::validate::codes::ALIGNMENT_ZERO], |i| {
         rebuild(i, |b| {
             b.set("general.alignment", 0u32);
         })
     }),
-    rule("alignment-3", "general.alignment set to 3", &[Code::AlignmentNotPowerOfTwo], |i| {
+    rule("alignment-3", "general.alignment set to 3", &[gguf_grammar::validate::codes::ALIGNMENT_NOT_POWER_OF_TWO], |i| {
         rebuild(i, |b| {
             b.set("general.alignment", 3u32);
         })
     }),
-    rule("alignment-u64", "general.alignment set to 32 as a uint64", &[Code::AlignmentType], |i| {
+    rule("alignment-u64", "general.alignment set to 32 as a uint64", &[gguf_grammar::validate::codes::ALIGNMENT_TYPE], |i| {
         rebuild(i, |b| {
             b.set("general.alignment", 32u64);
         })
     }),
-    rule("unknown-value-type", "the first key/value's type tag becomes 13", &[Code::UnknownValueType], |i| {
+    rule("unknown-value-type", "the first key/value's type tag becomes 13", &[gguf_grammar::validate::codes::UNKNOWN_VALUE_TYPE], |i| {
         let g = i.gguf.as_ref()?;
         let kv = g.kvs.first()?;
         let at = g.offset_of(kv.raw)? + g.header.ctx.count_width() + kv.key.as_bytes().len() as u64;
         patch(i.bytes, g, at, 13, 4)
     }),
-    rule("string-length-past-end", "the first string value (not the file's last construct) claims one byte more than the file has left", &[Code::LengthPastEnd], |i| {
+    rule("string-length-past-end", "the first string value (not the file's last construct) claims one byte more than the file has left", &[gguf_grammar::validate::codes::LENGTH_PAST_END], |i| {
         let g = i.gguf.as_ref()?;
         let kv = not_last(g, |v| matches!(v, Value::String(_)))?;
         let at = g.offset_of(kv.raw)? + g.header.ctx.count_width() + kv.key.as_bytes().len() as u64 + 4;
         let left = (i.bytes.len() as u64).checked_sub(at + g.header.ctx.count_width())?;
         patch(i.bytes, g, at, left + 1, g.header.ctx.count_width())
     }),
-    rule("array-count-past-end", "the first array (not the file's last construct) claims more elements than the file has bytes left", &[Code::LengthPastEnd], |i| {
+    rule("array-count-past-end", "the first array (not the file's last construct) claims more elements than the file has bytes left", &[gguf_grammar::validate::codes::LENGTH_PAST_END], |i| {
         let g = i.gguf.as_ref()?;
         let kv = not_last(g, |v| matches!(v, Value::Array(_)))?;
         let at = g.offset_of(kv.raw)? + g.header.ctx.count_width() + kv.key.as_bytes().len() as u64 + 8;
         let left = (i.bytes.len() as u64).checked_sub(at + g.header.ctx.count_width())?;
         patch(i.bytes, g, at, left + 1, g.header.ctx.count_width())
     }),
-    rule("n-dims-5", "the first tensor gets 5 dims (trailing 1s)", &[Code::TooManyDims], |i| {
+    rule("n-dims-5", "the first tensor gets 5 dims (trailing 1s)", &[gguf_grammar::validate::codes::TOO_MANY_DIMS], |i| {
         i.gguf.as_ref()?.tensors.first()?;
         rebuild(i, |b| {
             let dims = &mut b.tensors[0].dims;
             dims.resize(5, 1);
         })
     }),
-    rule("unknown-ggml-type", "the first tensor's type becomes 43 (past ggml's table)", &[Code::TensorTypeUnknown], |i| {
+    rule("unknown-ggml-type", "the first tensor's type becomes 43 (past ggml's table)", &[gguf_grammar::validate::codes::TENSOR_TYPE_UNKNOWN], |i| {
         i.gguf.as_ref()?.tensors.first()?;
         rebuild(i, |b| b.tensors[0].ggml_type = GgmlType(GgmlType::COUNT))
     }),
-    rule("removed-ggml-type", "the first tensor's type becomes 4 (q4_2, removed)", &[Code::TensorTypeRemoved], |i| {
+    rule("removed-ggml-type", "the first tensor's type becomes 4 (q4_2, removed)", &[gguf_grammar::validate::codes::TENSOR_TYPE_REMOVED], |i| {
         i.gguf.as_ref()?.tensors.first()?;
         rebuild(i, |b| b.tensors[0].ggml_type = GgmlType(4))
     }),
-    rule("duplicate-tensor-name", "the last tensor renamed to the first's name", &[Code::DuplicateTensorName], |i| {
+    rule("duplicate-tensor-name", "the last tensor renamed to the first's name", &[gguf_grammar::validate::codes::DUPLICATE_TENSOR_NAME], |i| {
         let g = i.gguf.as_ref()?;
         (g.tensors.len() >= 2).then_some(())?;
         let name = g.tensors[0].info.name.as_bytes().to_vec();
         rebuild(i, |b| b.tensors.last_mut().map_or((), |t| t.name = name))
     }),
-    rule("tensor-name-too-long", "the first tensor renamed to 64 bytes", &[Code::TensorNameTooLong], |i| {
+    rule("tensor-name-too-long", "the first tensor renamed to 64 bytes", &[gguf_grammar::validate::codes::TENSOR_NAME_TOO_LONG], |i| {
         i.gguf.as_ref()?.tensors.first()?;
         rebuild(i, |b| b.tensors[0].name = vec![b'x'; 64])
     }),
-    rule("offset-gap", "the last tensor moved one alignment further (the file grows to hold it)", &[Code::TensorOffsetNotSequential], |i| {
+    rule("offset-gap", "the last tensor moved one alignment further (the file grows to hold it)", &[gguf_grammar::validate::codes::TENSOR_OFFSET_NOT_SEQUENTIAL], |i| {
         let g = i.gguf.as_ref()?;
         let last = g.tensors.last()?;
         // The file grows by one alignment: only up to the writer's cap, never by a file value.
@@ -296,34 +299,34 @@ pub static RULES: &[Rule] = &[
         out.resize(out.len() + usize::try_from(g.alignment).ok()?, 0);
         Some(out)
     }),
-    rule("offset-overlap", "the last tensor moved onto the first (which has data)", &[Code::TensorOffsetNotSequential], |i| {
+    rule("offset-overlap", "the last tensor moved onto the first (which has data)", &[gguf_grammar::validate::codes::TENSOR_OFFSET_NOT_SEQUENTIAL], |i| {
         let g = i.gguf.as_ref()?;
         (g.tensors.len() >= 2).then_some(())?;
         let (first, last) = (&g.tensors[0], g.tensors.last()?);
         (first.n_bytes? > 0 && first.info.offset != last.info.offset).then_some(())?;
         patch_offset(i.bytes, g, last, g.tensors[0].info.offset)
     }),
-    rule("tensor-past-eof", "the last tensor moved to the end of the file", &[Code::TensorDataPastEof], |i| {
+    rule("tensor-past-eof", "the last tensor moved to the end of the file", &[gguf_grammar::validate::codes::TENSOR_DATA_PAST_EOF], |i| {
         let g = i.gguf.as_ref()?;
         let last = g.tensors.last()?;
         let end = (i.bytes.len() as u64).checked_sub(g.tensor_data_offset)?;
         patch_offset(i.bytes, g, last, align_up(end, g.alignment)?)
     }),
     // Model-level rules: each breaks one rule of llama.cpp's loader (the schema's codes).
-    rule("block-count-0", "{arch}.block_count set to 0", &[Code::SchemaBlockCount], |i| {
+    rule("block-count-0", "{arch}.block_count set to 0", &[gguf_llama::codes::SCHEMA_BLOCK_COUNT], |i| {
         let key = arch_key_of(i, keys::BLOCK_COUNT)?;
         rebuild(i, |b| {
             b.set(key, 0u32);
         })
     }),
-    rule("tensor-missing", "the last tensor removed (the others keep their offsets)", &[Code::SchemaTensorMissing], |i| {
+    rule("tensor-missing", "the last tensor removed (the others keep their offsets)", &[gguf_llama::codes::SCHEMA_TENSOR_MISSING], |i| {
         known_model(i)?;
         (i.gguf.as_ref()?.tensors.len() >= 2).then_some(())?;
         rebuild(i, |b| {
             b.tensors.pop();
         })
     }),
-    rule("tensor-shape", "the first matrix whose rows fit its type gets its dims swapped (same bytes)", &[Code::SchemaTensorShape], |i| {
+    rule("tensor-shape", "the first matrix whose rows fit its type gets its dims swapped (same bytes)", &[gguf_llama::codes::SCHEMA_TENSOR_SHAPE], |i| {
         known_model(i)?;
         let g = i.gguf.as_ref()?;
         let at = g.tensors.iter().position(|t| {
@@ -333,19 +336,19 @@ pub static RULES: &[Rule] = &[
         })?;
         rebuild(i, |b| b.tensors[at].dims.reverse())
     }),
-    rule("key-missing", "{arch}.embedding_length removed", &[Code::SchemaKeyMissing], |i| {
+    rule("key-missing", "{arch}.embedding_length removed", &[gguf_llama::codes::SCHEMA_KEY_MISSING], |i| {
         let key = known_key(i, keys::EMBEDDING_LENGTH)?;
         rebuild(i, |b| {
             b.remove(key);
         })
     }),
-    rule("key-type", "{arch}.block_count stored as the string \"1\"", &[Code::SchemaKeyType], |i| {
+    rule("key-type", "{arch}.block_count stored as the string \"1\"", &[gguf_llama::codes::SCHEMA_KEY_TYPE], |i| {
         let key = known_key(i, keys::BLOCK_COUNT)?;
         rebuild(i, |b| {
             b.set(key, "1");
         })
     }),
-    rule("heads-not-dividing", "{arch}.attention.head_count set to 3 (embedding_length not a multiple; not made when attention.key_length sets the head size)", &[Code::SchemaHeadCount], |i| {
+    rule("heads-not-dividing", "{arch}.attention.head_count set to 3 (embedding_length not a multiple; not made when attention.key_length sets the head size)", &[gguf_llama::codes::SCHEMA_HEAD_COUNT], |i| {
         let embd = known_key(i, keys::EMBEDDING_LENGTH)?;
         let n_embd = i.gguf.as_ref()?.get_u64(&embd).ok()?;
         // With the head size given, head_count need not divide embedding_length (deepseek2).
@@ -356,7 +359,7 @@ pub static RULES: &[Rule] = &[
             b.set(key, 3u32);
         })
     }),
-    rule("kv-heads-not-dividing", "{arch}.attention.head_count_kv set to 3 (head_count not a multiple)", &[Code::SchemaHeadCountKv], |i| {
+    rule("kv-heads-not-dividing", "{arch}.attention.head_count_kv set to 3 (head_count not a multiple)", &[gguf_llama::codes::SCHEMA_HEAD_COUNT_KV], |i| {
         let heads = known_key(i, keys::HEAD_COUNT)?;
         let n_head = i.gguf.as_ref()?.get_u64(&heads).ok()?;
         (n_head % 3 != 0).then_some(())?;
@@ -365,13 +368,13 @@ pub static RULES: &[Rule] = &[
             b.set(key, 3u32);
         })
     }),
-    rule("architecture-unknown", "general.architecture set to \"llama9\"", &[Code::SchemaArchitectureUnsupported], |i| {
+    rule("architecture-unknown", "general.architecture set to \"llama9\"", &[gguf_llama::codes::SCHEMA_ARCHITECTURE_UNSUPPORTED], |i| {
         i.gguf.as_ref()?.architecture().ok()?;
         rebuild(i, |b| {
             b.set("general.architecture", "llama9");
         })
     }),
-    rule("byte-tokens-missing", "a SentencePiece vocabulary's byte tokens <0xXX> renamed <0xXX>_", &[Code::SchemaByteTokens], |i| {
+    rule("byte-tokens-missing", "a SentencePiece vocabulary's byte tokens <0xXX> renamed <0xXX>_", &[gguf_llama::codes::SCHEMA_BYTE_TOKENS], |i| {
         let g = i.gguf.as_ref()?;
         (g.get_str("tokenizer.ggml.model").ok()? == "llama").then_some(())?;
         let tokens = g.get_array("tokenizer.ggml.tokens").ok()?;
@@ -393,13 +396,13 @@ pub static RULES: &[Rule] = &[
             b.set("tokenizer.ggml.tokens", value);
         })
     }),
-    rule("special-token-past-vocab", "tokenizer.ggml.bos_token_id set to the vocabulary size (a warning: llama.cpp uses its default id)", &[Code::SchemaSpecialToken], |i| {
+    rule("special-token-past-vocab", "tokenizer.ggml.bos_token_id set to the vocabulary size (a warning: llama.cpp uses its default id)", &[gguf_llama::codes::SCHEMA_SPECIAL_TOKEN], |i| {
         let n = i.gguf.as_ref()?.get_array("tokenizer.ggml.tokens").ok()?.len() as u64;
         rebuild(i, |b| {
             b.set("tokenizer.ggml.bos_token_id", u32::try_from(n).unwrap_or(u32::MAX));
         })
     }),
-    rule("tokenizer-pre-unknown", "a BPE vocabulary's tokenizer.ggml.pre set to \"no-such-pre\"", &[Code::SchemaTokenizerPre], |i| {
+    rule("tokenizer-pre-unknown", "a BPE vocabulary's tokenizer.ggml.pre set to \"no-such-pre\"", &[gguf_llama::codes::SCHEMA_TOKENIZER_PRE], |i| {
         (i.gguf.as_ref()?.get_str("tokenizer.ggml.model").ok()? == "gpt2").then_some(())?;
         rebuild(i, |b| {
             b.set("tokenizer.ggml.pre", "no-such-pre");
@@ -417,14 +420,14 @@ pub static RULES: &[Rule] = &[
 /// and the schema's table knows the architecture (its keys and tensors are checked).
 fn known_key(i: &Input<'_>, name: &str) -> Option<String> {
     let g = i.gguf.as_ref()?;
-    gguf_grammar::validate::schema::Architecture::named(g.architecture().ok()?)?;
+    gguf_llama::schema::Architecture::named(g.architecture().ok()?)?;
     arch_key_of(i, name)
 }
 
 /// Whether the schema's table knows the file's architecture, the file has tensors and the
 /// schema accepts it (so that a missing or misshapen tensor is the one error).
 fn known_model(i: &Input<'_>) -> Option<()> {
-    use gguf_grammar::validate::schema;
+    use gguf_llama::schema;
     let g = i.gguf.as_ref()?;
     schema::Architecture::named(g.architecture().ok()?)?;
     (!g.tensors.is_empty() && schema::accepts_model(&schema::check_model(g))).then_some(())

@@ -2,8 +2,9 @@
 //! that name no tokens, byte tokens a vocabulary needs and lacks or cannot decode, and
 //! special-token ids that decode as text. Each rule cites what llama.cpp 0.3.16 does.
 
+use crate::codes;
 use gguf_grammar::error::Segment;
-use gguf_grammar::validate::{self, At, Code, Diagnostic, Diagnostics};
+use gguf_grammar::validate::{At, Diagnostic, Diagnostics};
 use gguf_grammar::Gguf;
 
 use crate::{attr, unicode, Kind, Tokenizer};
@@ -27,18 +28,18 @@ const SPECIAL_IDS: &[&str] = &[
 ];
 
 /// The diagnostics of `gguf check --profile llama.cpp` (the CLI's, the Python package's and
-/// the inspector's): llama.cpp's loader rules ([`validate::loader::check`]) and the
+/// the inspector's): llama.cpp's loader rules ([`gguf_llama::loader::check`]) and the
 /// vocabulary's ([`check`]).
 pub fn llama_cpp(g: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
-    let mut found = validate::loader::check(g, file_len);
+    let mut found = gguf_llama::loader::check(g, file_len);
     found.extend(check(g));
     found
 }
 
 /// The model diagnostics `gguf check --schema` adds to a container profile's: the schema's
-/// ([`validate::schema::check_model`]) and the vocabulary's ([`check`]).
+/// ([`gguf_llama::schema::check_model`]) and the vocabulary's ([`check`]).
 pub fn model(g: &Gguf<'_>) -> Vec<Diagnostic> {
-    let mut found = validate::schema::check_model(g);
+    let mut found = gguf_llama::schema::check_model(g);
     found.extend(check(g));
     found
 }
@@ -110,7 +111,7 @@ fn merges(g: &Gguf<'_>, tok: &Tokenizer, out: &mut Diagnostics) {
     if let Some((i, w, what)) = bad.next() {
         let rest = bad.count();
         out.report(
-            Code::TokenizerMergeUnknown,
+            codes::TOKENIZER_MERGE_UNKNOWN,
             element(g, key, i, Some(w)),
             format!(
                 "merge {:?} {what}{}",
@@ -143,7 +144,7 @@ fn byte_alphabet(g: &Gguf<'_>, tok: &Tokenizer, out: &mut Diagnostics) {
         s.clear();
         unicode::byte_to_utf8(first, &mut s);
         out.report(
-            Code::TokenizerByteAlphabet,
+            codes::TOKENIZER_BYTE_ALPHABET,
             at,
             format!(
                 "{} of the 243 byte-alphabet tokens UTF-8 text can need are missing (first {:?}, byte 0x{first:02X}): llama.cpp's BPE tokenizer drops such a byte from the ids wherever no merge covers it",
@@ -189,7 +190,7 @@ fn byte_tokens(g: &Gguf<'_>, tok: &Tokenizer, out: &mut Diagnostics) {
     };
     let key = "tokenizer.ggml.token_type";
     out.report(
-        Code::TokenizerByteToken,
+        codes::TOKENIZER_BYTE_TOKEN,
         element(g, key, i, None),
         format!(
             "token {i} {:?} is of type byte but {what}{}",
@@ -221,7 +222,7 @@ fn special_types(g: &Gguf<'_>, tok: &Tokenizer, out: &mut Diagnostics) {
         };
         let at = kv_index(g, &key).map_or(At::bytes(0..0), |k| At::kv(g, k));
         out.report(
-            Code::TokenizerSpecialType,
+            codes::TOKENIZER_SPECIAL_TYPE,
             at,
             format!(
                 "token {id} {:?} is a {ty} token, not a control one: llama.cpp decodes it as the text {:?} and never matches it in a text",

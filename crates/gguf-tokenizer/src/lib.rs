@@ -23,6 +23,8 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use gguf_grammar::{GetError, Gguf};
+use gguf_llama::schema::{pre_tokenizer, PreSettings};
+use gguf_llama::Release;
 
 pub use gguf_grammar;
 
@@ -251,6 +253,7 @@ pub struct Tokenizer {
 mod bpe;
 #[cfg(feature = "check")]
 pub mod check;
+pub mod codes;
 mod plamo2;
 mod rwkv;
 mod spm;
@@ -265,85 +268,10 @@ fn opt<T>(r: Result<T, GetError>) -> Result<Option<T>, Error> {
     }
 }
 
-/// Per `tokenizer.ggml.pre`: (expression list, ignore_merges, add_bos, clean_spaces, add_sep,
-/// no BOS id), as llama.cpp's `load` sets them.
-struct PreSettings {
-    exprs: &'static str,
-    ignore_merges: bool,
-    add_bos: bool,
-    clean_spaces: bool,
-    add_sep: bool,
-    no_bos_id: bool,
-}
-
+/// llama.cpp's settings for `tokenizer.ggml.pre` = `pre` (an empty name is `default`).
 fn pre_settings(pre: &str) -> Option<PreSettings> {
-    let s = |exprs, clean_spaces| PreSettings {
-        exprs,
-        ignore_merges: false,
-        add_bos: false,
-        clean_spaces,
-        add_sep: false,
-        no_bos_id: false,
-    };
-    Some(match pre {
-        "" | "default" => s("default", true),
-        "llama3" | "llama-v3" | "llama-bpe" | "falcon3" | "falcon-h1" | "pixtral" | "midm-2.0"
-        | "lfm2" => PreSettings {
-            ignore_merges: true,
-            add_bos: true,
-            ..s("llama3", true)
-        },
-        "deepseek-llm" => s("deepseek-llm", false),
-        "deepseek-coder" => s("deepseek-coder", false),
-        "deepseek-v3" => s("deepseek3-llm", false),
-        "falcon" => s("falcon", true),
-        "mpt" => s("gpt2", true),
-        "starcoder" => s("starcoder", true),
-        "gpt-2" | "phi-2" | "jina-es" | "jina-de" | "gigachat" | "jina-v2-es" | "jina-v2-de"
-        | "a.x-4.0" | "mellum" => s("gpt2", true),
-        "jina-v1-en" | "jina-v2-code" | "roberta-bpe" => PreSettings {
-            add_sep: true,
-            ..s("gpt2", true)
-        },
-        "refact" => s("starcoder", true),
-        "command-r" => s("starcoder", false),
-        "qwen2" | "deepseek-r1-qwen" => s("qwen2", false),
-        "stablelm2" => s("qwen2", true),
-        "olmo" => s("gpt2", true),
-        "dbrx" | "smaug-bpe" => s("dbrx", true),
-        "poro-chat" => s("poro", false),
-        "glm4" | "chatglm-bpe" => PreSettings {
-            no_bos_id: true,
-            ..s("chatglm4", true)
-        },
-        "viking" => s("viking", false),
-        "jais" => s("gpt2", true),
-        "tekken" => PreSettings {
-            ignore_merges: true,
-            add_bos: true,
-            ..s("tekken", false)
-        },
-        "smollm" => s("starcoder", false),
-        "codeshell" => s("starcoder", true),
-        "bloom" | "gpt3-finnish" => s("poro", true),
-        "exaone" => s("starcoder", true),
-        "exaone4" => s("gpt2", true),
-        "chameleon" => PreSettings {
-            add_bos: true,
-            ..s("chameleon", false)
-        },
-        "minerva-7b" => s("starcoder", true),
-        "megrez" => s("qwen2", true),
-        "gpt-4o" | "llama4" => s("gpt4o", false),
-        "superbpe" => s("superbpe", false),
-        "trillion" => s("gpt2", false),
-        "bailingmoe" => s("bailingmoe", false),
-        "seed-coder" => s("seed-coder", false),
-        "hunyuan" => s("qwen2", false),
-        "hunyuan-dense" => s("deepseek3-llm", false),
-        "kimi-k2" => s("kimi-k2", false),
-        _ => return None,
-    })
+    let pre = if pre.is_empty() { "default" } else { pre };
+    pre_tokenizer(Release::NEWEST, pre).map(|p| p.settings)
 }
 
 const EOT_TEXTS: &[&str] = &[
@@ -461,7 +389,7 @@ impl Tokenizer {
                 if p.no_bos_id {
                     bos = None;
                 }
-                pre = p.exprs.to_string();
+                pre = p.expressions.to_string();
             }
             Kind::Spm => {
                 add_space_prefix = true;

@@ -89,7 +89,7 @@ fn merge_without_space_or_unknown_result() {
             set_strings(b, "tokenizer.ggml.merges", m);
         },
     ));
-    assert!(only(&found, Code::TokenizerMergeUnknown).contains("has no space"));
+    assert!(only(&found, gguf_tokenizer::codes::TOKENIZER_MERGE_UNKNOWN).contains("has no space"));
     // "Ā" and "ā" (bytes 0x00, 0x01) are tokens; "Āā" is none.
     let found = codes(&changed(
         "ggml-vocab-gpt-2.gguf",
@@ -100,7 +100,7 @@ fn merge_without_space_or_unknown_result() {
             set_strings(b, "tokenizer.ggml.merges", m);
         },
     ));
-    assert!(only(&found, Code::TokenizerMergeUnknown)
+    assert!(only(&found, gguf_tokenizer::codes::TOKENIZER_MERGE_UNKNOWN)
         .contains("\"Ā ā\" joins to a text that is no token"));
 }
 
@@ -116,7 +116,7 @@ fn byte_alphabet_token_missing() {
             set_strings(b, "tokenizer.ggml.tokens", t);
         },
     ));
-    assert!(only(&found, Code::TokenizerByteAlphabet).contains("1 of the 243"));
+    assert!(only(&found, gguf_tokenizer::codes::TOKENIZER_BYTE_ALPHABET).contains("1 of the 243"));
 }
 
 #[test]
@@ -129,7 +129,7 @@ fn byte_tokens_llama_cpp_cannot_decode() {
             set_type(g, b, id_of(g, b"a"), 6);
         },
     ));
-    assert!(only(&found, Code::TokenizerByteToken).contains("std::out_of_range"));
+    assert!(only(&found, gguf_tokenizer::codes::TOKENIZER_BYTE_TOKEN).contains("std::out_of_range"));
     let found = codes(&changed(
         "ggml-vocab-bert-bge.gguf",
         "byte-token-wpm",
@@ -137,7 +137,7 @@ fn byte_tokens_llama_cpp_cannot_decode() {
             set_type(g, b, id_of(g, b"a"), 6);
         },
     ));
-    assert!(only(&found, Code::TokenizerByteToken).contains("GGML_ABORT"));
+    assert!(only(&found, gguf_tokenizer::codes::TOKENIZER_BYTE_TOKEN).contains("GGML_ABORT"));
 }
 
 #[test]
@@ -150,7 +150,8 @@ fn special_id_on_a_normal_token() {
             b.set("tokenizer.ggml.eos_token_id", id as u32);
         },
     ));
-    assert!(only(&found, Code::TokenizerSpecialType).contains("decodes it as the text \" the\""));
+    assert!(only(&found, gguf_tokenizer::codes::TOKENIZER_SPECIAL_TYPE)
+        .contains("decodes it as the text \" the\""));
 }
 
 /// The unchanged corpus: only the missing byte-alphabet tokens of refact and starcoder
@@ -170,7 +171,8 @@ fn corpus_has_only_known_findings() {
         match name.as_str() {
             "ggml-vocab-refact.gguf" | "ggml-vocab-starcoder.gguf" => {
                 assert!(
-                    only(&found, Code::TokenizerByteAlphabet).contains("byte 0xF1"),
+                    only(&found, gguf_tokenizer::codes::TOKENIZER_BYTE_ALPHABET)
+                        .contains("byte 0xF1"),
                     "{name}"
                 );
             }

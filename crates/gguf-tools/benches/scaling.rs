@@ -43,7 +43,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| validate::check(gguf, len, Profile::Strict).len())
         });
         group.bench_with_input(BenchmarkId::new("schema", n), &gguf, |b, gguf| {
-            b.iter(|| validate::schema::check_model(gguf).len())
+            b.iter(|| gguf_llama::schema::check_model(gguf).len())
         });
         group.bench_with_input(BenchmarkId::new("summary", n), &gguf, |b, gguf| {
             b.iter(|| {

@@ -8,6 +8,7 @@
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod codes;
 pub mod edit;
 pub mod hash;
 pub mod render;

@@ -38,6 +38,7 @@
 //! # Ok(()) }
 //! ```
 
+use crate::codes;
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
@@ -46,7 +47,7 @@ use std::path::{Path, PathBuf};
 
 use gguf_grammar::error::ReadError;
 use gguf_grammar::summary;
-use gguf_grammar::validate::{At, Code, Diagnostic, Diagnostics, Severity, MAX_PER_KIND};
+use gguf_grammar::validate::{At, Diagnostic, Diagnostics, Severity, MAX_PER_KIND};
 use gguf_grammar::{Gguf, OwnedGguf, Tensor, Value};
 
 pub mod split;
@@ -260,7 +261,7 @@ impl GgufSet {
                     Err(e) => format!("shard {} of {count} cannot be read: {e}", i + 1),
                     Ok(_) => format!("shard {} of {count} is not GGUF", i + 1),
                 };
-                diagnostics.report(Code::SetMissingShard, At::default(), why);
+                diagnostics.report(codes::SET_MISSING_SHARD, At::default(), why);
                 found.extend(diagnostics.finish().into_iter().map(|d| (i, d)));
                 continue;
             };
@@ -273,25 +274,25 @@ impl GgufSet {
                 (
                     "split.no",
                     i as u64,
-                    Code::SetSplitNo,
+                    codes::SET_SPLIT_NO,
                     "the shard's place by name",
                 ),
                 (
                     "split.count",
                     count,
-                    Code::SetSplitCount,
+                    codes::SET_SPLIT_COUNT,
                     "the number of shards by name",
                 ),
                 (
                     "split.tensors.count",
                     total,
-                    Code::SetTensorsCount,
+                    codes::SET_TENSORS_COUNT,
                     "the tensors found in all shards",
                 ),
             ];
             for (name, wanted, code, what) in expect {
                 // With a shard missing, the tensors found say nothing about the count.
-                if code == Code::SetTensorsCount && any_missing {
+                if code == codes::SET_TENSORS_COUNT && any_missing {
                     continue;
                 }
                 match key(name) {
@@ -316,7 +317,7 @@ impl GgufSet {
                 for (at, kv) in gguf.kvs.iter().enumerate() {
                     if !SPLIT_KEYS.iter().any(|k| kv.key.as_bytes() == k.as_bytes()) {
                         diagnostics.report(
-                            Code::SetMetadataOutsideFirst,
+                            codes::SET_METADATA_OUTSIDE_FIRST,
                             At::kv(gguf, at),
                             "metadata outside the first shard (gguf-split writes it in the first only; readers use the first shard's)".into(),
                         );
@@ -327,7 +328,7 @@ impl GgufSet {
                 let name = tensor.info.name.as_bytes();
                 match first_seen.get(name) {
                     Some(&earlier) if earlier != i => diagnostics.report(
-                        Code::SetDuplicateTensor,
+                        codes::SET_DUPLICATE_TENSOR,
                         At::tensor(gguf, t),
                         format!(
                             "also in shard {} ({})",
@@ -346,7 +347,7 @@ impl GgufSet {
         if missing > MAX_PER_KIND {
             let mut diagnostics = Diagnostics::default();
             diagnostics.report(
-                Code::SetMissingShard,
+                codes::SET_MISSING_SHARD,
                 At::default(),
                 format!(
                     "and {} more shards of {count} missing or not GGUF",

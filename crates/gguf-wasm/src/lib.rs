@@ -13,7 +13,7 @@
 
 use std::sync::{Mutex, MutexGuard};
 
-use gguf_grammar::validate::{self, Diagnostic};
+use gguf_grammar::validate::Diagnostic;
 use gguf_grammar::Gguf;
 use serde_json::{json, Value};
 
@@ -37,9 +37,9 @@ pub fn llama_cpp_diagnostics(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> 
 /// `{"profile", "accepted", "diagnostics": [...]}`: the document of
 /// `gguf check --profile llama.cpp --json` for one file, without its `"file"`.
 pub fn llama_cpp_verdict(gguf: &Gguf<'_>, file_len: u64) -> Value {
-    let profile = validate::loader::CONTAINER;
+    let profile = gguf_llama::loader::CONTAINER;
     let diagnostics = llama_cpp_diagnostics(gguf, file_len);
-    let accepted = validate::loader::accepts(&diagnostics);
+    let accepted = gguf_llama::loader::accepts(&diagnostics);
     let rows: Vec<Value> = diagnostics
         .iter()
         .map(|d| {
@@ -64,7 +64,7 @@ pub fn llama_cpp_verdict(gguf: &Gguf<'_>, file_len: u64) -> Value {
     // The document of `gguf check --profile llama.cpp --json`, less its "file".
     json!({
         "profile": "llama.cpp",
-        "models": validate::loader::MODELS,
+        "models": gguf_llama::loader::MODELS,
         "accepted": accepted,
         "diagnostics": rows,
         "template": gguf_template::report::report(gguf, false, true, true),

@@ -1,8 +1,8 @@
 //! The header: the version and byte order the references read.
 
 use super::{Checker, GGML, PY};
+use crate::validate::codes;
 use crate::validate::diagnostics::At;
-use crate::validate::Code;
 use crate::{Endian, Version};
 
 impl Checker<'_, '_> {
@@ -10,7 +10,7 @@ impl Checker<'_, '_> {
         let version = || At::header("version", 4..8);
         if self.gguf.header.ctx.version == Version::V1 {
             self.out.reject(
-                Code::Version1,
+                codes::VERSION_1,
                 GGML | PY,
                 version(),
                 "GGUF v1 (32-bit counts and lengths): ggml no longer reads it, gguf-py reads only v2 and v3".into(),
@@ -18,7 +18,7 @@ impl Checker<'_, '_> {
         }
         if self.gguf.endian() == Endian::Big {
             self.out.reject(
-                Code::BigEndian,
+                codes::BIG_ENDIAN,
                 GGML,
                 version(),
                 format!(

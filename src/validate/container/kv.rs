@@ -4,8 +4,8 @@
 use super::{Checker, Seen, GGML, GGML_43, GGML_MAX_STRING, PY, SPEC};
 use crate::error::Segment;
 use crate::grammar::value::{Array, ElementType, Value, ValueType};
+use crate::validate::codes;
 use crate::validate::diagnostics::{span_of, At};
-use crate::validate::Code;
 use crate::GgufStr;
 
 /// ggml's `GGUF_MAX_ARRAY_ELEMENTS`.
@@ -26,7 +26,7 @@ impl<'a> Checker<'_, 'a> {
             let key = kv.key.as_bytes();
             if key.is_empty() {
                 self.out.reject(
-                    Code::EmptyKey,
+                    codes::EMPTY_KEY,
                     GGML | SPEC,
                     self.kv_at(i),
                     "empty key (the ggml of llama-cpp-python 0.3.16 aborts: GGML_ASSERT(!key.empty()))".into(),
@@ -34,7 +34,7 @@ impl<'a> Checker<'_, 'a> {
             }
             if let Some(earlier) = first.first_use(key, i) {
                 self.out.reject(
-                    Code::DuplicateKey,
+                    codes::DUPLICATE_KEY,
                     GGML | PY,
                     self.kv_at(i),
                     format!(
@@ -45,7 +45,7 @@ impl<'a> Checker<'_, 'a> {
             }
             if GGUF_PY_SYNTHETIC.contains(&key) {
                 self.out.reject(
-                    Code::KeyReservedByGgufPy,
+                    codes::KEY_RESERVED_BY_GGUF_PY,
                     PY,
                     self.kv_at(i),
                     format!(
@@ -67,7 +67,7 @@ impl<'a> Checker<'_, 'a> {
         let bytes = key.as_bytes();
         if bytes.len() as u64 > GGML_MAX_STRING {
             self.out.reject(
-                Code::StringTooLong,
+                codes::STRING_TOO_LONG,
                 GGML_43,
                 self.kv_at(i),
                 format!(
@@ -78,7 +78,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if bytes.len() > SPEC_MAX_KEY {
             self.out.reject(
-                Code::KeyTooLong,
+                codes::KEY_TOO_LONG,
                 SPEC,
                 self.kv_at(i),
                 format!(
@@ -89,7 +89,7 @@ impl<'a> Checker<'_, 'a> {
         }
         match simdutf8::compat::from_utf8(bytes) {
             Err(e) => self.out.reject(
-                Code::KeyInvalidUtf8,
+                codes::KEY_INVALID_UTF8,
                 PY | SPEC,
                 self.kv_at(i),
                 format!(
@@ -98,13 +98,13 @@ impl<'a> Checker<'_, 'a> {
                 ),
             ),
             Ok(text) if !text.is_ascii() => self.out.reject(
-                Code::KeyNotAscii,
+                codes::KEY_NOT_ASCII,
                 SPEC,
                 self.kv_at(i),
                 "key is not ASCII: the spec requires ASCII keys".into(),
             ),
             Ok(text) if !text.is_empty() && !is_snake_case_path(text) => self.out.reject(
-                Code::KeySyntax,
+                codes::KEY_SYNTAX,
                 SPEC,
                 self.kv_at(i),
                 "key is not dot-separated lower_snake_case segments, as the spec requires".into(),
@@ -123,7 +123,7 @@ impl<'a> Checker<'_, 'a> {
                 self.strings(one(invalid), one(long), 1, top, at)
             }
             Value::Bool(b) if b > 1 => self.out.reject(
-                Code::BoolInvalid,
+                codes::BOOL_INVALID,
                 SPEC,
                 at(),
                 format!("bool byte {b}: only 0 and 1 are defined"),
@@ -138,7 +138,7 @@ impl<'a> Checker<'_, 'a> {
         let here = || at().spanning(span.clone());
         if array.len() as u64 > GGML_MAX_ARRAY {
             self.out.reject(
-                Code::ArrayTooLong,
+                codes::ARRAY_TOO_LONG,
                 GGML_43,
                 here(),
                 format!("array of {} elements: ggml reads at most 2^30", array.len()),
@@ -148,7 +148,7 @@ impl<'a> Checker<'_, 'a> {
             ElementType::Known(ty) => ty,
             ElementType::Unknown(tag) => {
                 return self.out.reject(
-                    Code::ArrayTypeUnknown,
+                    codes::ARRAY_TYPE_UNKNOWN,
                     GGML | SPEC,
                     here(),
                     format!(
@@ -187,7 +187,7 @@ impl<'a> Checker<'_, 'a> {
                 if let Some(first) = bytes.iter().position(|&b| b > 1) {
                     let bad = bytes.iter().filter(|&&b| b > 1).count();
                     self.out.reject(
-                        Code::BoolInvalid,
+                        codes::BOOL_INVALID,
                         SPEC,
                         here(),
                         format!(
@@ -200,7 +200,7 @@ impl<'a> Checker<'_, 'a> {
             ValueType::Array => {
                 if top {
                     self.out.reject(
-                        Code::ArrayNested,
+                        codes::ARRAY_NESTED,
                         GGML,
                         here(),
                         "array of arrays: ggml reads only arrays of scalars and strings".into(),
@@ -246,7 +246,7 @@ impl<'a> Checker<'_, 'a> {
         };
         if let Some((i, s)) = invalid {
             self.out.reject(
-                Code::StringInvalidUtf8,
+                codes::STRING_INVALID_UTF8,
                 SPEC,
                 element_at(i, s),
                 format!(
@@ -257,7 +257,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if let Some((i, s)) = long {
             self.out.reject(
-                Code::StringTooLong,
+                codes::STRING_TOO_LONG,
                 GGML_43,
                 element_at(i, s),
                 format!(

@@ -6,8 +6,8 @@ use super::{c_str, Checker, GGML, GGML_0316, GGML_43, GGML_DATA, PY, SPEC};
 use crate::error::Segment;
 use crate::grammar::align_up;
 use crate::grammar::value::Value;
+use crate::validate::codes;
 use crate::validate::diagnostics::At;
-use crate::validate::Code;
 use crate::validate::{Reference, References};
 use crate::Gguf;
 
@@ -89,7 +89,7 @@ impl Checker<'_, '_> {
                 ""
             };
             self.out.reject(
-                Code::AlignmentType,
+                codes::ALIGNMENT_TYPE,
                 wrong_type,
                 self.kv_at(index),
                 format!(
@@ -101,7 +101,7 @@ impl Checker<'_, '_> {
         match n {
             None => {}
             Some(0) => self.out.reject(
-                Code::AlignmentZero,
+                codes::ALIGNMENT_ZERO,
                 readers,
                 self.kv_at(index),
                 "general.alignment is 0".into(),
@@ -110,7 +110,7 @@ impl Checker<'_, '_> {
                 let ggml_py = readers & (GGML | PY);
                 if !n.is_power_of_two() && !ggml_py.is_empty() {
                     self.out.reject(
-                        Code::AlignmentNotPowerOfTwo,
+                        codes::ALIGNMENT_NOT_POWER_OF_TWO,
                         ggml_py,
                         self.kv_at(index),
                         format!("general.alignment {n} is not a power of two, as ggml and gguf-py require"),
@@ -118,7 +118,7 @@ impl Checker<'_, '_> {
                 }
                 if n % 8 != 0 && readers.contains(Reference::Spec) {
                     self.out.reject(
-                        Code::AlignmentNotMultipleOf8,
+                        codes::ALIGNMENT_NOT_MULTIPLE_OF_8,
                         SPEC,
                         self.kv_at(index),
                         format!(
@@ -144,7 +144,7 @@ impl Checker<'_, '_> {
         if start > self.file_len && !(who & GGML_43).is_empty() {
             // The 0.3.16 ggml seeks past the end without complaint.
             self.out.reject(
-                Code::DataStartPastEof,
+                codes::DATA_START_PAST_EOF,
                 who & GGML_43,
                 At::bytes(gguf.tensor_infos_end..start),
                 format!(
@@ -183,7 +183,7 @@ impl Checker<'_, '_> {
         let offset_at = |i: usize| self.tensor_at(i).then(Segment::Field("offset"));
         match placed {
             Placement::NotSequential { tensor, expected } => self.out.reject(
-                Code::TensorOffsetNotSequential,
+                codes::TENSOR_OFFSET_NOT_SEQUENTIAL,
                 who,
                 offset_at(tensor),
                 format!(
@@ -192,7 +192,7 @@ impl Checker<'_, '_> {
                 ),
             ),
             Placement::Overflow { tensor } => self.out.reject(
-                Code::DataSizeOverflow,
+                codes::DATA_SIZE_OVERFLOW,
                 who,
                 offset_at(tensor),
                 "the padded tensor sizes add up past 2^64 bytes".into(),
@@ -210,7 +210,7 @@ impl Checker<'_, '_> {
                 let end = start.checked_add(size).filter(|&end| end > self.file_len);
                 if let (Some(end), false) = (end, readers.is_empty()) {
                     self.out.reject(
-                        Code::DataSectionPastEof,
+                        codes::DATA_SECTION_PAST_EOF,
                         readers,
                         At::bytes(start..end),
                         format!(
@@ -242,7 +242,7 @@ impl Checker<'_, '_> {
         let tensor = &self.gguf.tensors[i];
         let Some(start) = tensor.data_offset else {
             self.out.reject(
-                Code::TensorDataPastEof,
+                codes::TENSOR_DATA_PAST_EOF,
                 GGML_DATA | PY | SPEC,
                 self.tensor_at(i),
                 "the data offset overflows 64 bits".into(),
@@ -263,7 +263,7 @@ impl Checker<'_, '_> {
             let n = tensor.n_bytes.map(u128::from).or(py_n_bytes).unwrap_or(0);
             let end = start.saturating_add(n.try_into().unwrap_or(u64::MAX));
             self.out.reject(
-                Code::TensorDataPastEof,
+                codes::TENSOR_DATA_PAST_EOF,
                 rejected_by,
                 self.tensor_at(i).spanning(Some(start..end)),
                 format!(
@@ -288,13 +288,13 @@ impl Checker<'_, '_> {
             let (a_end, a) = furthest;
             if b_start < a_end {
                 self.out.report(
-                    Code::TensorOverlap,
+                    codes::TENSOR_OVERLAP,
                     self.tensor_at(b).spanning(Some(b_start..a_end.min(b_end))),
                     format!("data overlaps tensor[{a}]'s"),
                 );
             } else if b_start > align_up(a_end, self.gguf.alignment).unwrap_or(u64::MAX) {
                 self.out.report(
-                    Code::TensorGap,
+                    codes::TENSOR_GAP,
                     self.tensor_at(b).spanning(Some(a_end..b_start)),
                     format!("{} unused bytes after tensor[{a}]'s data", b_start - a_end),
                 );
@@ -316,7 +316,7 @@ impl Checker<'_, '_> {
         };
         if self.file_len > end {
             self.out.report(
-                Code::TrailingBytes,
+                codes::TRAILING_BYTES,
                 At::bytes(end..self.file_len),
                 format!(
                     "{} bytes after the padded end of the tensor data",

@@ -35,8 +35,8 @@ use std::collections::HashMap;
 use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
 
-use super::code::{ALL, GGML, GGML_0316, GGML_43, GGML_DATA, PY, SPEC};
 use super::diagnostics::{span_of, At, Diagnostics};
+use super::reference::{ALL, GGML, GGML_0316, GGML_43, GGML_DATA, PY, SPEC};
 use super::Diagnostic;
 use crate::Gguf;
 

@@ -1,7 +1,7 @@
 //! Each tensor's descriptor: its name, dims, ggml type, size and offset.
 use super::{c_str, Checker, Seen, ALL, GGML, GGML_0316, GGML_43, PY, SPEC};
 use crate::error::Segment;
-use crate::validate::Code;
+use crate::validate::codes;
 use crate::validate::References;
 use crate::{GgmlType, TypeStatus};
 
@@ -127,7 +127,7 @@ impl<'a> Checker<'_, 'a> {
                 References::NONE
             };
             self.out.reject(
-                Code::TensorNameTooLong,
+                codes::TENSOR_NAME_TOO_LONG,
                 GGML | spec,
                 self.tensor_at(i),
                 format!(
@@ -139,7 +139,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if name.to_str().is_err() {
             self.out.reject(
-                Code::TensorNameInvalidUtf8,
+                codes::TENSOR_NAME_INVALID_UTF8,
                 PY | SPEC,
                 self.tensor_at(i),
                 "tensor name is not UTF-8: gguf-py cannot decode it".into(),
@@ -147,7 +147,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if let Some((earlier, exact)) = names.first_use(bytes, i) {
             self.out.reject(
-                Code::DuplicateTensorName,
+                codes::DUPLICATE_TENSOR_NAME,
                 if exact { GGML | PY } else { GGML },
                 self.tensor_at(i),
                 format!("tensor name already used by tensor[{earlier}]"),
@@ -160,7 +160,7 @@ impl<'a> Checker<'_, 'a> {
         let dims = &self.gguf.tensors[i].info.dims;
         if dims.len() > MAX_DIMS {
             self.out.reject(
-                Code::TooManyDims,
+                codes::TOO_MANY_DIMS,
                 GGML | SPEC,
                 self.tensor_at(i),
                 format!(
@@ -171,7 +171,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if let Some(d) = dims.iter().position(|&d| d > i64::MAX as u64) {
             self.out.reject(
-                Code::DimTooLarge,
+                codes::DIM_TOO_LARGE,
                 ALL,
                 self.tensor_at(i).then(Segment::Dim(d as u64)),
                 format!(
@@ -183,7 +183,7 @@ impl<'a> Checker<'_, 'a> {
             // Its element-count check computes INT64_MAX/ne[1], /ne[2] and /ne[3].
             if let Some(d) = dims.iter().skip(1).position(|&d| d == 0) {
                 self.out.reject(
-                    Code::DimZeroCrash,
+                    codes::DIM_ZERO_CRASH,
                     GGML_0316,
                     self.tensor_at(i).then(Segment::Dim(d as u64 + 1)),
                     "dim 0 after the first: the ggml of llama-cpp-python 0.3.16 divides INT64_MAX by it and crashes (SIGFPE)".into(),
@@ -197,7 +197,7 @@ impl<'a> Checker<'_, 'a> {
         let ty = self.gguf.tensors[i].info.ggml_type;
         let found = match ty.status() {
             TypeStatus::Unknown => Some((
-                Code::TensorTypeUnknown,
+                codes::TENSOR_TYPE_UNKNOWN,
                 ALL,
                 format!(
                     "ggml type {} is not defined (ggml knows 0..{})",
@@ -206,12 +206,12 @@ impl<'a> Checker<'_, 'a> {
                 ),
             )),
             TypeStatus::Removed => Some((
-                Code::TensorTypeRemoved,
+                codes::TENSOR_TYPE_REMOVED,
                 ALL,
                 format!("ggml type {} ({ty}) has been removed", ty.0),
             )),
             TypeStatus::Known if ty.0 >= GGML_0316_TYPE_COUNT => Some((
-                Code::TensorTypeUnknown,
+                codes::TENSOR_TYPE_UNKNOWN,
                 GGML_0316,
                 format!(
                     "ggml type {} ({ty}) is newer than the ggml of llama-cpp-python 0.3.16, which knows 0..{GGML_0316_TYPE_COUNT}",
@@ -226,7 +226,7 @@ impl<'a> Checker<'_, 'a> {
         }
         if ty.status() == TypeStatus::Known && gguf_py_type_size(ty).is_none() {
             self.out.reject(
-                Code::TensorTypeNotInGgufPy,
+                codes::TENSOR_TYPE_NOT_IN_GGUF_PY,
                 PY,
                 self.tensor_at(i),
                 format!("ggml type {} ({ty}) is newer than gguf-py 0.19.0", ty.0),
@@ -242,7 +242,7 @@ impl<'a> Checker<'_, 'a> {
         let divisible = match ty.block_size() {
             Some(block) if ne0 % block != 0 => {
                 self.out.reject(
-                    Code::TensorRowNotBlockMultiple,
+                    codes::TENSOR_ROW_NOT_BLOCK_MULTIPLE,
                     ALL,
                     self.tensor_at(i),
                     format!(
@@ -257,7 +257,7 @@ impl<'a> Checker<'_, 'a> {
         let rejected_by = size_rejecters(ty, dims, divisible);
         if !rejected_by.is_empty() {
             self.out.reject(
-                Code::TensorTooLarge,
+                codes::TENSOR_TOO_LARGE,
                 rejected_by,
                 self.tensor_at(i),
                 format!(
@@ -273,7 +273,7 @@ impl<'a> Checker<'_, 'a> {
         let (offset, alignment) = (self.gguf.tensors[i].info.offset, self.gguf.alignment);
         if offset % alignment != 0 {
             self.out.reject(
-                Code::TensorOffsetUnaligned,
+                codes::TENSOR_OFFSET_UNALIGNED,
                 SPEC,
                 self.tensor_at(i),
                 format!("data offset {offset} is not a multiple of the alignment {alignment}"),

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use gguf_grammar::escape::Terminal;
 use gguf_grammar::summary::size_label;
-use gguf_grammar::validate::schema::file_type_name;
 use gguf_grammar::Gguf;
+use gguf_llama::schema::file_type_name;
 
 /// `1234567` → `1,234,567`.
 fn grouped(n: u128) -> String {

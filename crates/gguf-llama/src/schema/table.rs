@@ -1,11 +1,12 @@
 //! The architecture table: for each architecture llama.cpp's loader knows and the schema
 //! checks, its keys and tensors as data, transcribed from `llama_model::load_hparams` and
 //! `llama_model::load_tensors` (`src/llama-model.cpp` of the llama.cpp that
-//! [`LLAMA_CPP_VERSION`](super::LLAMA_CPP_VERSION) names). A tensor created with flag 0 is
+//! [`Release`](crate::Release) names). A tensor created with flag 0 is
 //! required, one with `TENSOR_NOT_REQUIRED` optional; a tensor the loader does not create
 //! (such as `output.weight` of gemma, which reuses the embeddings) is not listed, and a file
 //! that has it is refused ("wrong number of tensors"). The same table drives
-//! `gguf fixtures --arch` (gguf-tools' `fixtures::tiny_model`).
+//! `gguf fixtures --arch` (gguf-tools' `fixtures::tiny_model`, whose own values for each
+//! architecture's tiny model are in `fixtures/tiny.rs`).
 //!
 //! Known simplifications: phi2 may store q, k and v apart instead of `attn_qkv`; the table
 //! requires the fused form (the one its converter writes). phi3's `attn_qkv` is optional to
@@ -23,6 +24,7 @@
 
 use super::arch::*;
 use super::arch::{opt, req, tensor, TOKENIZER_REQUIRED};
+use crate::Releases;
 use Dim::*;
 use ExpertUse::{Always as AllExperts, Never, Optional};
 use KeyType::Float;
@@ -30,112 +32,118 @@ use Scope::{Block, Global};
 use TokenizerKind::{Bpe, Plamo2, Rwkv, Spm};
 use When::{Always, Dense};
 
-const fn g(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+/// A tensor every model has once.
+const fn global(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
     tensor(name, Global, shape, true, Always)
 }
-const fn go(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+/// A tensor a model may have once.
+const fn optional_global(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
     tensor(name, Global, shape, false, Always)
 }
-const fn b(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+/// A tensor every block has.
+const fn block(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
     tensor(name, Block, shape, true, Always)
 }
-const fn bo(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+/// A tensor every block may have.
+const fn optional_block(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
     tensor(name, Block, shape, false, Always)
 }
-const fn bd(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
+/// A tensor of the blocks without experts ([`When::Dense`]).
+const fn dense_block(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
     tensor(name, Block, shape, required, Dense)
 }
-const fn be(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
+/// A tensor of the blocks with experts ([`When::Experts`]).
+const fn expert_block(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
     tensor(name, Block, shape, required, When::Experts)
 }
 
-const TOK_EMBD: &[ExpectedTensor] = &[g("token_embd.weight", &[Embd, Vocab])];
-const OUT_NORM: &[ExpectedTensor] = &[g("output_norm.weight", &[Embd])];
-const OUT_NORM_B: &[ExpectedTensor] = &[g("output_norm.bias", &[Embd])];
+const TOK_EMBD: &[ExpectedTensor] = &[global("token_embd.weight", &[Embd, Vocab])];
+const OUT_NORM: &[ExpectedTensor] = &[global("output_norm.weight", &[Embd])];
+const OUT_NORM_B: &[ExpectedTensor] = &[global("output_norm.bias", &[Embd])];
 /// `output.weight`, absent when the embeddings are tied.
-const OUTPUT_OPT: &[ExpectedTensor] = &[go("output.weight", &[Embd, Vocab])];
-const OUTPUT: &[ExpectedTensor] = &[g("output.weight", &[Embd, Vocab])];
-const ATTN_NORM: &[ExpectedTensor] = &[b("attn_norm.weight", &[Embd])];
-const ATTN_NORM_B: &[ExpectedTensor] = &[b("attn_norm.bias", &[Embd])];
-const FFN_NORM: &[ExpectedTensor] = &[b("ffn_norm.weight", &[Embd])];
-const FFN_NORM_B: &[ExpectedTensor] = &[b("ffn_norm.bias", &[Embd])];
+const OUTPUT_OPT: &[ExpectedTensor] = &[optional_global("output.weight", &[Embd, Vocab])];
+const OUTPUT: &[ExpectedTensor] = &[global("output.weight", &[Embd, Vocab])];
+const ATTN_NORM: &[ExpectedTensor] = &[block("attn_norm.weight", &[Embd])];
+const ATTN_NORM_B: &[ExpectedTensor] = &[block("attn_norm.bias", &[Embd])];
+const FFN_NORM: &[ExpectedTensor] = &[block("ffn_norm.weight", &[Embd])];
+const FFN_NORM_B: &[ExpectedTensor] = &[block("ffn_norm.bias", &[Embd])];
 /// Separate q, k, v and output projections.
 const ATTN: &[ExpectedTensor] = &[
-    b("attn_q.weight", &[Embd, Q]),
-    b("attn_k.weight", &[Embd, K]),
-    b("attn_v.weight", &[Embd, V]),
-    b("attn_output.weight", &[Q, Embd]),
+    block("attn_q.weight", &[Embd, Q]),
+    block("attn_k.weight", &[Embd, K]),
+    block("attn_v.weight", &[Embd, V]),
+    block("attn_output.weight", &[Q, Embd]),
 ];
 const ATTN_BIAS: &[ExpectedTensor] = &[
-    b("attn_q.bias", &[Embd]),
-    b("attn_k.bias", &[K]),
-    b("attn_v.bias", &[V]),
+    block("attn_q.bias", &[Embd]),
+    block("attn_k.bias", &[K]),
+    block("attn_v.bias", &[V]),
 ];
 const ATTN_BIAS_OPT: &[ExpectedTensor] = &[
-    bo("attn_q.bias", &[Embd]),
-    bo("attn_k.bias", &[K]),
-    bo("attn_v.bias", &[V]),
+    optional_block("attn_q.bias", &[Embd]),
+    optional_block("attn_k.bias", &[K]),
+    optional_block("attn_v.bias", &[V]),
 ];
-const ATTN_OUT_BIAS: &[ExpectedTensor] = &[b("attn_output.bias", &[Embd])];
-const ATTN_OUT_BIAS_OPT: &[ExpectedTensor] = &[bo("attn_output.bias", &[Embd])];
+const ATTN_OUT_BIAS: &[ExpectedTensor] = &[block("attn_output.bias", &[Embd])];
+const ATTN_OUT_BIAS_OPT: &[ExpectedTensor] = &[optional_block("attn_output.bias", &[Embd])];
 /// A fused q, k, v projection.
 const ATTN_QKV: &[ExpectedTensor] = &[
-    b("attn_qkv.weight", &[Embd, Qkv]),
-    b("attn_output.weight", &[Embd, Embd]),
+    block("attn_qkv.weight", &[Embd, Qkv]),
+    block("attn_output.weight", &[Embd, Embd]),
 ];
-const ATTN_QKV_BIAS: &[ExpectedTensor] = &[b("attn_qkv.bias", &[Qkv])];
+const ATTN_QKV_BIAS: &[ExpectedTensor] = &[block("attn_qkv.bias", &[Qkv])];
 /// q and k normalised per head.
 const QK_NORM: &[ExpectedTensor] = &[
-    b("attn_q_norm.weight", &[HeadK]),
-    b("attn_k_norm.weight", &[HeadK]),
+    block("attn_q_norm.weight", &[HeadK]),
+    block("attn_k_norm.weight", &[HeadK]),
 ];
 const POST_NORMS: &[ExpectedTensor] = &[
-    b("post_attention_norm.weight", &[Embd]),
-    b("post_ffw_norm.weight", &[Embd]),
+    block("post_attention_norm.weight", &[Embd]),
+    block("post_ffw_norm.weight", &[Embd]),
 ];
 /// A gated feed-forward block (gate, down, up) in blocks without experts.
 const FFN_GLU: &[ExpectedTensor] = &[
-    bd("ffn_gate.weight", &[Embd, Ff], true),
-    bd("ffn_down.weight", &[Ff, Embd], true),
-    bd("ffn_up.weight", &[Embd, Ff], true),
+    dense_block("ffn_gate.weight", &[Embd, Ff], true),
+    dense_block("ffn_down.weight", &[Ff, Embd], true),
+    dense_block("ffn_up.weight", &[Embd, Ff], true),
 ];
 /// An ungated feed-forward block (down, up).
 const FFN_PLAIN: &[ExpectedTensor] = &[
-    bd("ffn_down.weight", &[Ff, Embd], true),
-    bd("ffn_up.weight", &[Embd, Ff], true),
+    dense_block("ffn_down.weight", &[Ff, Embd], true),
+    dense_block("ffn_up.weight", &[Embd, Ff], true),
 ];
 const FFN_PLAIN_BIAS: &[ExpectedTensor] = &[
-    bd("ffn_down.bias", &[Embd], true),
-    bd("ffn_up.bias", &[Ff], true),
+    dense_block("ffn_down.bias", &[Embd], true),
+    dense_block("ffn_up.bias", &[Ff], true),
 ];
 const FFN_PLAIN_BIAS_OPT: &[ExpectedTensor] = &[
-    bd("ffn_down.bias", &[Embd], false),
-    bd("ffn_up.bias", &[Ff], false),
+    dense_block("ffn_down.bias", &[Embd], false),
+    dense_block("ffn_up.bias", &[Ff], false),
 ];
 /// Experts of width `n_ff`, gate optional (llama, granitemoe).
 const MOE_FF: &[ExpectedTensor] = &[
-    be("ffn_gate_inp.weight", &[Embd, Experts], true),
-    be("ffn_gate_exps.weight", &[Embd, Ff, Experts], false),
-    be("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
-    be("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
+    expert_block("ffn_gate_inp.weight", &[Embd, Experts], true),
+    expert_block("ffn_gate_exps.weight", &[Embd, Ff, Experts], false),
+    expert_block("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
+    expert_block("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
 ];
 /// Experts of width `n_ff_exp`, gate required.
 const MOE_FF_EXP: &[ExpectedTensor] = &[
-    be("ffn_gate_inp.weight", &[Embd, Experts], true),
-    be("ffn_gate_exps.weight", &[Embd, FfExp, Experts], true),
-    be("ffn_down_exps.weight", &[FfExp, Embd, Experts], true),
-    be("ffn_up_exps.weight", &[Embd, FfExp, Experts], true),
+    expert_block("ffn_gate_inp.weight", &[Embd, Experts], true),
+    expert_block("ffn_gate_exps.weight", &[Embd, FfExp, Experts], true),
+    expert_block("ffn_down_exps.weight", &[FfExp, Embd, Experts], true),
+    expert_block("ffn_up_exps.weight", &[Embd, FfExp, Experts], true),
 ];
 
 const LLAMA_TENSORS: &[ExpectedTensor] = &[
-    go("rope_freqs.weight", &[RotHalf]),
-    bo("attn_q.bias", &[Embd]),
-    bo("attn_k.bias", &[K]),
-    bo("attn_v.bias", &[V]),
-    bo("attn_output.bias", &[Embd]),
-    bd("ffn_gate.bias", &[Ff], false),
-    bd("ffn_down.bias", &[Embd], false),
-    bd("ffn_up.bias", &[Ff], false),
+    optional_global("rope_freqs.weight", &[RotHalf]),
+    optional_block("attn_q.bias", &[Embd]),
+    optional_block("attn_k.bias", &[K]),
+    optional_block("attn_v.bias", &[V]),
+    optional_block("attn_output.bias", &[Embd]),
+    dense_block("ffn_gate.bias", &[Ff], false),
+    dense_block("ffn_down.bias", &[Embd], false),
+    dense_block("ffn_up.bias", &[Ff], false),
 ];
 const LLAMA: &[&[ExpectedTensor]] = &[
     TOK_EMBD,
@@ -156,62 +164,65 @@ const PLAIN_LLAMA: &[&[ExpectedTensor]] = &[
 const TIED_LLAMA: &[&[ExpectedTensor]] = &[
     TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, FFN_NORM, FFN_GLU,
 ];
-const ROPE_FREQS: &[ExpectedTensor] = &[go("rope_freqs.weight", &[RotHalf])];
+const ROPE_FREQS: &[ExpectedTensor] = &[optional_global("rope_freqs.weight", &[RotHalf])];
 const ROPE_FACTORS: &[ExpectedTensor] = &[
-    go("rope_factors_long.weight", &[RotHalf]),
-    go("rope_factors_short.weight", &[RotHalf]),
+    optional_global("rope_factors_long.weight", &[RotHalf]),
+    optional_global("rope_factors_short.weight", &[RotHalf]),
 ];
-const QWEN2_OUTPUT_B: &[ExpectedTensor] = &[go("output.bias", &[Vocab])];
+const QWEN2_OUTPUT_B: &[ExpectedTensor] = &[optional_global("output.bias", &[Vocab])];
 const QWEN: &[ExpectedTensor] = &[
-    b("attn_qkv.weight", &[Embd, Embd3]),
-    b("attn_qkv.bias", &[Embd3]),
-    b("attn_output.weight", &[Embd, Embd]),
-    bd("ffn_gate.weight", &[Embd, FfHalf], true),
-    bd("ffn_down.weight", &[FfHalf, Embd], true),
-    bd("ffn_up.weight", &[Embd, FfHalf], true),
+    block("attn_qkv.weight", &[Embd, Embd3]),
+    block("attn_qkv.bias", &[Embd3]),
+    block("attn_output.weight", &[Embd, Embd]),
+    dense_block("ffn_gate.weight", &[Embd, FfHalf], true),
+    dense_block("ffn_down.weight", &[FfHalf, Embd], true),
+    dense_block("ffn_up.weight", &[Embd, FfHalf], true),
 ];
 const SHARED_EXPERT: &[ExpectedTensor] = &[
-    be("ffn_gate_inp_shexp.weight", &[Embd], true),
-    be("ffn_gate_shexp.weight", &[Embd, FfShexp], true),
-    be("ffn_down_shexp.weight", &[FfShexp, Embd], true),
-    be("ffn_up_shexp.weight", &[Embd, FfShexp], true),
+    expert_block("ffn_gate_inp_shexp.weight", &[Embd], true),
+    expert_block("ffn_gate_shexp.weight", &[Embd, FfShexp], true),
+    expert_block("ffn_down_shexp.weight", &[FfShexp, Embd], true),
+    expert_block("ffn_up_shexp.weight", &[Embd, FfShexp], true),
 ];
 const DEEPSEEK_SHARED: &[ExpectedTensor] = &[
-    be("ffn_gate_shexp.weight", &[Embd, FfExpShared], true),
-    be("ffn_down_shexp.weight", &[FfExpShared, Embd], true),
-    be("ffn_up_shexp.weight", &[Embd, FfExpShared], true),
+    expert_block("ffn_gate_shexp.weight", &[Embd, FfExpShared], true),
+    expert_block("ffn_down_shexp.weight", &[FfExpShared, Embd], true),
+    expert_block("ffn_up_shexp.weight", &[Embd, FfExpShared], true),
 ];
-const PHI2: &[ExpectedTensor] = &[g("output.bias", &[Vocab]), b("attn_output.bias", &[Embd])];
+const PHI2: &[ExpectedTensor] = &[
+    global("output.bias", &[Vocab]),
+    block("attn_output.bias", &[Embd]),
+];
 const PHI3: &[ExpectedTensor] = &[
-    b("attn_qkv.weight", &[Embd, Qkv]),
-    b("attn_output.weight", &[Embd, Embd]),
-    bd("ffn_down.weight", &[Ff, Embd], true),
-    bd("ffn_up.weight", &[Embd, Ff2], true),
+    block("attn_qkv.weight", &[Embd, Qkv]),
+    block("attn_output.weight", &[Embd, Embd]),
+    dense_block("ffn_down.weight", &[Ff, Embd], true),
+    dense_block("ffn_up.weight", &[Embd, Ff2], true),
 ];
 /// ChatGLM's fused projections: q, k and v (bias optional), gate and up. (Without
 /// `attn_qkv` the loader takes separate q, k, v instead; the table requires the fused form,
 /// the one the converter writes. GLM-4 has no `attn_qkv` in llama-arch.cpp's names, so its
 /// loader always takes them apart.)
 const GLM: &[ExpectedTensor] = &[
-    b("attn_qkv.weight", &[Embd, Qkv]),
-    bo("attn_qkv.bias", &[Qkv]),
-    b("attn_output.weight", &[Embd, Embd]),
-    bd("ffn_up.weight", &[Embd, Ff2], true),
-    bd("ffn_down.weight", &[Ff, Embd], true),
+    block("attn_qkv.weight", &[Embd, Qkv]),
+    optional_block("attn_qkv.bias", &[Qkv]),
+    block("attn_output.weight", &[Embd, Embd]),
+    dense_block("ffn_up.weight", &[Embd, Ff2], true),
+    dense_block("ffn_down.weight", &[Ff, Embd], true),
 ];
 const GLM4: &[ExpectedTensor] = &[
-    b("attn_q.weight", &[Embd, Q]),
-    b("attn_k.weight", &[Embd, K]),
-    b("attn_v.weight", &[Embd, V]),
-    b("attn_output.weight", &[Embd, Embd]),
-    bd("ffn_up.weight", &[Embd, Ff2], true),
-    bd("ffn_down.weight", &[Ff, Embd], true),
+    block("attn_q.weight", &[Embd, Q]),
+    block("attn_k.weight", &[Embd, K]),
+    block("attn_v.weight", &[Embd, V]),
+    block("attn_output.weight", &[Embd, Embd]),
+    dense_block("ffn_up.weight", &[Embd, Ff2], true),
+    dense_block("ffn_down.weight", &[Ff, Embd], true),
 ];
 /// Llama 4: one shared expert as wide as the routed ones.
 const LLAMA4_SHARED: &[ExpectedTensor] = &[
-    be("ffn_gate_shexp.weight", &[Embd, FfExp], true),
-    be("ffn_down_shexp.weight", &[FfExp, Embd], true),
-    be("ffn_up_shexp.weight", &[Embd, FfExp], true),
+    expert_block("ffn_gate_shexp.weight", &[Embd, FfExp], true),
+    expert_block("ffn_down_shexp.weight", &[FfExp, Embd], true),
+    expert_block("ffn_up_shexp.weight", &[Embd, FfExp], true),
 ];
 const LLAMA4_KEYS: &[KeySpec] = &[
     KeySpec {
@@ -227,56 +238,56 @@ const LLAMA4_KEYS: &[KeySpec] = &[
 ];
 /// EXAONE 4: no pre-attention norm; q, k, v and a square output projection.
 const EXAONE4: &[ExpectedTensor] = &[
-    b("attn_q.weight", &[Embd, Q]),
-    b("attn_k.weight", &[Embd, K]),
-    b("attn_v.weight", &[Embd, V]),
-    b("attn_output.weight", &[Embd, Embd]),
+    block("attn_q.weight", &[Embd, Q]),
+    block("attn_k.weight", &[Embd, K]),
+    block("attn_v.weight", &[Embd, V]),
+    block("attn_output.weight", &[Embd, Embd]),
 ];
-const POS_EMBD: &[ExpectedTensor] = &[g("position_embd.weight", &[Embd, Ctx])];
+const POS_EMBD: &[ExpectedTensor] = &[global("position_embd.weight", &[Embd, Ctx])];
 const BLOOM_EMBD_NORM: &[ExpectedTensor] = &[
-    g("token_embd_norm.weight", &[Embd]),
-    g("token_embd_norm.bias", &[Embd]),
+    global("token_embd_norm.weight", &[Embd]),
+    global("token_embd_norm.bias", &[Embd]),
 ];
 const FALCON_NORM_2: &[ExpectedTensor] = &[
-    bo("attn_norm_2.weight", &[Embd]),
-    bo("attn_norm_2.bias", &[Embd]),
+    optional_block("attn_norm_2.weight", &[Embd]),
+    optional_block("attn_norm_2.bias", &[Embd]),
 ];
 const MPT_OPTIONAL: &[ExpectedTensor] = &[
-    go("position_embd.weight", &[Embd, Ctx]),
-    go("output_norm.bias", &[Embd]),
-    bo("attn_norm.bias", &[Embd]),
-    bo("attn_qkv.bias", &[Qkv]),
-    bo("attn_output.bias", &[Embd]),
-    bo("ffn_norm.bias", &[Embd]),
-    bd("ffn_down.bias", &[Embd], false),
-    bd("ffn_up.bias", &[Ff], false),
-    bo("attn_q_norm.weight", &[Embd]),
-    bo("attn_q_norm.bias", &[Embd]),
-    bo("attn_k_norm.weight", &[Embd]),
-    bo("attn_k_norm.bias", &[Embd]),
-    bo("ffn_act.scales", &[Ff]),
+    optional_global("position_embd.weight", &[Embd, Ctx]),
+    optional_global("output_norm.bias", &[Embd]),
+    optional_block("attn_norm.bias", &[Embd]),
+    optional_block("attn_qkv.bias", &[Qkv]),
+    optional_block("attn_output.bias", &[Embd]),
+    optional_block("ffn_norm.bias", &[Embd]),
+    dense_block("ffn_down.bias", &[Embd], false),
+    dense_block("ffn_up.bias", &[Ff], false),
+    optional_block("attn_q_norm.weight", &[Embd]),
+    optional_block("attn_q_norm.bias", &[Embd]),
+    optional_block("attn_k_norm.weight", &[Embd]),
+    optional_block("attn_k_norm.bias", &[Embd]),
+    optional_block("ffn_act.scales", &[Ff]),
 ];
 const STABLELM_OPTIONAL: &[ExpectedTensor] = &[
-    bo("attn_q_norm.weight", &[HeadK, Heads]),
-    bo("attn_k_norm.weight", &[HeadK, HeadsKv]),
-    bo("ffn_norm.weight", &[Embd]),
-    bo("ffn_norm.bias", &[Embd]),
+    optional_block("attn_q_norm.weight", &[HeadK, Heads]),
+    optional_block("attn_k_norm.weight", &[HeadK, HeadsKv]),
+    optional_block("ffn_norm.weight", &[Embd]),
+    optional_block("ffn_norm.bias", &[Embd]),
 ];
 const OLMO2_NORMS: &[ExpectedTensor] = &[
-    b("attn_q_norm.weight", &[Embd]),
-    b("attn_k_norm.weight", &[K]),
+    block("attn_q_norm.weight", &[Embd]),
+    block("attn_k_norm.weight", &[K]),
 ];
 const OLMOE_NORMS: &[ExpectedTensor] = &[
-    b("attn_q_norm.weight", &[Embd]),
-    b("attn_k_norm.weight", &[Embd]),
+    block("attn_q_norm.weight", &[Embd]),
+    block("attn_k_norm.weight", &[Embd]),
 ];
 const COMMAND_R_NORMS: &[ExpectedTensor] = &[
-    bo("attn_q_norm.weight", &[HeadK, Heads]),
-    bo("attn_k_norm.weight", &[HeadK, HeadsKv]),
+    optional_block("attn_q_norm.weight", &[HeadK, Heads]),
+    optional_block("attn_k_norm.weight", &[HeadK, HeadsKv]),
 ];
 const JAIS_FFN: &[ExpectedTensor] = &[
-    bd("ffn_gate.weight", &[Embd, Ff], true),
-    bd("ffn_gate.bias", &[Ff], true),
+    dense_block("ffn_gate.weight", &[Embd, Ff], true),
+    dense_block("ffn_gate.bias", &[Ff], true),
 ];
 macro_rules! layout {
     ($($group:expr),* $(,)?) => {
@@ -299,14 +310,13 @@ const fn arch(
         experts,
         tokenizer,
         gqa: true,
-        swa_pattern: 0,
         block_counts: &[],
         min_blocks: 0,
-        tiny: &[],
         min_vocab: 0,
         heads: true,
-        tiny_layers: None,
+        varied_blocks: false,
         head_size: None,
+        releases: Releases::ALL,
     }
 }
 
@@ -320,7 +330,7 @@ const FLOAT_ATTN_SCALE: &[KeySpec] = &[KeySpec {
 /// The architectures the schema knows: their keys, tensors, expert use and tokenizer.
 ///
 /// ```
-/// use gguf_grammar::validate::schema::{Architecture, ExpertUse};
+/// use gguf_llama::schema::{Architecture, ExpertUse};
 /// assert_eq!(Architecture::named("granitemoe").map(|a| a.experts), Some(ExpertUse::Always));
 /// assert!(Architecture::named("bert").is_some());
 /// ```
@@ -513,29 +523,22 @@ pub const ARCHITECTURES: &[Architecture] = &[
         Never,
         Spm,
     ),
-    Architecture {
-        swa_pattern: 2,
-        ..arch(
-            "gemma2",
-            &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW_OPT, SOFTCAP_KEYS, T],
-            layout![TOK_EMBD, OUT_NORM, ATTN_NORM, ATTN, POST_NORMS, FFN_NORM, FFN_GLU],
-            Never,
-            Spm,
-        )
-    },
-    Architecture {
-        swa_pattern: 6,
-        ..arch(
-            "gemma3",
-            &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW, FLOAT_ATTN_SCALE, T],
-            layout![
-                TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, POST_NORMS, QK_NORM, FFN_NORM,
-                FFN_GLU
-            ],
-            Never,
-            Spm,
-        )
-    },
+    arch(
+        "gemma2",
+        &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW_OPT, SOFTCAP_KEYS, T],
+        layout![TOK_EMBD, OUT_NORM, ATTN_NORM, ATTN, POST_NORMS, FFN_NORM, FFN_GLU],
+        Never,
+        Spm,
+    ),
+    arch(
+        "gemma3",
+        &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW, FLOAT_ATTN_SCALE, T],
+        layout![
+            TOK_EMBD, OUT_NORM, OUTPUT_OPT, ATTN_NORM, ATTN, POST_NORMS, QK_NORM, FFN_NORM, FFN_GLU
+        ],
+        Never,
+        Spm,
+    ),
     arch(
         "phi2",
         &[BASE_KEYS, NORM_EPS, T],
@@ -813,29 +816,24 @@ pub const ARCHITECTURES: &[Architecture] = &[
             Bpe("olmo"),
         )
     },
-    // Chunked attention in 3 of every 4 blocks (`set_swa_pattern(4)`): block 3 is the first
-    // with full attention.
-    Architecture {
-        swa_pattern: 4,
-        ..arch(
-            "llama4",
-            &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, LLAMA4_KEYS, T],
-            layout![
-                TOK_EMBD,
-                OUT_NORM,
-                OUTPUT_OPT,
-                ATTN_NORM,
-                ATTN,
-                FFN_NORM,
-                ROPE_FREQS,
-                FFN_GLU,
-                MOE_FF_EXP,
-                LLAMA4_SHARED
-            ],
-            AllExperts,
-            Bpe("llama4"),
-        )
-    },
+    arch(
+        "llama4",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, LLAMA4_KEYS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            FFN_NORM,
+            ROPE_FREQS,
+            FFN_GLU,
+            MOE_FF_EXP,
+            LLAMA4_SHARED
+        ],
+        AllExperts,
+        Bpe("llama4"),
+    ),
     arch(
         "exaone4",
         &[BASE_KEYS, RMS_EPS, SLIDING_WINDOW_OPT, T],
@@ -880,16 +878,13 @@ pub const ARCHITECTURES: &[Architecture] = &[
         Never,
         Bpe("command-r"),
     ),
-    Architecture {
-        swa_pattern: 4,
-        ..arch(
-            "cohere2",
-            &[BASE_KEYS, NORM_EPS, LOGIT_SCALE, SLIDING_WINDOW, T],
-            layout![TOK_EMBD, OUT_NORM, ATTN_NORM, ATTN, FFN_GLU],
-            Never,
-            Bpe("command-r"),
-        )
-    },
+    arch(
+        "cohere2",
+        &[BASE_KEYS, NORM_EPS, LOGIT_SCALE, SLIDING_WINDOW, T],
+        layout![TOK_EMBD, OUT_NORM, ATTN_NORM, ATTN, FFN_GLU],
+        Never,
+        Bpe("command-r"),
+    ),
     arch(
         "deepseek",
         &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, DEEPSEEK_KEYS, T],
@@ -927,41 +922,37 @@ pub const ARCHITECTURES: &[Architecture] = &[
         AllExperts,
         Spm,
     ),
-    // archs-b: deepseek2, minicpm3, glm4moe, bailingmoe, dots1, ernie4_5-moe, hunyuan-moe,
+    // Latent attention, attention sized by the rotary dimensions, per-layer inputs: deepseek2, minicpm3, glm4moe, bailingmoe, dots1, ernie4_5-moe, hunyuan-moe,
     // gpt-oss, smallthinker, gemma3n.
-    Architecture {
-        tiny: DEEPSEEK2_TINY,
-        ..arch(
-            "deepseek2",
-            &[
-                BASE_KEYS,
-                RMS_EPS,
-                EXPERT_KEYS_REQUIRED,
-                DEEPSEEK_KEYS,
-                MLA_KEYS,
-                DEEPSEEK2_KEYS,
-                T,
-            ],
-            layout![
-                TOK_EMBD,
-                OUT_NORM,
-                OUTPUT,
-                ATTN_NORM,
-                MLA_ATTN,
-                DEEPSEEK2_ATTN,
-                FFN_NORM,
-                FFN_GLU,
-                MOE_FF_EXP,
-                EXP_PROBS_B_OPT,
-                DEEPSEEK_SHARED
-            ],
-            AllExperts,
-            Bpe("deepseek-v3"),
-        )
-    },
+    arch(
+        "deepseek2",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            EXPERT_KEYS_REQUIRED,
+            DEEPSEEK_KEYS,
+            MLA_KEYS,
+            DEEPSEEK2_KEYS,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            MLA_ATTN,
+            DEEPSEEK2_ATTN,
+            FFN_NORM,
+            FFN_GLU,
+            MOE_FF_EXP,
+            EXP_PROBS_B_OPT,
+            DEEPSEEK_SHARED
+        ],
+        AllExperts,
+        Bpe("deepseek-v3"),
+    ),
     Architecture {
         gqa: false,
-        tiny: MINICPM3_TINY,
         ..arch(
             "minicpm3",
             &[BASE_KEYS, RMS_EPS, MLA_KEYS, T],
@@ -1049,33 +1040,30 @@ pub const ARCHITECTURES: &[Architecture] = &[
             Bpe("qwen2"),
         )
     },
-    Architecture {
-        tiny: ERNIE4_5_MOE_TINY,
-        ..arch(
-            "ernie4_5-moe",
-            &[
-                BASE_KEYS,
-                RMS_EPS,
-                EXPERT_KEYS_REQUIRED,
-                ERNIE4_5_MOE_KEYS,
-                T,
-            ],
-            layout![
-                TOK_EMBD,
-                OUT_NORM,
-                OUTPUT_OPT,
-                ATTN_NORM,
-                ATTN,
-                ATTN_BIAS_OPT,
-                ATTN_OUT_BIAS_OPT,
-                FFN_NORM,
-                FFN_GLU,
-                ERNIE4_5_MOE_EXPERTS
-            ],
-            AllExperts,
-            Spm,
-        )
-    },
+    arch(
+        "ernie4_5-moe",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            EXPERT_KEYS_REQUIRED,
+            ERNIE4_5_MOE_KEYS,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            ATTN_BIAS_OPT,
+            ATTN_OUT_BIAS_OPT,
+            FFN_NORM,
+            FFN_GLU,
+            ERNIE4_5_MOE_EXPERTS
+        ],
+        AllExperts,
+        Spm,
+    ),
     arch(
         "hunyuan-moe",
         &[
@@ -1099,33 +1087,29 @@ pub const ARCHITECTURES: &[Architecture] = &[
         AllExperts,
         Bpe("hunyuan"),
     ),
-    // Sliding-window attention in every other block (`set_swa_pattern(2)`).
-    Architecture {
-        swa_pattern: 2,
-        ..arch(
-            "gpt-oss",
-            &[
-                BASE_KEYS,
-                RMS_EPS,
-                EXPERT_KEYS_REQUIRED,
-                EXPERT_FF_REQUIRED,
-                SLIDING_WINDOW,
-                T,
-            ],
-            layout![
-                TOK_EMBD,
-                OUT_NORM,
-                OUTPUT,
-                ATTN_NORM,
-                ROT_ATTN,
-                GPT_OSS_ATTN,
-                MOE_FF_EXP,
-                GPT_OSS_EXPERT_BIAS
-            ],
-            AllExperts,
-            Bpe("gpt-4o"),
-        )
-    },
+    arch(
+        "gpt-oss",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            EXPERT_KEYS_REQUIRED,
+            EXPERT_FF_REQUIRED,
+            SLIDING_WINDOW,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            ROT_ATTN,
+            GPT_OSS_ATTN,
+            MOE_FF_EXP,
+            GPT_OSS_EXPERT_BIAS
+        ],
+        AllExperts,
+        Bpe("gpt-4o"),
+    ),
     arch(
         "smallthinker",
         &[
@@ -1141,10 +1125,9 @@ pub const ARCHITECTURES: &[Architecture] = &[
         AllExperts,
         Bpe("qwen2"),
     ),
-    // Sliding-window attention in 4 of every 5 blocks; the KV cache holds the first 20 blocks
-    // (the later ones reuse them), so llama.cpp needs at least 20.
+    // The KV cache holds the first 20 blocks (the later ones reuse them), so llama.cpp needs
+    // at least 20.
     Architecture {
-        swa_pattern: 5,
         min_blocks: 20,
         ..arch(
             "gemma3n",
@@ -1265,7 +1248,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
             TokenizerKind::Ugm,
         )
     },
-    // Architecture group a (grok … llada); their tensor groups are at the end of the file.
+    // Further architectures (grok … llada); their tensor groups are at the end of the file.
     arch(
         "grok",
         &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, T],
@@ -1422,7 +1405,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         Never,
         Bpe("default"),
     ),
-    // Recurrent, hybrid and per-layer architectures (archs-c).
+    // Recurrent, hybrid and per-layer architectures.
     Architecture {
         heads: false,
         ..arch(
@@ -1526,7 +1509,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         )
     },
     Architecture {
-        tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER]),
+        varied_blocks: true,
         ..arch(
             "jamba",
             &[BASE_KEYS, RMS_EPS, SSM_KEYS, T],
@@ -1565,7 +1548,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         Bpe("falcon-h1"),
     ),
     Architecture {
-        tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER]),
+        varied_blocks: true,
         ..arch(
             "granitehybrid",
             &[
@@ -1595,7 +1578,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         )
     },
     Architecture {
-        tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER, TINY_MAMBA_LAYER]),
+        varied_blocks: true,
         ..arch(
             "lfm2",
             &[BASE_KEYS, RMS_EPS, SHORTCONV_KEYS, T],
@@ -1612,18 +1595,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         )
     },
     Architecture {
-        tiny_layers: Some(&[
-            TinyLayer {
-                heads: 4,
-                heads_kv: 2,
-                ff: 64,
-            },
-            TinyLayer {
-                heads: 2,
-                heads_kv: 1,
-                ff: 32,
-            },
-        ]),
+        varied_blocks: true,
         ..arch(
             "openelm",
             &[BASE_KEYS, RMS_EPS, T],
@@ -1640,31 +1612,7 @@ pub const ARCHITECTURES: &[Architecture] = &[
         )
     },
     Architecture {
-        tiny_layers: Some(&[
-            TinyLayer {
-                heads: 4,
-                heads_kv: 2,
-                ff: 64,
-            },
-            // A block without attention or feed-forward cannot be the last: the graph skips
-            // the rest of a block without feed-forward (`continue`), before it keeps only the
-            // output rows, and the first decode crashes (SIGSEGV).
-            TinyLayer {
-                heads: 0,
-                heads_kv: 0,
-                ff: 0,
-            },
-            TinyLayer {
-                heads: 4,
-                heads_kv: 0,
-                ff: 64,
-            },
-            TinyLayer {
-                heads: 4,
-                heads_kv: 1,
-                ff: 32,
-            },
-        ]),
+        varied_blocks: true,
         ..arch(
             "deci",
             &[BASE_KEYS, RMS_EPS, T],
@@ -1675,19 +1623,10 @@ pub const ARCHITECTURES: &[Architecture] = &[
     },
     // plamo2
     Architecture {
-        tiny_layers: Some(&[TINY_MAMBA_LAYER, TINY_ATTENTION_LAYER]),
+        varied_blocks: true,
         head_size: Some(SsmHead),
-        // The Mamba graph concatenates the convolution state (`d_inner + 2 × n_group ×
-        // d_state` wide) with x (`d_inner` wide): only `group_count` 0 decodes (another
-        // aborts building the context; the schema does not check it). The attention graph
-        // sizes heads by `attention.key_length` and `value_length`, the loader by `d_inner /
-        // dt_rank` (16 here): `head_size` makes the schema require them equal.
-        tiny: &[
-            ("{arch}.ssm.group_count", 0),
-            ("{arch}.attention.key_length", 16),
-            ("{arch}.attention.value_length", 16),
-            ("{arch}.rope.dimension_count", 16),
-        ],
+        // The attention graph sizes heads by `attention.key_length` and `value_length`, the
+        // loader by `d_inner / dt_rank`: `head_size` makes the schema require them equal.
         ..arch(
             "plamo2",
             &[BASE_KEYS, RMS_EPS, SSM_KEYS, SSM_GROUP_KEYS, T],
@@ -1702,111 +1641,111 @@ pub const ARCHITECTURES: &[Architecture] = &[
 /// BERT's embedding extras: token types (optional), the classifier head (optional), the
 /// embeddings' layer norm.
 const BERT_EMBD: &[ExpectedTensor] = &[
-    go("token_types.weight", &[Embd, TokenTypes]),
-    go("cls.weight", &[Embd, Embd]),
-    go("cls.bias", &[Embd]),
-    go("cls.output.weight", &[Embd, ClsOut]),
-    go("cls.output.bias", &[ClsOut]),
-    g("token_embd_norm.weight", &[Embd]),
-    g("token_embd_norm.bias", &[Embd]),
+    optional_global("token_types.weight", &[Embd, TokenTypes]),
+    optional_global("cls.weight", &[Embd, Embd]),
+    optional_global("cls.bias", &[Embd]),
+    optional_global("cls.output.weight", &[Embd, ClsOut]),
+    optional_global("cls.output.bias", &[ClsOut]),
+    global("token_embd_norm.weight", &[Embd]),
+    global("token_embd_norm.bias", &[Embd]),
 ];
 /// BERT's attention: separate q, k, v with biases (the loader also takes a fused `attn_qkv`
 /// instead; the table requires the separate form, the one the converter writes).
 const BERT_ATTN: &[ExpectedTensor] = &[
-    b("attn_q.weight", &[Embd, Embd]),
-    b("attn_q.bias", &[Embd]),
-    b("attn_k.weight", &[Embd, K]),
-    b("attn_k.bias", &[K]),
-    b("attn_v.weight", &[Embd, V]),
-    b("attn_v.bias", &[V]),
-    b("attn_output.weight", &[Embd, Embd]),
+    block("attn_q.weight", &[Embd, Embd]),
+    block("attn_q.bias", &[Embd]),
+    block("attn_k.weight", &[Embd, K]),
+    block("attn_k.bias", &[K]),
+    block("attn_v.weight", &[Embd, V]),
+    block("attn_v.bias", &[V]),
+    block("attn_output.weight", &[Embd, Embd]),
 ];
 /// The post-attention and post-block layer norms of the BERT family.
 const BERT_BLOCK: &[ExpectedTensor] = &[
-    b("attn_output_norm.weight", &[Embd]),
-    b("attn_output_norm.bias", &[Embd]),
-    b("layer_output_norm.weight", &[Embd]),
-    b("layer_output_norm.bias", &[Embd]),
+    block("attn_output_norm.weight", &[Embd]),
+    block("attn_output_norm.bias", &[Embd]),
+    block("layer_output_norm.weight", &[Embd]),
+    block("layer_output_norm.bias", &[Embd]),
 ];
 /// nomic-bert's fused projection (the loader also takes separate q, k, v with biases; the
 /// table requires the fused form, the one the converter writes).
 const NOMIC_ATTN: &[ExpectedTensor] = &[
-    b("attn_qkv.weight", &[Embd, Qkv]),
-    bo("attn_qkv.bias", &[Qkv]),
-    b("attn_output.weight", &[Embd, Embd]),
+    block("attn_qkv.weight", &[Embd, Qkv]),
+    optional_block("attn_qkv.bias", &[Qkv]),
+    block("attn_output.weight", &[Embd, Embd]),
 ];
 /// nomic-bert-moe's experts, ungated, in the blocks `moe_every_n_layers` selects.
 const NOMIC_MOE: &[ExpectedTensor] = &[
-    be("ffn_gate_inp.weight", &[Embd, Experts], true),
-    be("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
-    be("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
+    expert_block("ffn_gate_inp.weight", &[Embd, Experts], true),
+    expert_block("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
+    expert_block("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
 ];
 const NEO_BERT: &[ExpectedTensor] = &[
-    go("cls.weight", &[Embd, Embd]),
-    go("cls.bias", &[Embd]),
-    go("cls.output.weight", &[Embd, ClsOut]),
-    go("cls.output.bias", &[ClsOut]),
-    g("enc.output_norm.weight", &[Embd]),
-    b("attn_norm.weight", &[Embd]),
-    b("attn_qkv.weight", &[Embd, Qkv]),
-    b("attn_output.weight", &[Embd, Embd]),
-    b("ffn_norm.weight", &[Embd]),
-    b("ffn_up.weight", &[Embd, Ff2]),
-    b("ffn_down.weight", &[Ff, Embd]),
+    optional_global("cls.weight", &[Embd, Embd]),
+    optional_global("cls.bias", &[Embd]),
+    optional_global("cls.output.weight", &[Embd, ClsOut]),
+    optional_global("cls.output.bias", &[ClsOut]),
+    global("enc.output_norm.weight", &[Embd]),
+    block("attn_norm.weight", &[Embd]),
+    block("attn_qkv.weight", &[Embd, Qkv]),
+    block("attn_output.weight", &[Embd, Embd]),
+    block("ffn_norm.weight", &[Embd]),
+    block("ffn_up.weight", &[Embd, Ff2]),
+    block("ffn_down.weight", &[Ff, Embd]),
 ];
 /// jina-bert-v2: token types required, a one-output classifier (`{n_embd, 1}` and `{1}`,
 /// written here without their trailing 1s), optional q and k norms, a gated feed-forward
 /// block (the loader also takes an ungated `ffn_up` of width `2 × n_ff`; the table requires
 /// the gate).
 const JINA_BERT_V2: &[ExpectedTensor] = &[
-    g("token_types.weight", &[Embd, TokenTypes]),
-    g("token_embd_norm.weight", &[Embd]),
-    g("token_embd_norm.bias", &[Embd]),
-    go("cls.weight", &[Embd]),
-    go("cls.bias", &[]),
-    b("attn_q.weight", &[Embd, Embd]),
-    b("attn_q.bias", &[Embd]),
-    bo("attn_q_norm.weight", &[Embd]),
-    bo("attn_q_norm.bias", &[Embd]),
-    b("attn_k.weight", &[Embd, K]),
-    b("attn_k.bias", &[K]),
-    bo("attn_k_norm.weight", &[Embd]),
-    bo("attn_k_norm.bias", &[Embd]),
-    b("attn_v.weight", &[Embd, V]),
-    b("attn_v.bias", &[V]),
-    b("attn_output.weight", &[Embd, Embd]),
-    b("attn_output.bias", &[Embd]),
-    bo("attn_norm_2.weight", &[Embd]),
-    bo("attn_norm_2.bias", &[Embd]),
-    b("ffn_gate.weight", &[Embd, Ff]),
-    b("ffn_up.weight", &[Embd, Ff]),
-    b("ffn_down.weight", &[Ff, Embd]),
-    b("ffn_down.bias", &[Embd]),
+    global("token_types.weight", &[Embd, TokenTypes]),
+    global("token_embd_norm.weight", &[Embd]),
+    global("token_embd_norm.bias", &[Embd]),
+    optional_global("cls.weight", &[Embd]),
+    optional_global("cls.bias", &[]),
+    block("attn_q.weight", &[Embd, Embd]),
+    block("attn_q.bias", &[Embd]),
+    optional_block("attn_q_norm.weight", &[Embd]),
+    optional_block("attn_q_norm.bias", &[Embd]),
+    block("attn_k.weight", &[Embd, K]),
+    block("attn_k.bias", &[K]),
+    optional_block("attn_k_norm.weight", &[Embd]),
+    optional_block("attn_k_norm.bias", &[Embd]),
+    block("attn_v.weight", &[Embd, V]),
+    block("attn_v.bias", &[V]),
+    block("attn_output.weight", &[Embd, Embd]),
+    block("attn_output.bias", &[Embd]),
+    optional_block("attn_norm_2.weight", &[Embd]),
+    optional_block("attn_norm_2.bias", &[Embd]),
+    block("ffn_gate.weight", &[Embd, Ff]),
+    block("ffn_up.weight", &[Embd, Ff]),
+    block("ffn_down.weight", &[Ff, Embd]),
+    block("ffn_down.bias", &[Embd]),
 ];
 
 /// PhiMoE: separate q, k, v with biases (the loader also takes a fused `attn_qkv` without
 /// biases; the table requires the separate form), a square output projection with bias.
 const PHIMOE_ATTN: &[ExpectedTensor] = &[
-    b("attn_q.weight", &[Embd, Embd]),
-    b("attn_q.bias", &[Embd]),
-    b("attn_k.weight", &[Embd, K]),
-    b("attn_k.bias", &[K]),
-    b("attn_v.weight", &[Embd, V]),
-    b("attn_v.bias", &[V]),
-    b("attn_output.weight", &[Embd, Embd]),
-    b("attn_output.bias", &[Embd]),
+    block("attn_q.weight", &[Embd, Embd]),
+    block("attn_q.bias", &[Embd]),
+    block("attn_k.weight", &[Embd, K]),
+    block("attn_k.bias", &[K]),
+    block("attn_v.weight", &[Embd, V]),
+    block("attn_v.bias", &[V]),
+    block("attn_output.weight", &[Embd, Embd]),
+    block("attn_output.bias", &[Embd]),
 ];
-const OUTPUT_B: &[ExpectedTensor] = &[g("output.bias", &[Vocab])];
+const OUTPUT_B: &[ExpectedTensor] = &[global("output.bias", &[Vocab])];
 
 /// OLMoE's experts: width `n_ff`, gate required.
 const MOE_FF_EXP_AS_FF: &[ExpectedTensor] = &[
-    be("ffn_gate_inp.weight", &[Embd, Experts], true),
-    be("ffn_gate_exps.weight", &[Embd, Ff, Experts], true),
-    be("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
-    be("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
+    expert_block("ffn_gate_inp.weight", &[Embd, Experts], true),
+    expert_block("ffn_gate_exps.weight", &[Embd, Ff, Experts], true),
+    expert_block("ffn_down_exps.weight", &[Ff, Embd, Experts], true),
+    expert_block("ffn_up_exps.weight", &[Embd, Ff, Experts], true),
 ];
 
-// archs-b: the groups of deepseek2, minicpm3, glm4moe, bailingmoe, dots1, ernie4_5-moe,
+// Latent attention, attention sized by the rotary dimensions, per-layer inputs: the groups of deepseek2, minicpm3, glm4moe, bailingmoe, dots1, ernie4_5-moe,
 // hunyuan-moe, gpt-oss, smallthinker and gemma3n.
 
 /// `{arch}.attention.key_length_mla`, `{arch}.attention.value_length_mla`: deepseek2's head
@@ -1853,12 +1792,12 @@ const HUNYUAN_MOE_KEYS: &[KeySpec] = &[
 
 /// The query and compressed key/value projections of latent attention.
 const MLA_ATTN: &[ExpectedTensor] = &[
-    b("attn_q_a_norm.weight", &[QLora]),
-    b("attn_kv_a_norm.weight", &[KvLora]),
-    b("attn_q_a.weight", &[Embd, QLora]),
-    b("attn_q_b.weight", &[QLora, QMla]),
-    b("attn_kv_a_mqa.weight", &[Embd, KvLoraRot]),
-    b("attn_output.weight", &[VMla, Embd]),
+    block("attn_q_a_norm.weight", &[QLora]),
+    block("attn_kv_a_norm.weight", &[KvLora]),
+    block("attn_q_a.weight", &[Embd, QLora]),
+    block("attn_q_b.weight", &[QLora, QMla]),
+    block("attn_kv_a_mqa.weight", &[Embd, KvLoraRot]),
+    block("attn_output.weight", &[VMla, Embd]),
 ];
 /// deepseek2's decompression: split when both MLA lengths are set, else fused.
 const DEEPSEEK2_ATTN: &[ExpectedTensor] = &[
@@ -1884,24 +1823,24 @@ const DEEPSEEK2_ATTN: &[ExpectedTensor] = &[
         When::KeysSet(MLA_LENGTHS, false),
     ),
 ];
-const MINICPM3_ATTN: &[ExpectedTensor] = &[b("attn_kv_b.weight", &[KvLora, KvBMla])];
+const MINICPM3_ATTN: &[ExpectedTensor] = &[block("attn_kv_b.weight", &[KvLora, KvBMla])];
 /// The experts' selection bias (`exp_probs_b`), optional.
-const EXP_PROBS_B_OPT: &[ExpectedTensor] = &[be("exp_probs_b.bias", &[Experts], false)];
+const EXP_PROBS_B_OPT: &[ExpectedTensor] = &[expert_block("exp_probs_b.bias", &[Experts], false)];
 /// GLM-4.5: q, k, v biases, optional q/k norms, the post-attention norm that also precedes
 /// the feed-forward block (no `ffn_norm`).
 const GLM4MOE_ATTN: &[ExpectedTensor] = &[
-    b("attn_q.bias", &[Q]),
-    b("attn_k.bias", &[K]),
-    b("attn_v.bias", &[V]),
-    bo("attn_q_norm.weight", &[HeadK]),
-    bo("attn_k_norm.weight", &[HeadK]),
-    b("post_attention_norm.weight", &[Embd]),
+    block("attn_q.bias", &[Q]),
+    block("attn_k.bias", &[K]),
+    block("attn_v.bias", &[V]),
+    optional_block("attn_q_norm.weight", &[HeadK]),
+    optional_block("attn_k_norm.weight", &[HeadK]),
+    block("post_attention_norm.weight", &[Embd]),
 ];
 /// GLM-4.5: the selection bias (required) and shared experts when `expert_shared_count` > 0.
 /// (The NextN layers of `nextn_predict_layers`, with their `nextn.*` tensors, are not
 /// modelled.)
 const GLM4MOE_EXPERTS: &[ExpectedTensor] = &[
-    be("exp_probs_b.bias", &[Experts], true),
+    expert_block("exp_probs_b.bias", &[Experts], true),
     tensor(
         "ffn_gate_shexp.weight",
         Block,
@@ -1926,36 +1865,36 @@ const GLM4MOE_EXPERTS: &[ExpectedTensor] = &[
 ];
 /// q, k, v and output projections sized by the rotary dimensions (`n_rot`).
 const ROT_ATTN: &[ExpectedTensor] = &[
-    b("attn_q.weight", &[Embd, RotQ]),
-    b("attn_k.weight", &[Embd, RotKv]),
-    b("attn_v.weight", &[Embd, RotKv]),
-    b("attn_output.weight", &[RotQ, Embd]),
+    block("attn_q.weight", &[Embd, RotQ]),
+    block("attn_k.weight", &[Embd, RotKv]),
+    block("attn_v.weight", &[Embd, RotKv]),
+    block("attn_output.weight", &[RotQ, Embd]),
 ];
 /// Bailing MoE: experts in every block (the loader reads `leading_dense_block_count` but
 /// creates no dense block), shared experts `n_ff_exp × n_expert_shared` wide.
 const BAILINGMOE_FFN: &[ExpectedTensor] = &[
-    b("ffn_gate_inp.weight", &[Embd, Experts]),
-    b("ffn_gate_exps.weight", &[Embd, FfExp, Experts]),
-    b("ffn_down_exps.weight", &[FfExp, Embd, Experts]),
-    b("ffn_up_exps.weight", &[Embd, FfExp, Experts]),
-    b("ffn_gate_shexp.weight", &[Embd, FfExpShared]),
-    b("ffn_down_shexp.weight", &[FfExpShared, Embd]),
-    b("ffn_up_shexp.weight", &[Embd, FfExpShared]),
+    block("ffn_gate_inp.weight", &[Embd, Experts]),
+    block("ffn_gate_exps.weight", &[Embd, FfExp, Experts]),
+    block("ffn_down_exps.weight", &[FfExp, Embd, Experts]),
+    block("ffn_up_exps.weight", &[Embd, FfExp, Experts]),
+    block("ffn_gate_shexp.weight", &[Embd, FfExpShared]),
+    block("ffn_down_shexp.weight", &[FfExpShared, Embd]),
+    block("ffn_up_shexp.weight", &[Embd, FfExpShared]),
 ];
 /// dots.llm1: k and v as wide as q (its graph then needs `head_count_kv` = `head_count`).
 const DOTS1_ATTN: &[ExpectedTensor] = &[
-    b("attn_q.weight", &[Embd, Q]),
-    b("attn_k.weight", &[Embd, Q]),
-    b("attn_v.weight", &[Embd, Q]),
-    b("attn_output.weight", &[Q, Embd]),
+    block("attn_q.weight", &[Embd, Q]),
+    block("attn_k.weight", &[Embd, Q]),
+    block("attn_v.weight", &[Embd, Q]),
+    block("attn_output.weight", &[Q, Embd]),
 ];
 /// ERNIE 4.5 MoE: gate optional, shared experts when `expert_shared_feed_forward_length` > 0.
 const ERNIE4_5_MOE_EXPERTS: &[ExpectedTensor] = &[
-    be("ffn_gate_inp.weight", &[Embd, Experts], true),
-    be("exp_probs_b.bias", &[Experts], false),
-    be("ffn_gate_exps.weight", &[Embd, FfExp, Experts], false),
-    be("ffn_down_exps.weight", &[FfExp, Embd, Experts], true),
-    be("ffn_up_exps.weight", &[Embd, FfExp, Experts], true),
+    expert_block("ffn_gate_inp.weight", &[Embd, Experts], true),
+    expert_block("exp_probs_b.bias", &[Experts], false),
+    expert_block("ffn_gate_exps.weight", &[Embd, FfExp, Experts], false),
+    expert_block("ffn_down_exps.weight", &[FfExp, Embd, Experts], true),
+    expert_block("ffn_up_exps.weight", &[Embd, FfExp, Experts], true),
     tensor(
         "ffn_gate_shexp.weight",
         Block,
@@ -1980,169 +1919,149 @@ const ERNIE4_5_MOE_EXPERTS: &[ExpectedTensor] = &[
 ];
 /// Hunyuan MoE: one shared expert `n_ff_shexp` wide, no gate input.
 const HUNYUAN_MOE_SHARED: &[ExpectedTensor] = &[
-    be("ffn_gate_shexp.weight", &[Embd, FfShexp], true),
-    be("ffn_up_shexp.weight", &[Embd, FfShexp], true),
-    be("ffn_down_shexp.weight", &[FfShexp, Embd], true),
+    expert_block("ffn_gate_shexp.weight", &[Embd, FfShexp], true),
+    expert_block("ffn_up_shexp.weight", &[Embd, FfShexp], true),
+    expert_block("ffn_down_shexp.weight", &[FfShexp, Embd], true),
 ];
 /// gpt-oss: the post-attention norm (before the experts; no `ffn_norm`), the attention
 /// sinks and the attention biases.
 const GPT_OSS_ATTN: &[ExpectedTensor] = &[
-    b("post_attention_norm.weight", &[Embd]),
-    b("attn_sinks.weight", &[Heads]),
-    b("attn_q.bias", &[RotQ]),
-    b("attn_k.bias", &[RotKv]),
-    b("attn_v.bias", &[RotKv]),
-    b("attn_output.bias", &[Embd]),
+    block("post_attention_norm.weight", &[Embd]),
+    block("attn_sinks.weight", &[Heads]),
+    block("attn_q.bias", &[RotQ]),
+    block("attn_k.bias", &[RotKv]),
+    block("attn_v.bias", &[RotKv]),
+    block("attn_output.bias", &[Embd]),
 ];
 /// gpt-oss: the router's and the experts' biases.
 const GPT_OSS_EXPERT_BIAS: &[ExpectedTensor] = &[
-    be("ffn_gate_inp.bias", &[Experts], true),
-    be("ffn_gate_exps.bias", &[FfExp, Experts], true),
-    be("ffn_down_exps.bias", &[Embd, Experts], true),
-    be("ffn_up_exps.bias", &[FfExp, Experts], true),
+    expert_block("ffn_gate_inp.bias", &[Experts], true),
+    expert_block("ffn_gate_exps.bias", &[FfExp, Experts], true),
+    expert_block("ffn_down_exps.bias", &[Embd, Experts], true),
+    expert_block("ffn_up_exps.bias", &[FfExp, Experts], true),
 ];
 /// gemma3n: the per-layer token embeddings and projections, AltUp's projections.
 const GEMMA3N_GLOBAL: &[ExpectedTensor] = &[
-    g("per_layer_token_embd.weight", &[AltupEmbdLayers, Vocab]),
-    g("altup_proj.weight", &[Embd, Embd, AltupLess1]),
-    g("altup_unembd_proj.weight", &[Embd, Embd, AltupLess1]),
-    g("per_layer_model_proj.weight", &[Embd, AltupEmbdLayers]),
-    g("per_layer_proj_norm.weight", &[AltupEmbd]),
+    global("per_layer_token_embd.weight", &[AltupEmbdLayers, Vocab]),
+    global("altup_proj.weight", &[Embd, Embd, AltupLess1]),
+    global("altup_unembd_proj.weight", &[Embd, Embd, AltupLess1]),
+    global("per_layer_model_proj.weight", &[Embd, AltupEmbdLayers]),
+    global("per_layer_proj_norm.weight", &[AltupEmbd]),
 ];
-const GEMMA3N_NORMS: &[ExpectedTensor] = &[b("post_attention_norm.weight", &[Embd])];
+const GEMMA3N_NORMS: &[ExpectedTensor] = &[block("post_attention_norm.weight", &[Embd])];
 /// gemma3n's block: post-feed-forward norm, per-layer input gate and projection, AltUp and
 /// LAuReL.
 const GEMMA3N_BLOCK: &[ExpectedTensor] = &[
-    b("post_ffw_norm.weight", &[Embd]),
-    b("inp_gate.weight", &[Embd, AltupEmbd]),
-    b("proj.weight", &[AltupEmbd, Embd]),
-    b("post_norm.weight", &[Embd]),
-    b("altup_correct_coef.weight", &[Altup, Altup]),
-    b("altup_correct_scale.weight", &[Embd]),
-    b("altup_predict_coef.weight", &[Altup, AltupSquared]),
-    b("altup_router.weight", &[Embd, Altup]),
-    b("altup_router_norm.weight", &[Embd]),
-    b("laurel_l.weight", &[Embd, LaurelRank]),
-    b("laurel_r.weight", &[LaurelRank, Embd]),
-    b("laurel_post_norm.weight", &[Embd]),
+    block("post_ffw_norm.weight", &[Embd]),
+    block("inp_gate.weight", &[Embd, AltupEmbd]),
+    block("proj.weight", &[AltupEmbd, Embd]),
+    block("post_norm.weight", &[Embd]),
+    block("altup_correct_coef.weight", &[Altup, Altup]),
+    block("altup_correct_scale.weight", &[Embd]),
+    block("altup_predict_coef.weight", &[Altup, AltupSquared]),
+    block("altup_router.weight", &[Embd, Altup]),
+    block("altup_router_norm.weight", &[Embd]),
+    block("laurel_l.weight", &[Embd, LaurelRank]),
+    block("laurel_r.weight", &[LaurelRank, Embd]),
+    block("laurel_post_norm.weight", &[Embd]),
 ];
 
-/// deepseek2's tiny model, in the split MLA form converters write today: the cache holds one
-/// head of `kv_lora_rank + n_rot` (key) and `kv_lora_rank` (value) — llama.cpp's graph
-/// concatenates the rotary part and the latent into that one head.
-const DEEPSEEK2_TINY: &[(&str, u64)] = &[
-    ("{arch}.attention.head_count_kv", 1),
-    ("{arch}.rope.dimension_count", 8),
-    ("{arch}.attention.q_lora_rank", 16),
-    ("{arch}.attention.kv_lora_rank", 16),
-    ("{arch}.attention.key_length", 24),
-    ("{arch}.attention.value_length", 16),
-    (KEY_LENGTH_MLA, 16),
-    (VALUE_LENGTH_MLA, 16),
-];
-/// minicpm3's tiny model: heads of 8, 4 of them rotary.
-const MINICPM3_TINY: &[(&str, u64)] = &[
-    ("{arch}.rope.dimension_count", 4),
-    ("{arch}.attention.q_lora_rank", 16),
-    ("{arch}.attention.kv_lora_rank", 16),
-];
-/// ernie4_5-moe's tiny model: with a shared expert.
-const ERNIE4_5_MOE_TINY: &[(&str, u64)] = &[(EXPERT_SHARED_FF_LENGTH, 64)];
 // Encoder-decoder models (t5): block tensors named `enc.blk.N.` and `dec.blk.N.`
 // (`block_tensor_name`). The relative attention bias is required in block 0, whose bias the
 // other blocks borrow when they have none.
-const fn first(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
+/// A required tensor of block 0 only ([`When::First`]).
+const fn first_block(name: &'static str, shape: &'static [Dim]) -> ExpectedTensor {
     tensor(name, Block, shape, true, When::First)
 }
 const T5_ENC: &[ExpectedTensor] = &[
-    g("enc.output_norm.weight", &[Embd]),
-    b("enc.attn_norm.weight", &[Embd]),
-    first("enc.attn_rel_b.weight", &[Heads, RelBuckets]),
-    bo("enc.attn_rel_b.weight", &[Heads, RelBuckets]),
-    b("enc.attn_q.weight", &[Embd, K]),
-    b("enc.attn_k.weight", &[Embd, K]),
-    b("enc.attn_v.weight", &[Embd, V]),
-    b("enc.attn_o.weight", &[V, Embd]),
-    b("enc.ffn_norm.weight", &[Embd]),
-    bo("enc.ffn_gate.weight", &[Embd, Ff]),
-    b("enc.ffn_down.weight", &[Ff, Embd]),
-    b("enc.ffn_up.weight", &[Embd, Ff]),
+    global("enc.output_norm.weight", &[Embd]),
+    block("enc.attn_norm.weight", &[Embd]),
+    first_block("enc.attn_rel_b.weight", &[Heads, RelBuckets]),
+    optional_block("enc.attn_rel_b.weight", &[Heads, RelBuckets]),
+    block("enc.attn_q.weight", &[Embd, K]),
+    block("enc.attn_k.weight", &[Embd, K]),
+    block("enc.attn_v.weight", &[Embd, V]),
+    block("enc.attn_o.weight", &[V, Embd]),
+    block("enc.ffn_norm.weight", &[Embd]),
+    optional_block("enc.ffn_gate.weight", &[Embd, Ff]),
+    block("enc.ffn_down.weight", &[Ff, Embd]),
+    block("enc.ffn_up.weight", &[Embd, Ff]),
 ];
 const T5_DEC: &[ExpectedTensor] = &[
-    g("dec.output_norm.weight", &[Embd]),
-    b("dec.attn_norm.weight", &[Embd]),
-    first("dec.attn_rel_b.weight", &[Heads, RelBuckets]),
-    bo("dec.attn_rel_b.weight", &[Heads, RelBuckets]),
-    b("dec.attn_q.weight", &[Embd, K]),
-    b("dec.attn_k.weight", &[Embd, K]),
-    b("dec.attn_v.weight", &[Embd, V]),
-    b("dec.attn_o.weight", &[V, Embd]),
-    b("dec.cross_attn_norm.weight", &[Embd]),
-    bo("dec.cross_attn_rel_b.weight", &[Heads, RelBuckets]),
-    b("dec.cross_attn_q.weight", &[Embd, K]),
-    b("dec.cross_attn_k.weight", &[Embd, K]),
-    b("dec.cross_attn_v.weight", &[Embd, V]),
-    b("dec.cross_attn_o.weight", &[V, Embd]),
-    b("dec.ffn_norm.weight", &[Embd]),
-    bo("dec.ffn_gate.weight", &[Embd, Ff]),
-    b("dec.ffn_down.weight", &[Ff, Embd]),
-    b("dec.ffn_up.weight", &[Embd, Ff]),
+    global("dec.output_norm.weight", &[Embd]),
+    block("dec.attn_norm.weight", &[Embd]),
+    first_block("dec.attn_rel_b.weight", &[Heads, RelBuckets]),
+    optional_block("dec.attn_rel_b.weight", &[Heads, RelBuckets]),
+    block("dec.attn_q.weight", &[Embd, K]),
+    block("dec.attn_k.weight", &[Embd, K]),
+    block("dec.attn_v.weight", &[Embd, V]),
+    block("dec.attn_o.weight", &[V, Embd]),
+    block("dec.cross_attn_norm.weight", &[Embd]),
+    optional_block("dec.cross_attn_rel_b.weight", &[Heads, RelBuckets]),
+    block("dec.cross_attn_q.weight", &[Embd, K]),
+    block("dec.cross_attn_k.weight", &[Embd, K]),
+    block("dec.cross_attn_v.weight", &[Embd, V]),
+    block("dec.cross_attn_o.weight", &[V, Embd]),
+    block("dec.ffn_norm.weight", &[Embd]),
+    optional_block("dec.ffn_gate.weight", &[Embd, Ff]),
+    block("dec.ffn_down.weight", &[Ff, Embd]),
+    block("dec.ffn_up.weight", &[Embd, Ff]),
 ];
-// Architecture group a (grok … llada): tensor groups.
+// Further architectures (grok … llada): tensor groups.
 
 /// Separate q, k, v and square q and output projections (`{n_embd, n_embd}`, as
 /// `load_tensors` creates them for grok, arctic, plamo, bitnet, chameleon, qwen2vl, dream).
 const SQUARE_ATTN: &[ExpectedTensor] = &[
-    b("attn_q.weight", &[Embd, Embd]),
-    b("attn_k.weight", &[Embd, K]),
-    b("attn_v.weight", &[Embd, V]),
-    b("attn_output.weight", &[Embd, Embd]),
+    block("attn_q.weight", &[Embd, Embd]),
+    block("attn_k.weight", &[Embd, K]),
+    block("attn_v.weight", &[Embd, V]),
+    block("attn_output.weight", &[Embd, Embd]),
 ];
 /// codeshell: the embeddings are optional (the loader then duplicates `output.weight`).
-const TOK_EMBD_OPT: &[ExpectedTensor] = &[go("token_embd.weight", &[Embd, Vocab])];
+const TOK_EMBD_OPT: &[ExpectedTensor] = &[optional_global("token_embd.weight", &[Embd, Vocab])];
 /// Grok's norms after attention and after the experts.
 const GROK_NORMS: &[ExpectedTensor] = &[
-    b("attn_output_norm.weight", &[Embd]),
-    b("layer_output_norm.weight", &[Embd]),
+    block("attn_output_norm.weight", &[Embd]),
+    block("layer_output_norm.weight", &[Embd]),
 ];
 /// DBRX's norm before the experts.
-const ATTN_OUT_NORM: &[ExpectedTensor] = &[b("attn_output_norm.weight", &[Embd])];
+const ATTN_OUT_NORM: &[ExpectedTensor] = &[block("attn_output_norm.weight", &[Embd])];
 /// Arctic's dense residual feed-forward, `n_embd` wide, beside its experts, which have
 /// their own norm.
 const ARCTIC_FFN: &[ExpectedTensor] = &[
-    b("ffn_gate.weight", &[Embd, Embd]),
-    b("ffn_down.weight", &[Embd, Embd]),
-    b("ffn_up.weight", &[Embd, Embd]),
-    be("ffn_norm_exps.weight", &[Embd], true),
+    block("ffn_gate.weight", &[Embd, Embd]),
+    block("ffn_down.weight", &[Embd, Embd]),
+    block("ffn_up.weight", &[Embd, Embd]),
+    expert_block("ffn_norm_exps.weight", &[Embd], true),
 ];
 /// PLM's multi-head latent attention: q, then k and v through a compressed projection
 /// (rank `kv_lora_rank`) that also carries the shared RoPE key.
 const PLM_ATTN: &[ExpectedTensor] = &[
-    b("attn_q.weight", &[Embd, Q]),
-    b("attn_kv_a_mqa.weight", &[Embd, KvLoraRot]),
-    b("attn_kv_a_norm.weight", &[KvLora]),
-    b("attn_kv_b.weight", &[KvLora, KvBMla]),
-    b("attn_output.weight", &[VMla, Embd]),
+    block("attn_q.weight", &[Embd, Q]),
+    block("attn_kv_a_mqa.weight", &[Embd, KvLoraRot]),
+    block("attn_kv_a_norm.weight", &[KvLora]),
+    block("attn_kv_b.weight", &[KvLora, KvBMla]),
+    block("attn_output.weight", &[VMla, Embd]),
 ];
 /// BitNet: norms inside attention and feed-forward, optional one-element scales of each
 /// projection; no `output.weight` (its graph multiplies by the embeddings).
 const BITNET_EXTRA: &[ExpectedTensor] = &[
-    b("attn_sub_norm.weight", &[Embd]),
-    bd("ffn_sub_norm.weight", &[Ff], true),
-    bo("attn_q.scale", &[]),
-    bo("attn_k.scale", &[]),
-    bo("attn_v.scale", &[]),
-    bo("attn_output.scale", &[]),
-    bd("ffn_gate.scale", &[], false),
-    bd("ffn_down.scale", &[], false),
-    bd("ffn_up.scale", &[], false),
+    block("attn_sub_norm.weight", &[Embd]),
+    dense_block("ffn_sub_norm.weight", &[Ff], true),
+    optional_block("attn_q.scale", &[]),
+    optional_block("attn_k.scale", &[]),
+    optional_block("attn_v.scale", &[]),
+    optional_block("attn_output.scale", &[]),
+    dense_block("ffn_gate.scale", &[], false),
+    dense_block("ffn_down.scale", &[], false),
+    dense_block("ffn_up.scale", &[], false),
 ];
 /// Chameleon's q and k normalised per head (layer norm, bias optional).
 const CHAMELEON_QK_NORM: &[ExpectedTensor] = &[
-    b("attn_q_norm.weight", &[HeadK, Heads]),
-    b("attn_k_norm.weight", &[HeadK, HeadsKv]),
-    bo("attn_q_norm.bias", &[HeadK, Heads]),
-    bo("attn_k_norm.bias", &[HeadK, HeadsKv]),
+    block("attn_q_norm.weight", &[HeadK, Heads]),
+    block("attn_k_norm.weight", &[HeadK, HeadsKv]),
+    optional_block("attn_q_norm.bias", &[HeadK, Heads]),
+    optional_block("attn_k_norm.bias", &[HeadK, HeadsKv]),
 ];
 /// qwen2, qwen2vl and dream share one case of `load_tensors`: q, k, v with biases.
 const QWEN2_LIKE: &[&[ExpectedTensor]] = &[
@@ -2158,263 +2077,262 @@ const QWEN2_LIKE: &[&[ExpectedTensor]] = &[
 ];
 /// LLaDA's optional feed-forward biases.
 const LLADA_FFN_BIAS: &[ExpectedTensor] = &[
-    bd("ffn_gate.bias", &[Ff], false),
-    bd("ffn_down.bias", &[Embd], false),
-    bd("ffn_up.bias", &[Ff], false),
+    dense_block("ffn_gate.bias", &[Ff], false),
+    dense_block("ffn_down.bias", &[Embd], false),
+    dense_block("ffn_up.bias", &[Ff], false),
 ];
 
-// Recurrent, hybrid and per-layer architectures (archs-c).
+// Recurrent, hybrid and per-layer architectures.
 
-const fn br(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
+/// A tensor of a hybrid's recurrent blocks ([`When::Recurrent`]).
+const fn recurrent_block(
+    name: &'static str,
+    shape: &'static [Dim],
+    required: bool,
+) -> ExpectedTensor {
     tensor(name, Block, shape, required, When::Recurrent)
 }
-const fn ba(name: &'static str, shape: &'static [Dim], required: bool) -> ExpectedTensor {
+/// A tensor of the blocks with key/value attention ([`When::Attention`]).
+const fn attention_block(
+    name: &'static str,
+    shape: &'static [Dim],
+    required: bool,
+) -> ExpectedTensor {
     tensor(name, Block, shape, required, When::Attention)
 }
-const fn bw(name: &'static str, shape: &'static [Dim], when: When) -> ExpectedTensor {
+/// A required tensor of the blocks `when` selects.
+const fn block_when(name: &'static str, shape: &'static [Dim], when: When) -> ExpectedTensor {
     tensor(name, Block, shape, true, when)
 }
-
-/// A hybrid's tiny blocks: a recurrent one (`head_count_kv` 0) and an attention one.
-const TINY_MAMBA_LAYER: TinyLayer = TinyLayer {
-    heads: 4,
-    heads_kv: 0,
-    ff: 64,
-};
-const TINY_ATTENTION_LAYER: TinyLayer = TinyLayer {
-    heads: 4,
-    heads_kv: 2,
-    ff: 64,
-};
 
 /// Mamba's mixer. llama.cpp supports only `ssm.inner_size` = 2 × `embedding_length` ("only
 /// an expansion factor of 2 is supported for now"); the table does not check it.
 const MAMBA: &[ExpectedTensor] = &[
-    b("ssm_in.weight", &[Embd, SsmInner2]),
-    b("ssm_conv1d.weight", &[SsmConv, SsmInner]),
-    b("ssm_conv1d.bias", &[SsmInner]),
-    b("ssm_x.weight", &[SsmInner, SsmX]),
-    b("ssm_dt.weight", &[SsmDtRank, SsmInner]),
-    b("ssm_dt.bias", &[SsmInner]),
-    b("ssm_a", &[SsmState, SsmInner]),
-    b("ssm_d", &[SsmInner]),
-    b("ssm_out.weight", &[SsmInner, Embd]),
+    block("ssm_in.weight", &[Embd, SsmInner2]),
+    block("ssm_conv1d.weight", &[SsmConv, SsmInner]),
+    block("ssm_conv1d.bias", &[SsmInner]),
+    block("ssm_x.weight", &[SsmInner, SsmX]),
+    block("ssm_dt.weight", &[SsmDtRank, SsmInner]),
+    block("ssm_dt.bias", &[SsmInner]),
+    block("ssm_a", &[SsmState, SsmInner]),
+    block("ssm_d", &[SsmInner]),
+    block("ssm_out.weight", &[SsmInner, Embd]),
 ];
 /// Mamba-2's mixer (`ssm.time_step_rank` is its head count).
 const MAMBA2: &[ExpectedTensor] = &[
-    b("ssm_in.weight", &[Embd, SsmInProj]),
-    b("ssm_conv1d.weight", &[SsmConv, SsmConvWidth]),
-    b("ssm_conv1d.bias", &[SsmConvWidth]),
-    b("ssm_dt.bias", &[SsmDtRank]),
-    b("ssm_a", &[One, SsmDtRank]),
-    b("ssm_d", &[One, SsmDtRank]),
-    b("ssm_norm.weight", &[SsmGroupWidth, SsmGroups]),
-    b("ssm_out.weight", &[SsmInner, Embd]),
+    block("ssm_in.weight", &[Embd, SsmInProj]),
+    block("ssm_conv1d.weight", &[SsmConv, SsmConvWidth]),
+    block("ssm_conv1d.bias", &[SsmConvWidth]),
+    block("ssm_dt.bias", &[SsmDtRank]),
+    block("ssm_a", &[One, SsmDtRank]),
+    block("ssm_d", &[One, SsmDtRank]),
+    block("ssm_norm.weight", &[SsmGroupWidth, SsmGroups]),
+    block("ssm_out.weight", &[SsmInner, Embd]),
 ];
 const ATTN_NORM_2: &[ExpectedTensor] = &[
-    b("attn_norm_2.weight", &[Embd]),
-    b("attn_norm_2.bias", &[Embd]),
+    block("attn_norm_2.weight", &[Embd]),
+    block("attn_norm_2.bias", &[Embd]),
 ];
 /// RWKV6's time mix. The interpolations come fused (`time_mix_lerp_fused`, what the
 /// converter writes) or apart (`lerp_w`, `_k`, `_v`, `_r`, `_g`); the table requires the fused
 /// form.
 const RWKV6_TIME_MIX: &[ExpectedTensor] = &[
-    b("time_mix_w1.weight", &[Embd, TimeMix5]),
-    b("time_mix_w2.weight", &[TimeMix, Embd, Five]),
-    b("time_mix_lerp_x.weight", &[Embd, One, One]),
-    bo("time_mix_lerp_w.weight", &[Embd, One, One]),
-    bo("time_mix_lerp_k.weight", &[Embd, One, One]),
-    bo("time_mix_lerp_v.weight", &[Embd, One, One]),
-    bo("time_mix_lerp_r.weight", &[Embd, One, One]),
-    bo("time_mix_lerp_g.weight", &[Embd, One, One]),
-    b("time_mix_lerp_fused.weight", &[Embd, One, One, Five]),
-    b("time_mix_first.weight", &[WkvHead, WkvHeads]),
-    b("time_mix_decay.weight", &[Embd]),
-    b("time_mix_decay_w1.weight", &[Embd, TimeDecay]),
-    b("time_mix_decay_w2.weight", &[TimeDecay, Embd]),
-    b("time_mix_key.weight", &[Embd, Embd]),
-    b("time_mix_value.weight", &[Embd, Embd]),
-    b("time_mix_receptance.weight", &[Embd, Embd]),
-    b("time_mix_gate.weight", &[Embd, Embd]),
-    b("time_mix_output.weight", &[Embd, Embd]),
+    block("time_mix_w1.weight", &[Embd, TimeMix5]),
+    block("time_mix_w2.weight", &[TimeMix, Embd, Five]),
+    block("time_mix_lerp_x.weight", &[Embd, One, One]),
+    optional_block("time_mix_lerp_w.weight", &[Embd, One, One]),
+    optional_block("time_mix_lerp_k.weight", &[Embd, One, One]),
+    optional_block("time_mix_lerp_v.weight", &[Embd, One, One]),
+    optional_block("time_mix_lerp_r.weight", &[Embd, One, One]),
+    optional_block("time_mix_lerp_g.weight", &[Embd, One, One]),
+    block("time_mix_lerp_fused.weight", &[Embd, One, One, Five]),
+    block("time_mix_first.weight", &[WkvHead, WkvHeads]),
+    block("time_mix_decay.weight", &[Embd]),
+    block("time_mix_decay_w1.weight", &[Embd, TimeDecay]),
+    block("time_mix_decay_w2.weight", &[TimeDecay, Embd]),
+    block("time_mix_key.weight", &[Embd, Embd]),
+    block("time_mix_value.weight", &[Embd, Embd]),
+    block("time_mix_receptance.weight", &[Embd, Embd]),
+    block("time_mix_gate.weight", &[Embd, Embd]),
+    block("time_mix_output.weight", &[Embd, Embd]),
 ];
 const RWKV6_TIME_MIX_NORM: &[ExpectedTensor] = &[
-    b("time_mix_ln.weight", &[Embd]),
-    b("time_mix_ln.bias", &[Embd]),
+    block("time_mix_ln.weight", &[Embd]),
+    block("time_mix_ln.bias", &[Embd]),
 ];
 const RWKV6_CHANNEL_MIX: &[ExpectedTensor] = &[
-    b("channel_mix_lerp_k.weight", &[Embd, One, One]),
-    b("channel_mix_lerp_r.weight", &[Embd, One, One]),
-    b("channel_mix_key.weight", &[Embd, Ff]),
-    b("channel_mix_value.weight", &[Ff, Embd]),
-    b("channel_mix_receptance.weight", &[Embd, Embd]),
+    block("channel_mix_lerp_k.weight", &[Embd, One, One]),
+    block("channel_mix_lerp_r.weight", &[Embd, One, One]),
+    block("channel_mix_key.weight", &[Embd, Ff]),
+    block("channel_mix_value.weight", &[Ff, Embd]),
+    block("channel_mix_receptance.weight", &[Embd, Embd]),
 ];
-const OUTPUT_NORM_B_OPT: &[ExpectedTensor] = &[go("output_norm.bias", &[Embd])];
+const OUTPUT_NORM_B_OPT: &[ExpectedTensor] = &[optional_global("output_norm.bias", &[Embd])];
 /// RWKV6-Qwen2: RWKV6's time mix with Qwen2's key/value width and feed-forward.
 const RWKV6QWEN2_TIME_MIX: &[ExpectedTensor] = &[
-    b("time_mix_w1.weight", &[Embd, TimeMix5]),
-    b("time_mix_w2.weight", &[TimeMix, Embd, Five]),
-    b("time_mix_lerp_x.weight", &[Embd, One, One]),
-    b("time_mix_lerp_fused.weight", &[Embd, One, One, Five]),
-    bo("time_mix_first.weight", &[WkvHead, WkvHeads]),
-    b("time_mix_decay.weight", &[Embd]),
-    b("time_mix_decay_w1.weight", &[Embd, TimeDecay]),
-    b("time_mix_decay_w2.weight", &[TimeDecay, Embd]),
-    b("time_mix_key.weight", &[Embd, RwkvKv]),
-    b("time_mix_value.weight", &[Embd, RwkvKv]),
-    b("time_mix_receptance.weight", &[Embd, Embd]),
-    b("time_mix_gate.weight", &[Embd, Embd]),
-    bo("time_mix_key.bias", &[RwkvKv]),
-    bo("time_mix_value.bias", &[RwkvKv]),
-    bo("time_mix_receptance.bias", &[Embd]),
-    b("time_mix_output.weight", &[Embd, Embd]),
+    block("time_mix_w1.weight", &[Embd, TimeMix5]),
+    block("time_mix_w2.weight", &[TimeMix, Embd, Five]),
+    block("time_mix_lerp_x.weight", &[Embd, One, One]),
+    block("time_mix_lerp_fused.weight", &[Embd, One, One, Five]),
+    optional_block("time_mix_first.weight", &[WkvHead, WkvHeads]),
+    block("time_mix_decay.weight", &[Embd]),
+    block("time_mix_decay_w1.weight", &[Embd, TimeDecay]),
+    block("time_mix_decay_w2.weight", &[TimeDecay, Embd]),
+    block("time_mix_key.weight", &[Embd, RwkvKv]),
+    block("time_mix_value.weight", &[Embd, RwkvKv]),
+    block("time_mix_receptance.weight", &[Embd, Embd]),
+    block("time_mix_gate.weight", &[Embd, Embd]),
+    optional_block("time_mix_key.bias", &[RwkvKv]),
+    optional_block("time_mix_value.bias", &[RwkvKv]),
+    optional_block("time_mix_receptance.bias", &[Embd]),
+    block("time_mix_output.weight", &[Embd, Embd]),
 ];
 /// RWKV7's time mix; block 0's value-residual LoRA has the in-context rate's rank (llama.cpp
 /// creates it, "actually not used"). ARWKV7's gate is optional to the loader (with a
 /// five-way `time_mix_lerp_fused` then); the table requires the gated form.
 const RWKV7_TIME_MIX: &[ExpectedTensor] = &[
-    b("time_mix_w0.weight", &[Embd]),
-    b("time_mix_w1.weight", &[Embd, LoraDecay]),
-    b("time_mix_w2.weight", &[LoraDecay, Embd]),
-    b("time_mix_a0.weight", &[Embd]),
-    b("time_mix_a1.weight", &[Embd, LoraIclr]),
-    b("time_mix_a2.weight", &[LoraIclr, Embd]),
-    b("time_mix_v0.weight", &[Embd]),
-    bw("time_mix_v1.weight", &[Embd, LoraIclr], When::First),
-    bw("time_mix_v2.weight", &[LoraIclr, Embd], When::First),
-    bw(
+    block("time_mix_w0.weight", &[Embd]),
+    block("time_mix_w1.weight", &[Embd, LoraDecay]),
+    block("time_mix_w2.weight", &[LoraDecay, Embd]),
+    block("time_mix_a0.weight", &[Embd]),
+    block("time_mix_a1.weight", &[Embd, LoraIclr]),
+    block("time_mix_a2.weight", &[LoraIclr, Embd]),
+    block("time_mix_v0.weight", &[Embd]),
+    block_when("time_mix_v1.weight", &[Embd, LoraIclr], When::First),
+    block_when("time_mix_v2.weight", &[LoraIclr, Embd], When::First),
+    block_when(
         "time_mix_v1.weight",
         &[Embd, LoraValueRes],
         When::LaterBlocks,
     ),
-    bw(
+    block_when(
         "time_mix_v2.weight",
         &[LoraValueRes, Embd],
         When::LaterBlocks,
     ),
-    b("time_mix_g1.weight", &[Embd, LoraGate]),
-    b("time_mix_g2.weight", &[LoraGate, Embd]),
-    b("time_mix_lerp_fused.weight", &[Embd, One, One, Six]),
-    b("time_mix_k_k.weight", &[Embd]),
-    b("time_mix_k_a.weight", &[Embd]),
-    b("time_mix_r_k.weight", &[Embd]),
-    b("time_mix_key.weight", &[Embd, Embd]),
-    b("time_mix_value.weight", &[Embd, Embd]),
-    b("time_mix_receptance.weight", &[Embd, Embd]),
-    b("time_mix_output.weight", &[Embd, Embd]),
+    block("time_mix_g1.weight", &[Embd, LoraGate]),
+    block("time_mix_g2.weight", &[LoraGate, Embd]),
+    block("time_mix_lerp_fused.weight", &[Embd, One, One, Six]),
+    block("time_mix_k_k.weight", &[Embd]),
+    block("time_mix_k_a.weight", &[Embd]),
+    block("time_mix_r_k.weight", &[Embd]),
+    block("time_mix_key.weight", &[Embd, Embd]),
+    block("time_mix_value.weight", &[Embd, Embd]),
+    block("time_mix_receptance.weight", &[Embd, Embd]),
+    block("time_mix_output.weight", &[Embd, Embd]),
 ];
 const RWKV7_TIME_MIX_NORM: &[ExpectedTensor] = RWKV6_TIME_MIX_NORM;
 const ARWKV7_TIME_MIX_NORM: &[ExpectedTensor] = &[
-    bo("time_mix_ln.weight", &[Embd]),
-    bo("time_mix_ln.bias", &[Embd]),
+    optional_block("time_mix_ln.weight", &[Embd]),
+    optional_block("time_mix_ln.bias", &[Embd]),
 ];
 const RWKV7_CHANNEL_MIX: &[ExpectedTensor] = &[
-    b("channel_mix_lerp_k.weight", &[Embd, One, One]),
-    b("channel_mix_key.weight", &[Embd, Ff]),
-    b("channel_mix_value.weight", &[Ff, Embd]),
+    block("channel_mix_lerp_k.weight", &[Embd, One, One]),
+    block("channel_mix_key.weight", &[Embd, Ff]),
+    block("channel_mix_value.weight", &[Ff, Embd]),
 ];
 /// Jamba's Mamba blocks (`head_count_kv` 0). Its mixture-of-experts feed-forward (chosen by
 /// the presence of `ffn_gate_inp`) is not modelled: the table requires the dense one.
 const JAMBA_MAMBA: &[ExpectedTensor] = &[
-    br("ssm_in.weight", &[Embd, SsmInner2], true),
-    br("ssm_conv1d.weight", &[SsmConv, SsmInner], true),
-    br("ssm_conv1d.bias", &[SsmInner], true),
-    br("ssm_x.weight", &[SsmInner, SsmX], true),
-    br("ssm_dt_norm.weight", &[SsmDtRank], true),
-    br("ssm_dt.weight", &[SsmDtRank, SsmInner], true),
-    br("ssm_dt.bias", &[SsmInner], true),
-    br("ssm_b_norm.weight", &[SsmState], true),
-    br("ssm_c_norm.weight", &[SsmState], true),
-    br("ssm_a", &[SsmState, SsmInner], true),
-    br("ssm_d", &[SsmInner], true),
-    br("ssm_out.weight", &[SsmInner, Embd], true),
+    recurrent_block("ssm_in.weight", &[Embd, SsmInner2], true),
+    recurrent_block("ssm_conv1d.weight", &[SsmConv, SsmInner], true),
+    recurrent_block("ssm_conv1d.bias", &[SsmInner], true),
+    recurrent_block("ssm_x.weight", &[SsmInner, SsmX], true),
+    recurrent_block("ssm_dt_norm.weight", &[SsmDtRank], true),
+    recurrent_block("ssm_dt.weight", &[SsmDtRank, SsmInner], true),
+    recurrent_block("ssm_dt.bias", &[SsmInner], true),
+    recurrent_block("ssm_b_norm.weight", &[SsmState], true),
+    recurrent_block("ssm_c_norm.weight", &[SsmState], true),
+    recurrent_block("ssm_a", &[SsmState, SsmInner], true),
+    recurrent_block("ssm_d", &[SsmInner], true),
+    recurrent_block("ssm_out.weight", &[SsmInner, Embd], true),
 ];
 const JAMBA_ATTN: &[ExpectedTensor] = &[
-    ba("attn_q.weight", &[Embd, Embd], true),
-    ba("attn_k.weight", &[Embd, V], true),
-    ba("attn_v.weight", &[Embd, V], true),
-    ba("attn_output.weight", &[Embd, Embd], true),
+    attention_block("attn_q.weight", &[Embd, Embd], true),
+    attention_block("attn_k.weight", &[Embd, V], true),
+    attention_block("attn_v.weight", &[Embd, V], true),
+    attention_block("attn_output.weight", &[Embd, Embd], true),
 ];
 /// Falcon-H1: a Mamba-2 mixer beside the attention in every block. Its convolution bias is
 /// optional to the loader, but the Mamba-2 graph adds it unconditionally (a null tensor:
 /// SIGSEGV creating the context), so the table requires it (also in granitehybrid).
 const FALCON_H1_MAMBA2: &[ExpectedTensor] = &[
-    b("ssm_in.weight", &[Embd, SsmInProj]),
-    b("ssm_conv1d.weight", &[SsmConv, SsmConvWidth]),
-    b("ssm_conv1d.bias", &[SsmConvWidth]),
-    b("ssm_dt.bias", &[SsmDtRank]),
-    b("ssm_a", &[One, SsmDtRank]),
-    b("ssm_d", &[One, SsmDtRank]),
-    bo("ssm_norm.weight", &[SsmGroupWidth, SsmGroups]),
-    b("ssm_out.weight", &[SsmInner, Embd]),
+    block("ssm_in.weight", &[Embd, SsmInProj]),
+    block("ssm_conv1d.weight", &[SsmConv, SsmConvWidth]),
+    block("ssm_conv1d.bias", &[SsmConvWidth]),
+    block("ssm_dt.bias", &[SsmDtRank]),
+    block("ssm_a", &[One, SsmDtRank]),
+    block("ssm_d", &[One, SsmDtRank]),
+    optional_block("ssm_norm.weight", &[SsmGroupWidth, SsmGroups]),
+    block("ssm_out.weight", &[SsmInner, Embd]),
 ];
 /// Falcon-H1 names its feed-forward norm without `.weight`.
-const FALCON_H1_FFN_NORM: &[ExpectedTensor] = &[b("ffn_norm", &[Embd])];
+const FALCON_H1_FFN_NORM: &[ExpectedTensor] = &[block("ffn_norm", &[Embd])];
 const FFN_GLU_BIAS_OPT: &[ExpectedTensor] = &[
-    bd("ffn_gate.bias", &[Ff], false),
-    bd("ffn_down.bias", &[Embd], false),
-    bd("ffn_up.bias", &[Ff], false),
+    dense_block("ffn_gate.bias", &[Ff], false),
+    dense_block("ffn_down.bias", &[Embd], false),
+    dense_block("ffn_up.bias", &[Ff], false),
 ];
 /// Granite-hybrid's Mamba-2 blocks (`head_count_kv` 0).
 const GRANITE_HYBRID_MAMBA2: &[ExpectedTensor] = &[
-    br("ssm_in.weight", &[Embd, SsmInProj], true),
-    br("ssm_conv1d.weight", &[SsmConv, SsmConvWidth], true),
-    br("ssm_conv1d.bias", &[SsmConvWidth], true),
-    br("ssm_dt.bias", &[SsmDtRank], true),
-    br("ssm_a", &[One, SsmDtRank], true),
-    br("ssm_d", &[One, SsmDtRank], true),
-    br("ssm_norm.weight", &[SsmGroupWidth, SsmGroups], true),
-    br("ssm_out.weight", &[SsmInner, Embd], true),
+    recurrent_block("ssm_in.weight", &[Embd, SsmInProj], true),
+    recurrent_block("ssm_conv1d.weight", &[SsmConv, SsmConvWidth], true),
+    recurrent_block("ssm_conv1d.bias", &[SsmConvWidth], true),
+    recurrent_block("ssm_dt.bias", &[SsmDtRank], true),
+    recurrent_block("ssm_a", &[One, SsmDtRank], true),
+    recurrent_block("ssm_d", &[One, SsmDtRank], true),
+    recurrent_block("ssm_norm.weight", &[SsmGroupWidth, SsmGroups], true),
+    recurrent_block("ssm_out.weight", &[SsmInner, Embd], true),
 ];
 /// A hybrid's attention blocks, biases optional.
 const HYBRID_ATTN: &[ExpectedTensor] = &[
-    ba("attn_q.weight", &[Embd, Q], true),
-    ba("attn_k.weight", &[Embd, K], true),
-    ba("attn_v.weight", &[Embd, V], true),
-    ba("attn_output.weight", &[Q, Embd], true),
-    ba("attn_q.bias", &[Embd], false),
-    ba("attn_k.bias", &[K], false),
-    ba("attn_v.bias", &[V], false),
-    ba("attn_output.bias", &[Embd], false),
+    attention_block("attn_q.weight", &[Embd, Q], true),
+    attention_block("attn_k.weight", &[Embd, K], true),
+    attention_block("attn_v.weight", &[Embd, V], true),
+    attention_block("attn_output.weight", &[Q, Embd], true),
+    attention_block("attn_q.bias", &[Embd], false),
+    attention_block("attn_k.bias", &[K], false),
+    attention_block("attn_v.bias", &[V], false),
+    attention_block("attn_output.bias", &[Embd], false),
 ];
-const LFM2_EMBD_NORM: &[ExpectedTensor] = &[g("token_embd_norm.weight", &[Embd])];
+const LFM2_EMBD_NORM: &[ExpectedTensor] = &[global("token_embd_norm.weight", &[Embd])];
 /// LFM2: attention blocks with q and k norms, short-convolution blocks.
 const LFM2_BLOCK: &[ExpectedTensor] = &[
-    ba("attn_q_norm.weight", &[HeadK], true),
-    ba("attn_k_norm.weight", &[HeadK], true),
-    ba("attn_q.weight", &[Embd, Embd], true),
-    ba("attn_k.weight", &[Embd, K], true),
-    ba("attn_v.weight", &[Embd, V], true),
-    ba("attn_output.weight", &[Embd, Embd], true),
-    br("shortconv.conv.weight", &[ShortConv, Embd], true),
-    br("shortconv.in_proj.weight", &[Embd, Embd3], true),
-    br("shortconv.out_proj.weight", &[Embd, Embd], true),
+    attention_block("attn_q_norm.weight", &[HeadK], true),
+    attention_block("attn_k_norm.weight", &[HeadK], true),
+    attention_block("attn_q.weight", &[Embd, Embd], true),
+    attention_block("attn_k.weight", &[Embd, K], true),
+    attention_block("attn_v.weight", &[Embd, V], true),
+    attention_block("attn_output.weight", &[Embd, Embd], true),
+    recurrent_block("shortconv.conv.weight", &[ShortConv, Embd], true),
+    recurrent_block("shortconv.in_proj.weight", &[Embd, Embd3], true),
+    recurrent_block("shortconv.out_proj.weight", &[Embd, Embd], true),
 ];
 /// OpenELM: a fused projection as wide as the block's heads; no output matrix (the loader
 /// reuses the embeddings).
 const OPENELM_ATTN: &[ExpectedTensor] = &[
-    b("attn_qkv.weight", &[Embd, QkvHeads]),
-    b("attn_q_norm.weight", &[HeadK]),
-    b("attn_k_norm.weight", &[HeadK]),
-    b("attn_output.weight", &[Q, Embd]),
+    block("attn_qkv.weight", &[Embd, QkvHeads]),
+    block("attn_q_norm.weight", &[HeadK]),
+    block("attn_k_norm.weight", &[HeadK]),
+    block("attn_output.weight", &[Q, Embd]),
 ];
 /// Deci: blocks with full attention (`head_count_kv` not 0), linear attention (`head_count`
 /// only: an output projection) or none, with a feed-forward or not.
 const DECI_BLOCK: &[ExpectedTensor] = &[
-    bw("attn_norm.weight", &[Embd], When::Heads),
-    bw("attn_q.weight", &[Embd, Q], When::Attention),
-    bw("attn_k.weight", &[Embd, K], When::Attention),
-    bw("attn_v.weight", &[Embd, V], When::Attention),
-    bw("attn_output.weight", &[Q, Embd], When::Attention),
-    bw("attn_output.weight", &[Embd, Embd], When::LinearAttention),
-    bo("attn_q.bias", &[Embd]),
-    bo("attn_k.bias", &[V]),
-    bo("attn_v.bias", &[V]),
-    bo("attn_output.bias", &[Embd]),
-    bw("ffn_norm.weight", &[Embd], When::FeedForward),
-    bw("ffn_gate.weight", &[Embd, Ff], When::FeedForward),
-    bw("ffn_down.weight", &[Ff, Embd], When::FeedForward),
-    bw("ffn_up.weight", &[Embd, Ff], When::FeedForward),
+    block_when("attn_norm.weight", &[Embd], When::Heads),
+    block_when("attn_q.weight", &[Embd, Q], When::Attention),
+    block_when("attn_k.weight", &[Embd, K], When::Attention),
+    block_when("attn_v.weight", &[Embd, V], When::Attention),
+    block_when("attn_output.weight", &[Q, Embd], When::Attention),
+    block_when("attn_output.weight", &[Embd, Embd], When::LinearAttention),
+    optional_block("attn_q.bias", &[Embd]),
+    optional_block("attn_k.bias", &[V]),
+    optional_block("attn_v.bias", &[V]),
+    optional_block("attn_output.bias", &[Embd]),
+    block_when("ffn_norm.weight", &[Embd], When::FeedForward),
+    block_when("ffn_gate.weight", &[Embd, Ff], When::FeedForward),
+    block_when("ffn_down.weight", &[Ff, Embd], When::FeedForward),
+    block_when("ffn_up.weight", &[Embd, Ff], When::FeedForward),
 ];
 
 /// RWKV6-Qwen2 and ARWKV7 shift one token (the default, 2, fails the graph's
@@ -2433,24 +2351,24 @@ const TOKEN_SHIFT_ONE: &[KeySpec] = &[KeySpec {
 /// the mixer's head size; every block has norms after its mixer and feed-forward, and a
 /// fused gate and up projection. Its norms are named without `.weight`.
 const PLAMO2_BLOCK: &[ExpectedTensor] = &[
-    br("ssm_in.weight", &[Embd, SsmInner2], true),
-    br("ssm_conv1d.weight", &[SsmConv, SsmInner], true),
-    br("ssm_x.weight", &[SsmInner, SsmDtX], true),
-    br("ssm_dt.weight", &[SsmDtDim, SsmDtRank], true),
-    br("ssm_dt.bias", &[SsmDtRank], true),
-    br("ssm_a", &[SsmDtRank], true),
-    br("ssm_d", &[SsmDtRank], true),
-    br("ssm_out.weight", &[SsmInner, Embd], true),
-    br("ssm_dt_norm", &[SsmDtDim], true),
-    br("ssm_b_norm", &[SsmState], true),
-    br("ssm_c_norm", &[SsmState], true),
-    ba("attn_qkv.weight", &[Embd, SsmHeadQkv], true),
-    ba("attn_q_norm.weight", &[SsmHead, Heads], true),
-    ba("attn_k_norm.weight", &[SsmHead, HeadsKv], true),
-    ba("attn_output.weight", &[SsmHeadQ, Embd], true),
-    b("post_attention_norm", &[Embd]),
-    b("ffn_norm.weight", &[Embd]),
-    b("ffn_down.weight", &[Ff, Embd]),
-    b("ffn_up.weight", &[Embd, Ff2]),
-    b("post_ffw_norm", &[Embd]),
+    recurrent_block("ssm_in.weight", &[Embd, SsmInner2], true),
+    recurrent_block("ssm_conv1d.weight", &[SsmConv, SsmInner], true),
+    recurrent_block("ssm_x.weight", &[SsmInner, SsmDtX], true),
+    recurrent_block("ssm_dt.weight", &[SsmDtDim, SsmDtRank], true),
+    recurrent_block("ssm_dt.bias", &[SsmDtRank], true),
+    recurrent_block("ssm_a", &[SsmDtRank], true),
+    recurrent_block("ssm_d", &[SsmDtRank], true),
+    recurrent_block("ssm_out.weight", &[SsmInner, Embd], true),
+    recurrent_block("ssm_dt_norm", &[SsmDtDim], true),
+    recurrent_block("ssm_b_norm", &[SsmState], true),
+    recurrent_block("ssm_c_norm", &[SsmState], true),
+    attention_block("attn_qkv.weight", &[Embd, SsmHeadQkv], true),
+    attention_block("attn_q_norm.weight", &[SsmHead, Heads], true),
+    attention_block("attn_k_norm.weight", &[SsmHead, HeadsKv], true),
+    attention_block("attn_output.weight", &[SsmHeadQ, Embd], true),
+    block("post_attention_norm", &[Embd]),
+    block("ffn_norm.weight", &[Embd]),
+    block("ffn_down.weight", &[Ff, Embd]),
+    block("ffn_up.weight", &[Embd, Ff2]),
+    block("post_ffw_norm", &[Embd]),
 ];

@@ -29,12 +29,12 @@
 //! and steps 1 to 3 only. Every schema diagnostic is about models, not the container: its
 //! `rejected_by` is empty, and all but the two notes and the special-token warning are errors.
 //!
-//! Rules of llama.cpp's loader (the version [`LLAMA_CPP_VERSION`] names), each naming what
+//! Rules of llama.cpp's loader (of [`Release::NEWEST`](crate::Release::NEWEST)), each naming what
 //! llama.cpp says: `schema-architecture-unsupported` (not one of [`LLAMA_CPP_ARCHITECTURES`]:
 //! "unknown model architecture"), `schema-block-count` (0: it aborts in `llama_hparams::n_head`),
 //! `schema-byte-tokens` (a SentencePiece vocabulary without the byte tokens its tokenizer falls
 //! back to: `std::out_of_range` out of `llama_tokenize`), `schema-tokenizer-pre` (a BPE
-//! pre-tokenizer not in [`LLAMA_CPP_PRE_TOKENIZERS`]), `schema-special-token-default` (a special
+//! pre-tokenizer not in [`PRE_TOKENIZERS`]), `schema-special-token-default` (a special
 //! token whose id llama.cpp falls back to is outside the vocabulary: `vector::_M_range_check`
 //! while loading); `schema-special-token` is a warning, as llama.cpp warns "bad special token"
 //! and loads when its default id is in the vocabulary. `gguf check --profile llama.cpp` adds the
@@ -43,10 +43,11 @@
 //! `scripts/check-llama-loader.sh` measures its agreement with llama.cpp.
 //!
 //! ```
-//! use gguf_grammar::{validate::schema, Gguf};
+//! use gguf_grammar::Gguf;
+//! use gguf_llama::schema;
 //!
 //! // `gguf fixtures`' minimal llama, as tests/examples.rs checks.
-//! let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+//! let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
 //! let gguf = Gguf::parse(&bytes).unwrap();
 //! assert!(schema::check_model(&gguf).is_empty());
 //!
@@ -66,14 +67,16 @@ pub use arch::*;
 pub use llama_cpp::*;
 pub use table::*;
 
+use crate::codes;
 use std::collections::{HashMap, HashSet};
 
-use super::diagnostics::{At, Diagnostics};
-use super::{Code, Diagnostic, Severity};
-use crate::error::{ConstructPath, Segment};
-use crate::grammar::value::{Array, Value, ValueType};
-use crate::summary::{arch_key, count, keys, Hparams};
-use crate::{Gguf, Kv};
+use gguf_grammar::error::{ConstructPath, Segment};
+use gguf_grammar::summary::{arch_key, count, keys, Hparams};
+use gguf_grammar::validate::{At, Code, Diagnostic, Diagnostics, Severity};
+use gguf_grammar::{Array, Gguf, Kv, Value, ValueType};
+
+use crate::hparams::{get_key_or_arr, sliding_window, KeyOrArr};
+use crate::Release;
 
 /// Missing tensors reported one by one; the rest are counted in one more diagnostic.
 pub const MISSING_SHOWN: u64 = 16;
@@ -87,16 +90,16 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     let hp = Hparams::read_with(|key| c.value(key));
     c.tokenizer(&hp);
     c.general();
-    if let Some(name) = arch_name.filter(|n| !LLAMA_CPP_ARCHITECTURES.contains(n)) {
+    if let Some(name) = arch_name.filter(|n| !loads_architecture(Release::NEWEST, n)) {
         c.push_kv(
-            Code::SchemaArchitectureUnsupported,
+            codes::SCHEMA_ARCHITECTURE_UNSUPPORTED,
             "general.architecture",
             format!("llama.cpp fails to load it: \"unknown model architecture: '{name}'\""),
         );
     } else if let (Some(name), None) = (arch_name, arch) {
         let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();
         c.push_kv(
-            Code::SchemaArchitectureUnknown,
+            codes::SCHEMA_ARCHITECTURE_UNKNOWN,
             "general.architecture",
             format!(
                 "architecture {name:?} is not in the schema table ({}): its hyperparameters and tensors are not checked",
@@ -111,7 +114,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
     }
     if gguf.tensors.is_empty() {
         c.out.report(
-            Code::SchemaVocabOnly,
+            codes::SCHEMA_VOCAB_ONLY,
             At::default(),
             "no tensors: a vocabulary-only file (tokenizer and hyperparameters only)".into(),
         );
@@ -129,9 +132,10 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 /// derived. `gguf fixtures --arch` writes a tiny model's tensors from it.
 ///
 /// ```
-/// use gguf_grammar::{validate::schema, Gguf};
+/// use gguf_grammar::Gguf;
+/// use gguf_llama::schema;
 ///
-/// let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+/// let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
 /// let gguf = Gguf::parse(&bytes).unwrap();
 /// let tensors = schema::required_tensors(&gguf).unwrap();
 /// assert_eq!(tensors[0], ("token_embd.weight".to_string(), vec![32, 265]));
@@ -175,9 +179,10 @@ pub fn required_tensors(gguf: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
 /// (a code starting with `schema-` and error severity; other diagnostics are ignored).
 ///
 /// ```
-/// use gguf_grammar::{validate::schema, Gguf};
+/// use gguf_grammar::Gguf;
+/// use gguf_llama::schema;
 ///
-/// let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+/// let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
 /// let mut gguf = Gguf::parse(&bytes).unwrap();
 /// assert!(schema::accepts_model(&schema::check_model(&gguf)));
 /// gguf.tensors.clear(); // vocabulary only: a note, not an error
@@ -258,7 +263,7 @@ impl PerLayer {
     }
 }
 
-/// The recurrent architectures' dimensions (archs-c), `None` where a key is absent.
+/// The recurrent architectures' dimensions, `None` where a key is absent.
 #[derive(Clone, Copy, Debug, Default)]
 struct Recurrent {
     conv: Option<u64>,
@@ -299,7 +304,7 @@ struct Shapes {
     /// `{arch}.interleave_moe_layer_step` (llama4): only blocks `i` with `(i + 1) % step == 0`
     /// have experts; 0 when absent.
     moe_step: u64,
-    // archs-b
+    // Latent attention (deepseek2, minicpm3), attention sized by the rotary dimensions, gemma3n
     /// `n_rot`: `{arch}.rope.dimension_count`, else the key head size.
     rot: Option<u64>,
     q_lora: Option<u64>,
@@ -321,7 +326,7 @@ struct Shapes {
     moe_every: u64,
     /// `{arch}.attention.relative_buckets_count` (T5).
     rel_buckets: Option<u64>,
-    // Recurrent, hybrid and per-layer architectures (archs-c).
+    // Recurrent, hybrid and per-layer architectures.
     head_v: Option<u64>,
     /// `head_count`, `head_count_kv` (defaulting to `head_count`) and `feed_forward_length`
     /// per block.
@@ -418,7 +423,7 @@ impl Shapes {
             Dim::FfExp => self.ff_exp,
             Dim::FfShexp => self.ff_shexp,
             Dim::FfExpShared => self.ff_exp_shared,
-            // archs-b
+            // Latent attention (deepseek2, minicpm3), attention sized by the rotary dimensions, gemma3n
             Dim::QLora => self.q_lora,
             Dim::KvLora => self.kv_lora,
             Dim::KvLoraRot => self.kv_lora?.checked_add(self.rot?),
@@ -678,12 +683,12 @@ impl<'g, 'a> Checker<'g, 'a> {
         for (name, ty, required) in specs {
             match self.value(&name) {
                 None if required => self.push_kv(
-                    Code::SchemaKeyMissing,
+                    codes::SCHEMA_KEY_MISSING,
                     &name,
                     format!("required key is missing ({})", ty.describe()),
                 ),
                 Some(value) if !type_matches(value, ty) => self.push_kv(
-                    Code::SchemaKeyType,
+                    codes::SCHEMA_KEY_TYPE,
                     &name,
                     format!("expected {}, found {}", ty.describe(), describe(value)),
                 ),
@@ -720,7 +725,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                     .filter(|&l| l != n)
                 {
                     self.push_kv(
-                        Code::SchemaTokenCount,
+                        codes::SCHEMA_TOKEN_COUNT,
                         key,
                         format!("{len} {what} for {n} tokens"),
                     );
@@ -729,7 +734,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             if let (Some(arch), Some(size)) = (hp.architecture, hp.vocab_size) {
                 if size != n {
                     self.push_kv(
-                        Code::SchemaTokenCount,
+                        codes::SCHEMA_TOKEN_COUNT,
                         &arch_key(keys::VOCAB_SIZE, arch),
                         format!("vocab_size {size} differs from the {n} tokens"),
                     );
@@ -741,7 +746,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 let id = self.value(key).and_then(count);
                 if let Some(id) = id.filter(|&id| id >= n_vocab) {
                     self.push_kv(
-                        Code::SchemaSpecialToken,
+                        codes::SCHEMA_SPECIAL_TOKEN,
                         key,
                         format!("token id {id} is outside the vocabulary of {n_vocab} tokens (llama.cpp warns \"bad special token\" and uses its default id)"),
                     );
@@ -755,7 +760,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         if let Some(model) = model.filter(|m| !TOKENIZER_MODELS.contains(m)) {
             self.push_kv(
-                Code::SchemaTokenizerModel,
+                codes::SCHEMA_TOKENIZER_MODEL,
                 "tokenizer.ggml.model",
                 format!(
                     "unknown tokenizer model {model:?} (llama.cpp loads {})",
@@ -768,9 +773,9 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         let pre = self.value("tokenizer.ggml.pre").and_then(|v| v.as_str());
         if let (Some("gpt2"), Some(pre)) = (model, pre) {
-            if !LLAMA_CPP_PRE_TOKENIZERS.contains(&pre) {
+            if pre_tokenizer(Release::NEWEST, pre).is_none() {
                 self.push_kv(
-                    Code::SchemaTokenizerPre,
+                    codes::SCHEMA_TOKENIZER_PRE,
                     "tokenizer.ggml.pre",
                     format!("llama.cpp fails to load it: \"unknown pre-tokenizer type: '{pre}'\""),
                 );
@@ -783,7 +788,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 .is_some_and(|a| a.is_empty());
             if merges.is_none() || empty {
                 self.push_kv(
-                    Code::SchemaMergesMissing,
+                    codes::SCHEMA_MERGES_MISSING,
                     "tokenizer.ggml.model",
                     "a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges".into(),
                 );
@@ -820,7 +825,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 None => "is absent".to_string(),
             };
             self.push_kv(
-                Code::SchemaSpecialTokenDefault,
+                codes::SCHEMA_SPECIAL_TOKEN_DEFAULT,
                 key,
                 format!("{key} {why}: llama.cpp uses its default id {default} for a {model:?} vocabulary, outside the {n_vocab} tokens, and fails to load it (vector::_M_range_check)"),
             );
@@ -849,7 +854,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             .collect();
         if let Some(first) = missing.first() {
             self.push_kv(
-                Code::SchemaByteTokens,
+                codes::SCHEMA_BYTE_TOKENS,
                 "tokenizer.ggml.tokens",
                 format!(
                     "{} of the 256 byte tokens <0x00>..<0xFF> are missing (first <0x{first:02X}>): llama.cpp's SentencePiece tokenizer throws std::out_of_range (unordered_map::at) on a byte without one{}",
@@ -871,11 +876,11 @@ impl<'g, 'a> Checker<'g, 'a> {
         let Some(n) = self.value(&key).and_then(count) else {
             return;
         };
+        let swa_blocks = sliding_window(arch).map_or(0, |w| w.fewest_blocks());
         let message = match table {
             _ if n == 0 => "block_count is 0: llama.cpp aborts loading it (src/llama-hparams.cpp:32: fatal error, in llama_hparams::n_head)".to_string(),
-            Some(t) if n < t.swa_pattern => format!(
-                "block_count {n} is below {arch}'s sliding-window pattern of {}: no block uses full attention and llama.cpp crashes (SIGSEGV) in its first decode",
-                t.swa_pattern
+            Some(_) if n < swa_blocks => format!(
+                "block_count {n} is below {arch}'s sliding-window pattern of {swa_blocks}: no block uses full attention and llama.cpp crashes (SIGSEGV) in its first decode",
             ),
             Some(t) if n < t.min_blocks => format!(
                 "block_count {n} is below {arch}'s minimum of {}: llama.cpp aborts creating its context (src/llama-hparams.cpp:154: fatal error, in llama_hparams::is_swa of a block past the last)",
@@ -887,7 +892,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             ),
             _ => return,
         };
-        self.push_kv(Code::SchemaBlockCount, &key, message);
+        self.push_kv(codes::SCHEMA_BLOCK_COUNT, &key, message);
     }
 
     /// Step 2, token types: one diagnostic for the first invalid value.
@@ -919,7 +924,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             n => format!(" ({n} more invalid values follow)"),
         };
         self.out.report(
-            Code::SchemaTokenType,
+            codes::SCHEMA_TOKEN_TYPE,
             at,
             format!(
                 "token type {value} is not one of llama.cpp's (0 undefined, 1 normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte){others}"
@@ -937,7 +942,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 "not a known file type"
             };
             self.push_kv(
-                Code::SchemaFileType,
+                codes::SCHEMA_FILE_TYPE,
                 "general.file_type",
                 format!("file type {ft} is {why}"),
             );
@@ -945,7 +950,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         let qv = self.value("general.quantization_version").and_then(count);
         if let Some(qv) = qv.filter(|qv| !QUANTIZATION_VERSIONS.contains(qv)) {
             self.push_kv(
-                Code::SchemaQuantizationVersion,
+                codes::SCHEMA_QUANTIZATION_VERSION,
                 "general.quantization_version",
                 format!("quantization version {qv} is not one ggml writes (2)"),
             );
@@ -969,7 +974,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             _ if !arch.heads => {}
             (Some(0), _) => {
                 self.push_kv(
-                    Code::SchemaHeadCount,
+                    codes::SCHEMA_HEAD_COUNT,
                     &key(keys::HEAD_COUNT),
                     "head_count is 0".into(),
                 );
@@ -977,7 +982,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             }
             (Some(h), Some(e)) if hp.key_length.is_none() && e % h != 0 => {
                 self.push_kv(
-                    Code::SchemaHeadCount,
+                    codes::SCHEMA_HEAD_COUNT,
                     &key(keys::HEAD_COUNT),
                     format!("head_count {h} does not divide embedding_length {e}"),
                 );
@@ -995,7 +1000,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 false => String::new(),
             };
             self.push_kv(
-                Code::SchemaHeadCountKv,
+                codes::SCHEMA_HEAD_COUNT_KV,
                 &key(keys::HEAD_COUNT_KV),
                 format!("head_count_kv {kv} does not divide head_count {h}{block}"),
             );
@@ -1004,7 +1009,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         } else if let (Some(h), Some(kv), false) = (head, hp.head_count_kv, arch.gqa) {
             if kv != h {
                 self.push_kv(
-                    Code::SchemaHeadCountKv,
+                    codes::SCHEMA_HEAD_COUNT_KV,
                     &key(keys::HEAD_COUNT_KV),
                     format!("head_count_kv {kv} differs from head_count {h}: llama.cpp's {} graph has no grouped-query attention and aborts (GGML_ASSERT) building it", arch.name),
                 );
@@ -1016,7 +1021,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         if let (Some(r), Some(k), true) = (hp.rope_dimension_count, head_k, arch.heads) {
             if r > k {
                 self.push_kv(
-                    Code::SchemaRopeDimension,
+                    codes::SCHEMA_ROPE_DIMENSION,
                     &key(keys::ROPE_DIMENSION_COUNT),
                     format!("rope.dimension_count {r} exceeds the head size {k}"),
                 );
@@ -1025,7 +1030,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         if let Some(n) = hp.n_vocab().filter(|&n| n < arch.min_vocab) {
             self.push_kv(
-                Code::SchemaTokenCount,
+                codes::SCHEMA_TOKEN_COUNT,
                 "tokenizer.ggml.tokens",
                 format!(
                     "{n} tokens, but llama.cpp's {} graph needs at least {}: it overwrites the logits of fixed token ids, and with fewer tokens aborts (GGML_ASSERT) or writes past its logits",
@@ -1143,7 +1148,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         } else {
             return;
         };
-        self.push_kv(Code::SchemaRopeDimension, &key, message);
+        self.push_kv(codes::SCHEMA_ROPE_DIMENSION, &key, message);
     }
 
     /// The key and value head sizes against the one the loader sizes the attention tensors
@@ -1162,7 +1167,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             if let Some(have) = have.filter(|&h| h != want) {
                 let key = arch_key(key, arch.name);
                 self.push_kv(
-                    Code::SchemaHeadCount,
+                    codes::SCHEMA_HEAD_COUNT,
                     &key,
                     format!("head size {have} ({key}, else embedding_length / head_count) differs from {} = {want}: llama.cpp's {} loader sizes the attention tensors by the latter, its graph by the former, and aborts (GGML_ASSERT) building the context", dim.name(), arch.name),
                 );
@@ -1176,30 +1181,29 @@ impl<'g, 'a> Checker<'g, 'a> {
         let Some(value) = self.value(key) else {
             return PerLayer::default();
         };
-        let Some(array) = value
-            .as_array()
-            .filter(|_| type_matches(value, KeyType::PerLayer))
-        else {
-            return PerLayer {
-                scalar: count(value),
-                array: None,
-            };
-        };
-        let len = array.len() as u64;
-        if n_layer.is_some_and(|n| n != len) {
-            let n = n_layer.unwrap_or(0);
-            self.layers_broken = true;
-            self.push_kv(
-                Code::SchemaKeyType,
-                key,
-                format!("an array of {len} values for {n} blocks: llama.cpp fails to load it (\"key {key} has wrong array length; expected {n}, got {len}\")"),
-            );
+        // An array of another type is not a per-block count: the type rule reports it.
+        if value.as_array().is_some() && !type_matches(value, KeyType::PerLayer) {
             return PerLayer::default();
         }
-        let values = array.iter().map(|v| count(v).unwrap_or(0)).collect();
-        PerLayer {
-            scalar: None,
-            array: Some(values),
+        match get_key_or_arr(key, value, n_layer) {
+            Ok(KeyOrArr::One(value)) => PerLayer {
+                scalar: count(value),
+                array: None,
+            },
+            Ok(KeyOrArr::PerLayer(array)) => PerLayer {
+                scalar: None,
+                array: Some(array.iter().map(|v| count(v).unwrap_or(0)).collect()),
+            },
+            Err(wrong) => {
+                self.layers_broken = true;
+                let (len, n) = (wrong.got, wrong.expected);
+                self.push_kv(
+                    codes::SCHEMA_KEY_TYPE,
+                    key,
+                    format!("an array of {len} values for {n} blocks: llama.cpp fails to load it (\"{wrong}\")"),
+                );
+                PerLayer::default()
+            }
         }
     }
 
@@ -1216,7 +1220,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         if !arch.heads {
             return None;
         }
-        let per_layer = arch.tiny_layers.is_some();
+        let per_layer = arch.varied_blocks;
         let blocks = heads
             .array
             .as_ref()
@@ -1240,7 +1244,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         if n == 0 {
             if arch.experts == ExpertUse::Always && hp.expert_count.is_some() {
                 self.push_kv(
-                    Code::SchemaExpertCount,
+                    codes::SCHEMA_EXPERT_COUNT,
                     &key(keys::EXPERT_COUNT),
                     format!("expert_count is 0, but {} blocks use experts", arch.name),
                 );
@@ -1249,12 +1253,12 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         match hp.expert_used_count {
             Some(used) if used == 0 || used > n => self.push_kv(
-                Code::SchemaExpertCount,
+                codes::SCHEMA_EXPERT_COUNT,
                 &key(keys::EXPERT_USED_COUNT),
                 format!("expert_used_count {used} is not between 1 and expert_count {n}"),
             ),
             None if arch.experts == ExpertUse::Optional => self.push_kv(
-                Code::SchemaExpertCount,
+                codes::SCHEMA_EXPERT_COUNT,
                 &key(keys::EXPERT_COUNT),
                 format!("expert_count is {n}, but expert_used_count is missing"),
             ),
@@ -1288,11 +1292,11 @@ impl<'g, 'a> Checker<'g, 'a> {
                 .find(|s| s.scope == scope && s.name == rest && shapes.applies(s.when, block));
             let message = match (spec, block) {
                 (None, _) => Some((
-                    Code::SchemaTensorUnexpected,
+                    codes::SCHEMA_TENSOR_UNEXPECTED,
                     format!("not a tensor of the {} layout", arch.name),
                 )),
                 (Some(_), Some(b)) if b >= n_layer => Some((
-                    Code::SchemaTensorBlockIndex,
+                    codes::SCHEMA_TENSOR_BLOCK_INDEX,
                     format!("block {b} is past the last block ({n_layer} blocks)"),
                 )),
                 (Some(spec), _) => {
@@ -1304,7 +1308,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                         .map(|want| {
                             let names: Vec<&str> = spec.shape.iter().map(|d| d.name()).collect();
                             (
-                                Code::SchemaTensorShape,
+                                codes::SCHEMA_TENSOR_SHAPE,
                                 format!(
                                     "shape {:?}, expected {want:?} ({})",
                                     info.dims,
@@ -1372,7 +1376,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                     b => block_tensor_name(b, name),
                 };
                 self.out.report(
-                    Code::SchemaTensorMissing,
+                    codes::SCHEMA_TENSOR_MISSING,
                     At {
                         span: None,
                         path: ConstructPath(vec![Segment::Name(full)]),
@@ -1384,7 +1388,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         }
         if total > u128::from(shown) {
             self.out.report(
-                Code::SchemaTensorMissing,
+                codes::SCHEMA_TENSOR_MISSING,
                 At::default(),
                 format!(
                     "{} more required tensors are missing",

@@ -28,11 +28,11 @@ pub enum KeyType {
     Floats,
     /// An array of any integer type.
     Integers,
-    // Architecture group a (grok … llada).
+    // Further architectures (grok … llada).
     /// M-RoPE's sections: an array of exactly four int32 or uint32, or one int32 for all
     /// four (llama.cpp's `get_key_or_arr` into `std::array<int, 4>`).
     Sections,
-    // Recurrent, hybrid and per-layer architectures (archs-c).
+    // Recurrent, hybrid and per-layer architectures.
     /// A count, or an array of counts with one per block (llama.cpp's `get_key_or_arr`).
     PerLayer,
 }
@@ -41,7 +41,7 @@ impl KeyType {
     /// How the type is named in diagnostics.
     ///
     /// ```
-    /// use gguf_grammar::validate::schema::KeyType;
+    /// use gguf_llama::schema::KeyType;
     /// assert_eq!(KeyType::Count.describe(), "a non-negative integer");
     /// ```
     pub fn describe(self) -> &'static str {
@@ -86,7 +86,8 @@ pub(super) const fn opt(name: &'static str, ty: KeyType) -> KeySpec {
     }
 }
 
-use crate::summary::keys;
+use crate::{Release, Releases};
+use gguf_grammar::summary::keys;
 use KeyType::{Bool, Count, Float, Floats, Integers, PerLayer, Strings};
 
 /// `general.*` keys whose type every file must respect (`general.alignment` belongs to the
@@ -286,7 +287,7 @@ pub const REL_BUCKETS: &[KeySpec] = &[req("{arch}.attention.relative_buckets_cou
 /// token, which a T5 vocabulary does not have (`llama_decode` fails on token -1); the
 /// converter always writes it, and the table requires it.
 pub const DECODER_START: &[KeySpec] = &[req("{arch}.decoder_start_token_id", Count)];
-// Recurrent, hybrid and per-layer architectures (archs-c).
+// Recurrent, hybrid and per-layer architectures.
 
 /// The hyperparameters of an architecture without attention heads (Mamba, RWKV): llama.cpp
 /// reads `feed_forward_length`, `head_count` and `head_count_kv` as optional, a count or one
@@ -400,7 +401,7 @@ pub enum Dim {
     FfShexp,
     /// `n_ff_exp × n_expert_shared`: DeepSeek's shared experts.
     FfExpShared,
-    // archs-b: multi-head latent attention (deepseek2, minicpm3), attention sized by the
+    // Multi-head latent attention (deepseek2, minicpm3), attention sized by the
     // rotary dimensions (bailingmoe, gpt-oss), gemma3n's per-layer inputs and AltUp.
     /// `n_lora_q`: `{arch}.attention.q_lora_rank`.
     QLora,
@@ -444,7 +445,7 @@ pub enum Dim {
     ClsOut,
     /// `n_rel_attn_bkts`: `{arch}.attention.relative_buckets_count` (T5).
     RelBuckets,
-    // Recurrent, hybrid and per-layer architectures (archs-c).
+    // Recurrent, hybrid and per-layer architectures.
     /// The constant 1 (a tensor's trailing unit dimension before a counted one).
     One,
     /// The constant 5 (RWKV6's five fused interpolations).
@@ -543,7 +544,7 @@ impl Dim {
             Dim::FfExp => "n_ff_exp",
             Dim::FfShexp => "n_ff_shexp",
             Dim::FfExpShared => "n_ff_exp*n_expert_shared",
-            // archs-b
+            // Latent attention (deepseek2, minicpm3), attention sized by the rotary dimensions, gemma3n
             Dim::QLora => "n_lora_q",
             Dim::KvLora => "n_lora_kv",
             Dim::KvLoraRot => "n_lora_kv+n_rot",
@@ -601,7 +602,7 @@ impl Dim {
 /// and decoder blocks (table names starting with `enc.` or `dec.`), `enc.blk.N.` + the rest.
 ///
 /// ```
-/// use gguf_grammar::validate::schema::block_tensor_name;
+/// use gguf_llama::schema::block_tensor_name;
 /// assert_eq!(block_tensor_name(2, "attn_q.weight"), "blk.2.attn_q.weight");
 /// assert_eq!(block_tensor_name(0, "enc.attn_q.weight"), "enc.blk.0.attn_q.weight");
 /// ```
@@ -634,7 +635,7 @@ pub enum When {
     /// Blocks with experts: every block from `{arch}.leading_dense_block_count` on, in a
     /// model with experts.
     Experts,
-    // archs-b: tensors that depend on a hyperparameter being set.
+    // Tensors that depend on a hyperparameter being set.
     /// Blocks with experts, in a model whose key (`{arch}.…`) is present and non-zero
     /// (shared experts: `expert_shared_count`, `expert_shared_feed_forward_length`).
     ExpertsWith(&'static str),
@@ -645,7 +646,7 @@ pub enum When {
     // Encoder-decoder models (t5):
     /// Block 0 only (T5's relative attention bias, which the other blocks borrow).
     First,
-    // Recurrent, hybrid and per-layer architectures (archs-c).
+    // Recurrent, hybrid and per-layer architectures.
     /// Recurrent blocks of a hybrid: `head_count_kv` of the block is 0.
     Recurrent,
     /// Attention blocks: `head_count_kv` of the block is not 0 (a hybrid's attention
@@ -706,7 +707,7 @@ pub enum TokenizerKind {
     Wpm,
     /// Unigram (`t5`): `<pad>`, `</s>`, `<unk>`, pieces with scores.
     Ugm,
-    // Recurrent, hybrid and per-layer architectures (archs-c).
+    // Recurrent, hybrid and per-layer architectures.
     /// RWKV's trie of escaped byte strings (`rwkv`).
     Rwkv,
     // plamo2
@@ -744,23 +745,14 @@ pub struct Architecture {
     /// latent attention (its keys have one head per query head) do not. The schema then
     /// requires `head_count_kv` equal to `head_count`.
     pub gqa: bool,
-    /// The sliding-window pattern llama.cpp hard-codes (`set_swa_pattern(n)`: of every `n`
-    /// blocks, the last uses full attention), 0 for none. With fewer blocks than `n` no block
-    /// has full attention and llama.cpp crashes (SIGSEGV) in its first decode.
-    pub swa_pattern: u64,
     /// The block counts the compute graph supports (empty: any); baichuan's graph aborts
     /// for a model type other than 7B (32 blocks) or 13B (40).
     pub block_counts: &'static [u64],
-    // archs-b
+    // Latent attention (deepseek2, minicpm3), attention sized by the rotary dimensions, gemma3n
     /// The fewest blocks llama.cpp runs (0: no minimum); gemma3n's KV cache has 20 layers
     /// hard-coded.
     pub min_blocks: u64,
-    /// Hyperparameters a tiny model of the architecture takes instead of `gguf fixtures`'
-    /// defaults, `({arch}.key, value)`, for the graph's constraints (deepseek2's latent
-    /// attention needs one KV head of `kv_lora_rank + n_rot`); keys not among the required
-    /// ones are added.
-    pub tiny: &'static [(&'static str, u64)],
-    // Architecture group a (grok … llada).
+    // Further architectures (grok … llada).
     /// The fewest tokens the compute graph supports (0: any). Chameleon's graph sets the
     /// logits of its image tokens, ids 4 to 8195, to -FLT_MAX, so it needs 8196 tokens: with
     /// fewer than 8192 llama.cpp aborts building the graph (`ggml_set_impl`), with 8192 to
@@ -768,43 +760,42 @@ pub struct Architecture {
     /// (which tests where the last element starts) passes and one logit is written past the
     /// output.
     pub min_vocab: u64,
-    // Recurrent, hybrid and per-layer architectures (archs-c).
+    // Recurrent, hybrid and per-layer architectures.
     /// Whether the graph uses `attention.head_count` (the head rules apply); Mamba and RWKV
     /// have no attention heads (their converters write `head_count` 0).
     pub heads: bool,
-    /// Which blocks a tiny model of the architecture makes attention blocks, for
-    /// `head_count_kv` per block (`None`: one scalar count). Hybrids tell a recurrent block
-    /// by its `head_count_kv` 0.
-    pub tiny_layers: Option<&'static [TinyLayer]>,
+    /// Whether its blocks differ by design (hybrids of recurrent and attention blocks,
+    /// openelm's and deci's per-block heads): `head_count`, `head_count_kv` and
+    /// `feed_forward_length` are arrays, and a block's `head_count_kv` of 0 is a block
+    /// without key/value attention, not a broken head count.
+    pub varied_blocks: bool,
     // plamo2
     /// The head size the loader sizes attention tensors by when it is not `key_length`
     /// (plamo2: `d_inner / dt_rank`); the graph still uses `key_length` and `value_length`
     /// (else `n_embd / n_head`) and aborts building the context when either differs, so the
     /// schema requires both equal to it.
     pub head_size: Option<Dim>,
-}
-
-/// One block of a tiny model with per-layer hyperparameters (archs-c): its `head_count`,
-/// `head_count_kv` and `feed_forward_length`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct TinyLayer {
-    /// `head_count` of the block.
-    pub heads: u64,
-    /// `head_count_kv` of the block (0: recurrent in a hybrid, no key/value in deci).
-    pub heads_kv: u64,
-    /// `feed_forward_length` of the block.
-    pub ff: u64,
+    /// The releases whose loader the entry describes; a release that loads the architecture
+    /// differently has an entry of its own.
+    pub releases: Releases,
 }
 
 impl Architecture {
     /// The table entry for `general.architecture` = `name`.
     ///
     /// ```
-    /// use gguf_grammar::validate::schema::Architecture;
+    /// use gguf_llama::schema::Architecture;
     /// assert_eq!(Architecture::named("qwen2").map(|a| a.name), Some("qwen2"));
     /// ```
     pub fn named(name: &str) -> Option<&'static Architecture> {
-        super::ARCHITECTURES.iter().find(|a| a.name == name)
+        Self::named_in(Release::NEWEST, name)
+    }
+
+    /// The table entry for `general.architecture` = `name` in `release`.
+    pub fn named_in(release: Release, name: &str) -> Option<&'static Architecture> {
+        super::ARCHITECTURES
+            .iter()
+            .find(|a| a.name == name && a.releases.contains(release))
     }
 }
 
@@ -855,7 +846,7 @@ pub const REMOVED_FILE_TYPES: &[u64] = &[4, 5, 6, 33, 34, 35];
 /// The name of file type `id` (`general.file_type`), if it is one that is defined today.
 ///
 /// ```
-/// use gguf_grammar::validate::schema::file_type_name;
+/// use gguf_llama::schema::file_type_name;
 /// assert_eq!(file_type_name(15), Some("Q4_K_M"));
 /// assert_eq!(file_type_name(5), None); // Q4_2, removed
 /// ```
@@ -878,7 +869,7 @@ pub const TOKENIZER_MODELS: &[&str] = &[
 /// 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte; gguf-py's `TokenType` has 1 to 6).
 pub const TOKEN_TYPES: std::ops::RangeInclusive<i64> = 0..=6;
 
-// Architecture group a (grok … llada): key groups.
+// Further architectures (grok … llada): key groups.
 
 /// `{arch}.attention.kv_lora_rank`: `n_lora_kv`.
 pub const KV_LORA_RANK: &str = "{arch}.attention.kv_lora_rank";

@@ -1,16 +1,16 @@
 //! llama.cpp's model loader as one judgement (`gguf check --profile llama.cpp`, Python's
 //! `check(profile="llama.cpp")`): what `llama_model_load_from_file` with default parameters
-//! refuses, in the llama.cpp that [`LLAMA_CPP_VERSION`](super::schema::LLAMA_CPP_VERSION)
-//! names. It is the container rules of that llama.cpp's own ggml with the tensor data
+//! refuses, in the llama.cpp of [`Release::NEWEST`](crate::Release::NEWEST). It is the container rules of that llama.cpp's own ggml with the tensor data
 //! ([`CONTAINER`]: `ggml-0.3.16-data`, which knows 40 types and crashes on a zero dim after
 //! the first), the model schema ([`schema::check_model`]), and a file without tensors
 //! rejected: the default load fails where a vocabulary-only load succeeds. `scripts/check-llama-loader.sh` measures its
 //! agreement with llama.cpp's own verdicts (`tests/llama/verdicts.json`).
 //!
 //! ```
-//! use gguf_grammar::{validate::{loader, schema, Severity}, Gguf};
+//! use gguf_grammar::{validate::Severity, Gguf};
+//! use gguf_llama::{loader, schema};
 //!
-//! let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+//! let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
 //! let gguf = Gguf::parse(&bytes).unwrap();
 //! assert!(loader::accepts(&loader::check(&gguf, bytes.len() as u64)));
 //!
@@ -24,8 +24,10 @@
 //! assert!(!schema::accepts_model(&found) && !loader::accepts(&found));
 //! ```
 
-use super::{schema, Diagnostic, Profile, Severity};
-use crate::Gguf;
+use gguf_grammar::validate::{self, Diagnostic, Profile, Severity};
+use gguf_grammar::Gguf;
+
+use crate::schema;
 
 /// The container profile the loader's verdict includes: the reader of the same llama.cpp's
 /// ggml loading the data.
@@ -39,7 +41,7 @@ pub const MODELS: &str = "the model loader of the llama.cpp vendored in llama-cp
 /// The diagnostics under llama.cpp's loader: [`CONTAINER`]'s, then the schema's, with
 /// `schema-vocab-only` an error. `file_len` is the length of the whole file.
 pub fn check(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
-    let mut found = super::check(gguf, file_len, CONTAINER);
+    let mut found = validate::check(gguf, file_len, CONTAINER);
     found.extend(schema::check_model(gguf));
     for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {
         d.severity = Severity::Error;
@@ -51,18 +53,18 @@ pub fn check(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
 /// Whether llama.cpp's loader accepts a file with these diagnostics (of [`check`]): neither
 /// [`CONTAINER`] nor the schema rejects it.
 pub fn accepts(diagnostics: &[Diagnostic]) -> bool {
-    super::accepts(diagnostics, CONTAINER) && schema::accepts_model(diagnostics)
+    validate::accepts(diagnostics, CONTAINER) && schema::accepts_model(diagnostics)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::write::{GgufBuilder, TensorSpec};
-    use crate::GgmlType;
+    use gguf_grammar::write::{GgufBuilder, TensorSpec};
+    use gguf_grammar::GgmlType;
 
     /// minimal-llama with one more tensor.
     fn with_tensor(dims: &[u64], ggml_type: GgmlType, data: Vec<u8>) -> Vec<u8> {
-        let bytes = std::fs::read("tests/bundled/minimal-llama.gguf").unwrap();
+        let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
         let gguf = Gguf::parse(&bytes).unwrap();
         let mut builder = GgufBuilder::from_gguf(&gguf);
         builder.tensors.push(TensorSpec {
@@ -100,7 +102,7 @@ mod tests {
             );
             assert!(!accepts(&found));
             // The newer ggml takes the tensor itself.
-            let ggml = super::super::check(&gguf, bytes.len() as u64, Profile::GgmlData);
+            let ggml = validate::check(&gguf, bytes.len() as u64, Profile::GgmlData);
             assert!(!ggml.iter().any(|d| d.code == code), "{ty} {dims:?}");
         }
     }
