@@ -2,7 +2,11 @@
 # Whole-process timings for benches/README.md: `gguf check` and `gguf dump --json >/dev/null`
 # beside a bare C walk of the same header (benches/floor.c), each run as a fresh process.
 #
-# Usage: scripts/bench-process.sh [RUNS]   (default 40 runs per command and file)
+# Usage: scripts/bench-process.sh [RUNS] [BASELINE]   (default 40 runs per command and file)
+#
+# BASELINE: another build of gguf (an older commit's target/release/gguf, say), timed in the
+# same rounds as this one, so that a slip shows side by side in one run (a busy machine
+# slows both alike). The startup cost comes first: `gguf --version` beside /bin/true.
 #
 # Files: the Llama 3 tokenizer (tests/corpus), a gemma3-style 262,144-token vocabulary
 # written with gguf-py (as crates/gguf-tools/benches/decode.rs builds it), and SmolLM2-135M
@@ -16,10 +20,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 runs="${1:-40}"
+baseline="${2:-}"
 
 out=target/bench
 mkdir -p "$out"
@@ -53,11 +58,11 @@ w.close()
 PY
 fi
 
-"$python" - "$runs" "$out/floor" target/release/gguf \
+"$python" - "$runs" "$out/floor" target/release/gguf "$baseline" \
     tests/corpus/ggml-vocab-llama-bpe.gguf "$vocab" "$smollm2" <<'PY'
 import os, statistics, subprocess, sys, time
 
-runs, floor, gguf, files = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+runs, floor, gguf, baseline, files = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:]
 devnull = open(os.devnull, "wb")
 
 def wall_ms(argv):
@@ -67,17 +72,28 @@ def wall_ms(argv):
         sys.exit(f"{argv} exited {code}")
     return (time.perf_counter() - start) * 1000
 
-print(f"| file | command | median of {runs} | × C walk |")
-print("|---|---|---:|---:|")
-for path in files:
-    name = os.path.basename(path)
-    commands = [
-        ("C walk (benches/floor.c)", [floor, path]),
-        ("C walk reading, not mapping (floor-read)", [floor + "-read", path]),
-        ("gguf check", [gguf, "check", path]),
-        ("gguf dump --json", [gguf, "dump", "--json", path]),
-        ("gguf dump", [gguf, "dump", path]),
-    ]
+def builds(label, args):
+    """The command for this build and, when given, the baseline's, side by side."""
+    rows = [(label, [gguf] + args)]
+    if baseline:
+        rows.append((f"{label} (baseline)", [baseline] + args))
+    return rows
+
+print(f"| file | command | median of {runs} | best | × C walk (median) | × C walk (best) |")
+print("|---|---|---:|---:|---:|---:|")
+for path in [None] + files:
+    name = os.path.basename(path) if path else "(none)"
+    if path is None:
+        # Startup alone: what every command pays before it reads a byte.
+        commands = [("/bin/true", ["/bin/true"])] + builds("gguf --version", ["--version"])
+    else:
+        commands = [
+            ("C walk (benches/floor.c)", [floor, path]),
+            ("C walk reading, not mapping (floor-read)", [floor + "-read", path]),
+            *builds("gguf check", ["check", path]),
+            *builds("gguf dump --json", ["dump", "--json", path]),
+            *builds("gguf dump", ["dump", path]),
+        ]
     for _, argv in commands:
         wall_ms(argv)  # warm the page cache
     # Round-robin, so that a busy machine slows every command alike.
@@ -86,9 +102,13 @@ for path in files:
         for label, argv in commands:
             times[label].append(wall_ms(argv))
     base = statistics.median(times[commands[0][0]])
+    base_best = min(times[commands[0][0]])
     for label, _ in commands:
-        t = statistics.median(times[label])
-        print(f"| {name} | {label} | {t:.2f} ms | {t / base:.2f} |", flush=True)
+        t, best = statistics.median(times[label]), min(times[label])
+        print(
+            f"| {name} | {label} | {t:.2f} ms | {best:.2f} ms | {t / base:.2f} | {best / base_best:.2f} |",
+            flush=True,
+        )
 PY
 
 if ! command -v valgrind >/dev/null; then

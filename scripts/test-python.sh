@@ -29,9 +29,9 @@ venv="$PWD/target/python-venv"
 cargo build -q --release --bin gguf
 export GGUF_BIN="$PWD/target/release/gguf"
 # maturin is found on PATH by its build backend. The Rust build shares target/ with the release
-# CLI just built (python/Cargo.lock has the workspace's versions; debug = 1 is the root
-# Cargo.toml's [profile.release]), so the crates both use with the same features are reused.
-PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" CARGO_PROFILE_RELEASE_DEBUG=1 \
+# CLI just built (python/Cargo.lock has the workspace's versions, and both use the default
+# release profile), so the crates both use with the same features are reused.
+PATH="$venv/bin:$PATH" CARGO_TARGET_DIR="$PWD/target" \
     "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-build-isolation \
     --force-reinstall --no-deps ./python
 

@@ -6,7 +6,7 @@
 
 use nom_derive::{Nom, Parse};
 
-use super::{count, record, Ctx, Endian, ParseResult, Version};
+use super::{count, read_record, Ctx, Endian, FieldAt, ParseResult, Version};
 use crate::error::{ErrorKind, GrammarError, Segment};
 
 /// The four bytes every GGUF file starts with.
@@ -25,21 +25,27 @@ pub struct Header {
 
 /// The magic and the version as a little-endian u32 (the byte order is decided from it).
 #[derive(Nom)]
-#[nom(GenericErrors, LittleEndian)]
-struct MagicAndVersion<'a> {
-    #[nom(Complete, Take = "4")]
-    magic: &'a [u8],
-    #[nom(Complete)]
+#[nom(GenericErrors, LittleEndian, ExtraArgs(at: &FieldAt))]
+struct MagicAndVersion {
+    #[nom(PreExec = "at.enter(i, Some(\"magic\"), \"magic\");")]
+    magic: u32,
+    #[nom(PreExec = "at.enter(i, Some(\"version\"), \"version\");")]
     version_le: u32,
 }
 
 /// The counts after the version, whose width follows the version.
 #[derive(Nom)]
-#[nom(GenericErrors, ExtraArgs(ctx: Ctx))]
+#[nom(GenericErrors, ExtraArgs(ctx: Ctx, at: &FieldAt))]
 struct Counts {
-    #[nom(Complete, Parse = "count(ctx)")]
+    #[nom(
+        PreExec = "at.enter(i, Some(\"tensor_count\"), \"tensor count\");",
+        Parse = "count(ctx)"
+    )]
     tensor_count: u64,
-    #[nom(Complete, Parse = "count(ctx)")]
+    #[nom(
+        PreExec = "at.enter(i, Some(\"kv_count\"), \"kv count\");",
+        Parse = "count(ctx)"
+    )]
     kv_count: u64,
 }
 
@@ -63,18 +69,7 @@ pub fn header(endian: Option<Endian>) -> impl Fn(&[u8]) -> ParseResult<'_, Heade
 /// [`header`] inside the grammar.
 pub(crate) fn parse(endian: Option<Endian>, input: &[u8]) -> ParseResult<'_, Header> {
     let (rest, ctx) = magic_and_version(input, endian)?;
-    let width = ctx.count_width();
-    let fields = [("tensor count", width), ("kv count", width)];
-    let (rest, counts) = record(rest, &fields, Counts::parse(rest, ctx)).map_err(|e| {
-        e.map(|e| {
-            let field = if e.remaining + width > rest.len() as u64 {
-                "tensor_count"
-            } else {
-                "kv_count"
-            };
-            e.within(Segment::Header(field))
-        })
-    })?;
+    let (rest, counts) = read_record(rest, Segment::Header, |i, at| Counts::parse(i, ctx, at))?;
     Ok((
         rest,
         Header {
@@ -92,19 +87,12 @@ fn magic_and_version(input: &[u8], endian: Option<Endian>) -> ParseResult<'_, Ct
         let e = GrammarError::at(input, ErrorKind::BadMagic { found });
         return Err(nom::Err::Error(in_header("magic")(e)));
     }
-    let fields = [("magic", 4), ("version", 4)];
-    let (rest, fixed) = record(input, &fields, MagicAndVersion::parse(input)).map_err(|e| {
-        e.map(|e| {
-            in_header(if e.remaining + 4 > input.len() as u64 {
-                "magic"
-            } else {
-                "version"
-            })(e)
-        })
+    let (rest, fixed) = read_record(input, Segment::Header, |i, at| {
+        MagicAndVersion::parse(i, at)
     })?;
     let at_version = &input[4..];
     let le_version = fixed.version_le;
-    debug_assert_eq!(fixed.magic, MAGIC);
+    debug_assert_eq!(fixed.magic.to_le_bytes(), MAGIC);
     let endian = endian.unwrap_or(if le_version & 0xffff == 0 {
         Endian::Big
     } else {

@@ -60,7 +60,9 @@ use nom::number::streaming as number;
 
 pub use endian::{Big, ByteOrder, Endian, Little};
 
-use crate::error::{Error, ErrorKind, GrammarError};
+use std::cell::Cell;
+
+use crate::error::{Error, ErrorKind, GrammarError, Segment};
 
 /// What every grammar parser returns: nom's `IResult` over bytes, with a [`GrammarError`].
 pub type ParseResult<'a, O> = nom::IResult<&'a [u8], O, GrammarError>;
@@ -346,33 +348,76 @@ fn field<'a, O>(
     })
 }
 
-/// Runs a nom-derive record whose fields are all marked `#[nom(Complete)]`: nom hands the
-/// error the input at the field the input ends inside, and `fields` (each field's name and
-/// width, in order) names it. `needed` counts the rest of that field and the fields after it.
-pub(crate) fn record<'a, O>(
+/// Which field of a nom-derive record is being read. Each field of a record names itself
+/// beside its declaration, with its construct-path segment (if it adds one) and what a
+/// truncation error calls it:
+/// `#[nom(PreExec = "at.enter(i, Some(\"tensor_count\"), \"tensor count\");")]`.
+#[derive(Default)]
+pub(crate) struct FieldAt(Cell<Option<Field>>);
+
+#[derive(Clone, Copy)]
+struct Field {
+    segment: Option<&'static str>,
+    what: &'static str,
+    /// Input bytes left where the field starts.
+    remaining: usize,
+}
+
+impl FieldAt {
+    /// Called by a field's `PreExec`, with the input the field starts at.
+    #[inline(always)]
+    pub(crate) fn enter(&self, input: &[u8], segment: Option<&'static str>, what: &'static str) {
+        let remaining = input.len();
+        self.0.set(Some(Field {
+            segment,
+            what,
+            remaining,
+        }));
+    }
+}
+
+/// Reads a nom-derive record of fixed-width fields with `parse` (the record's derived
+/// parser, given the tracker its fields enter). An input that ends inside a field is an
+/// error at that field, in the path under `segment`, counting the bytes missing up to the
+/// end of the record: its size is what `parse` reads of the input padded with zeros.
+#[inline]
+pub(crate) fn read_record<'a, O>(
     input: &'a [u8],
-    fields: &[(&'static str, u64)],
-    parsed: ParseResult<'a, O>,
+    segment: fn(&'static str) -> Segment,
+    parse: impl for<'i> Fn(&'i [u8], &FieldAt) -> nom::IResult<&'i [u8], O, GrammarError>,
 ) -> ParseResult<'a, O> {
-    parsed.map_err(|err| {
-        err.map(|e| {
-            if e.kind != ErrorKind::Nom(nom::error::ErrorKind::Complete) {
-                return e;
-            }
-            let at = (input.len() as u64).saturating_sub(e.remaining);
-            let mut start = 0;
-            for &(name, width) in fields {
-                if at < start + width {
-                    let size: u64 = fields.iter().map(|f| f.1).sum();
-                    let needed = size.saturating_sub(at + e.remaining).max(1);
-                    let kind = truncated_kind(name, needed);
-                    return GrammarError { kind, ..e };
-                }
-                start += width;
-            }
-            e
-        })
-    })
+    let at = FieldAt::default();
+    match parse(input, &at) {
+        Err(nom::Err::Incomplete(needed)) => {
+            let mut padded = [0; 64];
+            let n = input.len().min(padded.len());
+            padded[..n].copy_from_slice(&input[..n]);
+            let needed = match parse(&padded, &FieldAt::default()) {
+                Ok((rest, _)) => (padded.len() - rest.len()).saturating_sub(input.len()) as u64,
+                Err(_) => match needed {
+                    nom::Needed::Size(n) => n.get() as u64,
+                    nom::Needed::Unknown => 1,
+                },
+            };
+            let Some(field) = at.0.get() else {
+                return Err(nom::Err::Error(GrammarError::at(
+                    input,
+                    truncated_kind("input", needed),
+                )));
+            };
+            let kind = truncated_kind(field.what, needed.max(1));
+            let e = GrammarError {
+                kind,
+                remaining: field.remaining as u64,
+                path: Default::default(),
+            };
+            Err(nom::Err::Error(match field.segment {
+                Some(name) => e.within(segment(name)),
+                None => e,
+            }))
+        }
+        parsed => parsed,
+    }
 }
 
 /// Splits `len` bytes off the front of `input`, or fails with [`ErrorKind::LengthPastEnd`]

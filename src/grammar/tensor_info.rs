@@ -3,7 +3,7 @@
 use nom_derive::{Nom, Parse};
 
 use super::string::{self, GgufStr};
-use super::{record, Ctx, ParseResult};
+use super::{read_record, Ctx, FieldAt, ParseResult};
 use crate::error::{within, Segment};
 use crate::ggml_type::GgmlType;
 
@@ -24,11 +24,15 @@ pub struct TensorInfo<'a> {
 
 /// The fixed tail after the dims: a plain record, parsed by nom-derive in the file's byte order.
 #[derive(Nom)]
-#[nom(GenericErrors, ExtraArgs(ctx: Ctx), SetEndian(nom::number::Endianness::from(ctx.endian)))]
+#[nom(
+    GenericErrors,
+    ExtraArgs(ctx: Ctx, at: &FieldAt),
+    SetEndian(nom::number::Endianness::from(ctx.endian))
+)]
 struct Tail {
-    #[nom(Complete)]
+    #[nom(PreExec = "at.enter(i, Some(\"type\"), \"tensor type\");")]
     ggml_type: u32,
-    #[nom(Complete)]
+    #[nom(PreExec = "at.enter(i, Some(\"offset\"), \"tensor data offset\");")]
     offset: u64,
 }
 
@@ -67,20 +71,8 @@ pub(crate) fn parse(ctx: Ctx, input: &[u8]) -> ParseResult<'_, TensorInfo<'_>> {
         dims.push(dim);
         rest = next;
     }
-    let fields = [("tensor type", 4), ("tensor data offset", 8)];
-    let at_tail = rest.len() as u64;
-    let (rest, tail) = record(rest, &fields, Tail::parse(rest, ctx))
-        .map_err(|e| {
-            e.map(|e| {
-                let field = if e.remaining == at_tail {
-                    "type"
-                } else {
-                    "offset"
-                };
-                e.within(Segment::Field(field))
-            })
-        })
-        .map_err(&in_tensor)?;
+    let (rest, tail) =
+        read_record(rest, Segment::Field, |i, at| Tail::parse(i, ctx, at)).map_err(&in_tensor)?;
     let raw = &input[..input.len() - rest.len()];
     Ok((
         rest,

@@ -45,8 +45,10 @@ pub struct Args {
     /// For URLs, report the requests made and the bytes fetched on stderr.
     #[arg(long, short)]
     verbose: bool,
-    /// The GGUF files (`-` reads standard input), or `http://`, `https://` or `hf://OWNER/REPO/PATH[@REVISION]` URLs (only
-    /// the header is fetched, with range requests).
+    /// The GGUF files (`-` reads standard input), or `http://`, `https://` or
+    /// `hf://OWNER/REPO/PATH[@REVISION]` URLs (only the header is fetched, with range requests). A
+    /// URL's read stops after 10 s to connect, 30 s to the first byte or 120 s in all (one retry at
+    /// most).
     #[arg(required = true)]
     files: Vec<PathBuf>,
 }

@@ -30,8 +30,9 @@ pub struct Args {
     /// For shards, compare the files alone rather than their whole sets.
     #[arg(long)]
     shard_only: bool,
-    /// The first model: a file, any shard of a set, or a URL (its header; a shard's URL
-    /// stands for that file alone).
+    /// The first model: a file, any shard of a set, or a URL (its header; a shard's URL stands for
+    /// that file alone). A URL's read stops after 10 s to connect, 30 s to the first byte or 120 s
+    /// in all (one retry at most).
     a: PathBuf,
     /// The second model.
     b: PathBuf,

@@ -38,9 +38,11 @@ pub struct Args {
     /// For a URL, report the requests made and the bytes fetched on stderr.
     #[arg(long, short)]
     verbose: bool,
-    /// The GGUF file (`-` reads standard input; pipes and other non-regular inputs are read
-    /// as a stream, and a FIFO with no writer waits for one, as `cat` does), or an `http://`, `https://` or `hf://OWNER/REPO/PATH[@REVISION]` URL
-    /// (only the header is fetched, with range requests).
+    /// The GGUF file (`-` reads standard input; pipes and other non-regular inputs are read as a
+    /// stream, and a FIFO with no writer waits for one, as `cat` does), or an `http://`, `https://`
+    /// or `hf://OWNER/REPO/PATH[@REVISION]` URL (only the header is fetched, with range requests).
+    /// A URL's read stops after 10 s to connect, 30 s to the first byte or 120 s in all (one retry
+    /// at most).
     file: PathBuf,
 }
 

@@ -74,9 +74,10 @@ pub struct Args {
     /// For a URL, report the requests made and the bytes fetched on stderr.
     #[arg(long, short)]
     verbose: bool,
-    /// The model: a GGUF file (the first shard of a set reads the whole set's headers), or
-    /// an `http://`, `https://` or `hf://OWNER/REPO/PATH[@REVISION]` URL (only headers are
-    /// fetched, with range requests).
+    /// The model: a GGUF file (the first shard of a set reads the whole set's headers), or an
+    /// `http://`, `https://` or `hf://OWNER/REPO/PATH[@REVISION]` URL (only headers are fetched,
+    /// with range requests). A URL's read stops after 10 s to connect, 30 s to the first byte or
+    /// 120 s in all (one retry at most).
     model: PathBuf,
 }
 

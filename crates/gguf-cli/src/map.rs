@@ -52,8 +52,9 @@ pub struct Args {
     #[arg(long, short)]
     verbose: bool,
     /// The GGUF file (`-` reads standard input), or an `http://`, `https://` or
-    /// `hf://OWNER/REPO/PATH[@REVISION]` URL. Only the header is read (from a URL, with
-    /// range requests).
+    /// `hf://OWNER/REPO/PATH[@REVISION]` URL. Only the header is read (from a URL, with range
+    /// requests). A URL's read stops after 10 s to connect, 30 s to the first byte or 120 s in all
+    /// (one retry at most).
     file: PathBuf,
 }
 

@@ -38,7 +38,8 @@ Examples:
   gguf template hf://OWNER/REPO/model.gguf --json")]
 pub struct Args {
     /// The GGUF file (`-` reads standard input), or an `http://`, `https://` or
-    /// `hf://OWNER/REPO/PATH[@REVISION]` URL.
+    /// `hf://OWNER/REPO/PATH[@REVISION]` URL. A URL's read stops after 10 s to connect, 30 s to the
+    /// first byte or 120 s in all (one retry at most).
     model: PathBuf,
     /// The template `tokenizer.chat_template.NAME` (`default`: `tokenizer.chat_template`).
     #[arg(long)]

@@ -28,3 +28,74 @@ fn a_closed_pipe_is_not_a_failure() {
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
+
+/// `gguf fit MODEL -u 4294967295 -b 4294967295 -c 4294967040 --json` over the tiny model of
+/// every architecture: each estimate is either figures that fit in 64 bits or a refusal that
+/// names what does not fit. Before the fix, 62 of the 86 printed the compute buffer and the
+/// total as 18446744073709551615 (a sum saturated at 2^64 − 1, shown as a figure).
+#[test]
+fn fit_figures_never_wrap_at_the_largest_parameters() {
+    let dir = common::scratch("fit-wrap");
+    let _remove = common::RemoveOnDrop(dir.clone());
+    let made = common::gguf(&["fixtures", "--all-archs", "."], &dir);
+    assert!(made.status.success(), "{made:?}");
+    let models = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "gguf"));
+    let (mut figures, mut refused) = (0, 0);
+    for model in models {
+        let largest = [
+            "-u",
+            "4294967295",
+            "-b",
+            "4294967295",
+            "-c",
+            "4294967040",
+            "--json",
+        ];
+        let mut args = vec![std::ffi::OsString::from("fit"), model.clone().into()];
+        args.extend(largest.map(Into::into));
+        let out = common::gguf(&args, &dir);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stdout.contains(&u64::MAX.to_string()),
+            "{}: a saturated figure: {stdout}",
+            model.display()
+        );
+        match out.status.code() {
+            Some(0) => figures += 1,
+            _ if stderr.contains("does not fit in 64 bits") => refused += 1,
+            // Refusals that are not about the sizes (a context llama.cpp cannot make).
+            Some(1) if !stderr.contains("panicked") => {}
+            code => panic!("{}: exit {code:?}: {stderr}", model.display()),
+        }
+    }
+    assert!(
+        refused > 0 && figures > 0,
+        "{refused} refused, {figures} with figures"
+    );
+}
+
+/// Every command that reads a URL states the time limits of the read in its `--help`, with
+/// the figures the reader uses.
+#[test]
+fn url_time_limits_are_stated_in_help() {
+    let limits = gguf_tools::source::http::DEADLINES;
+    let stated = format!(
+        "A URL's read stops after {} s to connect, {} s to the first byte or {} s in all (one \
+         retry at most)",
+        limits.connect.as_secs(),
+        limits.first_byte.as_secs(),
+        limits.total.as_secs()
+    );
+    for command in ["check", "diff", "dump", "fit", "map", "template"] {
+        let out = common::gguf_in_root(&[command, "--help"]);
+        let help = String::from_utf8_lossy(&out.stdout)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(help.contains(&stated), "gguf {command} --help:\n{help}");
+    }
+}

@@ -310,7 +310,7 @@ pub(crate) fn llama(e: &Estimate, params: &Params, n_tokens: u64) -> Graph {
     let pos = g.input(I32, [t, 1, 1, 1]);
     let k_idxs = g.input(I64, [t, 1, 1, 1]);
     let v_rows = if v_trans { hp.n_embd_v_gqa_max() } else { 1 };
-    let v_idxs = g.input(I64, [t * v_rows, 1, 1, 1]);
+    let v_idxs = g.input(I64, [t.saturating_mul(v_rows), 1, 1, 1]);
     let per_stream = (t / n_stream).div_ceil(64) * 64;
     let mask = g.input(F32, [n_kv, per_stream, 1, n_stream]);
     let out_ids = g.input(I32, [n_outputs, 1, 1, 1]);

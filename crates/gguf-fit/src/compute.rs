@@ -31,7 +31,7 @@
 //!
 //! The test table (`scripts/check-fit.sh`) gives the error per case.
 
-use crate::{Buffer, Device, Estimate, MemoryKind, Params};
+use crate::{too_large, Buffer, Device, Estimate, FitError, MemoryKind, Params};
 
 /// Architectures whose graph the model above does not describe, so that no compute figure is
 /// given for them: measured by `scripts/check-fit.sh` on their tiny models, the estimate was
@@ -62,17 +62,23 @@ pub const NOT_ESTIMATED_GRAPH: &str =
 
 /// The compute buffer of the CPU backend, without GPU devices. With GPUs llama.cpp splits the
 /// graph across the backends; that split is not modelled and the estimate then gives no
-/// compute figure (`Estimate::compute` is `Err`).
-pub fn estimate(e: &Estimate, params: &Params) -> Vec<Buffer> {
+/// compute figure (`Estimate::compute` is `Err`). A buffer past 64 bits is refused.
+pub fn estimate(e: &Estimate, params: &Params) -> Result<Vec<Buffer>, FitError> {
     let simulated = crate::alloc::models(e)
         .then(|| simulated(e, params))
         .flatten();
     let bytes = simulated.unwrap_or_else(|| analytic(e, params));
-    vec![Buffer {
+    let bytes = u64::try_from(bytes).map_err(|_| {
+        too_large(format!(
+            "the compute buffer (context {}, ubatch {}, {} sequences)",
+            e.n_ctx, e.n_ubatch, params.n_parallel
+        ))
+    })?;
+    Ok(vec![Buffer {
         name: "CPU".into(),
         device: Device::Cpu,
-        bytes: u64::try_from(bytes).unwrap_or(u64::MAX),
-    }]
+        bytes,
+    }])
 }
 
 /// ggml-alloc replayed on the graphs `llama_context` reserves (`graph_reserve`): the prompt

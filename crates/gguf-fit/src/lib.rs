@@ -263,8 +263,20 @@ impl Estimate {
     }
 }
 
-fn pad(n: u64, to: u64) -> u64 {
-    n.div_ceil(to).saturating_mul(to)
+/// `n` rounded up to a multiple of `to`; `None` past 64 bits.
+fn pad(n: u64, to: u64) -> Option<u64> {
+    n.div_ceil(to).checked_mul(to)
+}
+
+/// The refusal of a figure that does not fit in 64 bits: `what` names it and the inputs it
+/// grows with.
+fn too_large(what: impl fmt::Display) -> FitError {
+    FitError::new(format!("{what} does not fit in 64 bits"))
+}
+
+/// `a + b`, or the refusal of `what` past 64 bits.
+fn add(a: u64, b: u64, what: &dyn Fn() -> String) -> Result<u64, FitError> {
+    a.checked_add(b).ok_or_else(|| too_large(what()))
 }
 
 fn pad32(n: u32, to: u32) -> Result<u32, FitError> {
@@ -346,12 +358,13 @@ enum Buft {
     Gpu(u32),
 }
 
-/// GPU buffer size of a tensor: ggml-cuda's `get_alloc_size`, then its alignment.
-fn gpu_alloc(n_bytes: u64, ty: GgmlType, ne0: u64) -> u64 {
+/// GPU buffer size of a tensor: ggml-cuda's `get_alloc_size`, then its alignment; `None`
+/// past 64 bits.
+fn gpu_alloc(n_bytes: u64, ty: GgmlType, ne0: u64) -> Option<u64> {
     let mut size = n_bytes;
     if ty.is_quantized() == Some(true) && ne0 % GPU_MATRIX_ROW_PADDING != 0 {
         let row = ty.n_bytes(&[GPU_MATRIX_ROW_PADDING - ne0 % GPU_MATRIX_ROW_PADDING]);
-        size = size.saturating_add(row.unwrap_or(0));
+        size = size.checked_add(row.unwrap_or(0))?;
     }
     pad(size, GPU_ALIGNMENT)
 }
@@ -502,6 +515,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 for shard in 0..shards.len() {
                     let mine = tensors.values().filter(|t| t.shard == shard);
                     let first = mine.clone().map(|t| t.offset).min();
+                    // Each tensor's end fits: the parse checked it against the file's size.
                     let last = mine.map(|t| t.offset.saturating_add(t.n_bytes)).max();
                     if let (Some(first), Some(last)) = (first, last) {
                         if first < last {
@@ -515,9 +529,11 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 }
             }
             Buft::Cpu | Buft::CpuRepack => {
-                let bytes = tensors
-                    .values()
-                    .fold(0u64, |a, t| a.saturating_add(pad(t.n_bytes, CPU_ALIGNMENT)));
+                let what = || "the CPU weights (the tensors' sizes)".to_string();
+                let bytes = tensors.values().try_fold(0u64, |a, t| {
+                    let padded = pad(t.n_bytes, CPU_ALIGNMENT).ok_or_else(|| too_large(what()))?;
+                    add(a, padded, &what)
+                })?;
                 let name = if *buft == Buft::Cpu && params.n_gpu_devices > 0 {
                     // Without mmap, CPU layers go to the GPU's pinned host buffer.
                     "GPU_Host"
@@ -533,9 +549,12 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 });
             }
             Buft::Gpu(i) => {
-                let bytes = tensors.values().fold(0u64, |a, t| {
-                    a.saturating_add(gpu_alloc(t.n_bytes, t.ty, t.ne0))
-                });
+                let what = || format!("the GPU{i} weights (the tensors' sizes)");
+                let bytes = tensors.values().try_fold(0u64, |a, t| {
+                    let size =
+                        gpu_alloc(t.n_bytes, t.ty, t.ne0).ok_or_else(|| too_large(what()))?;
+                    add(a, size, &what)
+                })?;
                 weights.push(Buffer {
                     name: format!("GPU{i}"),
                     device: Device::Gpu(*i),
@@ -619,7 +638,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 v_ne0: ne_v,
             });
         }
-        Ok(cache_with_buffers(
+        cache_with_buffers(
             "kv",
             kv_size,
             n_stream,
@@ -627,22 +646,35 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
             params.type_k,
             params.type_v,
             layers,
-        ))
+        )
     };
     let rs_cache = |filter: &dyn Fn(u32) -> bool, mem_size: u32| {
+        let state = |n_embd: u64, what: &str| {
+            let ne0 = n_embd.checked_mul(u64::from(mem_size));
+            let bytes = ne0.and_then(|n| n.checked_mul(4));
+            ne0.zip(bytes).ok_or_else(|| {
+                too_large(format!(
+                    "the recurrent {what} state ({n_embd} values for each of {mem_size} sequences)"
+                ))
+            })
+        };
         let layers = (0..hp.n_layer)
             .filter(|&il| filter(il))
-            .map(|il| CacheLayer {
-                layer: il,
-                device: cache_device(il),
-                cells: mem_size,
-                swa: false,
-                k_bytes: hp.n_embd_r().saturating_mul(4 * u64::from(mem_size)),
-                v_bytes: hp.n_embd_s().saturating_mul(4 * u64::from(mem_size)),
-                k_ne0: hp.n_embd_r().saturating_mul(u64::from(mem_size)),
-                v_ne0: hp.n_embd_s().saturating_mul(u64::from(mem_size)),
+            .map(|il| {
+                let (k_ne0, k_bytes) = state(hp.n_embd_r(), "r")?;
+                let (v_ne0, v_bytes) = state(hp.n_embd_s(), "s")?;
+                Ok(CacheLayer {
+                    layer: il,
+                    device: cache_device(il),
+                    cells: mem_size,
+                    swa: false,
+                    k_bytes,
+                    v_bytes,
+                    k_ne0,
+                    v_ne0,
+                })
             })
-            .collect();
+            .collect::<Result<_, FitError>>()?;
         cache_with_buffers(
             "rs",
             mem_size,
@@ -655,7 +687,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     };
     match hp.memory {
         MemoryKind::None => {}
-        MemoryKind::Recurrent => caches.push(rs_cache(&|_| true, n_seq)),
+        MemoryKind::Recurrent => caches.push(rs_cache(&|_| true, n_seq)?),
         MemoryKind::Hybrid => {
             n_ctx = pad32(n_ctx, padding)?;
             let n_stream = if params.kv_unified { 1 } else { n_seq };
@@ -667,7 +699,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 n_stream,
                 false,
             )?);
-            caches.push(rs_cache(&|il| all || recurrent[il as usize], n_seq));
+            caches.push(rs_cache(&|il| all || recurrent[il as usize], n_seq)?);
         }
         MemoryKind::Kv => {
             let per_stream = if params.kv_unified {
@@ -710,7 +742,10 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     let n_outputs = u64::from(n_seq);
     let has_embd = params.embeddings || hp.arch == "t5";
     let embd = if has_embd { u64::from(hp.n_embd) } else { 0 };
-    let output_bytes = 4 * n_outputs * (hp.n_vocab + embd); // n_vocab counts a file's strings
+    // n_vocab counts a file's strings: the product fits (checked all the same).
+    let output_bytes = (hp.n_vocab + embd)
+        .checked_mul(4 * n_outputs)
+        .ok_or_else(|| too_large("the output buffer (logits of the vocabulary)"))?;
     let output = Buffer {
         name: "CPU".into(),
         device: Device::Cpu,
@@ -733,8 +768,23 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     } else if compute::NOT_MODELLED.contains(&estimate.hparams.arch.as_str()) {
         estimate.compute = Err(compute::NOT_ESTIMATED_GRAPH);
     } else if estimate.hparams.memory != MemoryKind::None {
-        estimate.compute = Ok(compute::estimate(&estimate, params));
+        estimate.compute = Ok(compute::estimate(&estimate, params)?);
     }
+    // Every figure shown is a sum of these buffers: each device's total, and all of them
+    // together, must fit.
+    let mut every_buffer = estimate
+        .weights
+        .iter()
+        .chain(estimate.caches.iter().flat_map(|c| c.buffers.iter()))
+        .chain(std::iter::once(&estimate.output))
+        .chain(estimate.compute.iter().flatten());
+    let what = || {
+        format!(
+            "the total (context {}, batch {}, ubatch {}, {} sequences)",
+            estimate.n_ctx, estimate.n_batch, estimate.n_ubatch, n_seq
+        )
+    };
+    every_buffer.try_fold(0u64, |a, b| add(a, b.bytes, &what))?;
     Ok(estimate)
 }
 
@@ -746,18 +796,21 @@ fn cache_with_buffers(
     type_k: GgmlType,
     type_v: GgmlType,
     layers: Vec<CacheLayer>,
-) -> Cache {
+) -> Result<Cache, FitError> {
     let mut per_device: BTreeMap<Device, u64> = BTreeMap::new();
+    let what = || format!("the {kind} cache ({cells} cells, {n_stream} streams)");
     for l in &layers {
-        let bytes = match l.device {
-            Device::Cpu => {
-                pad(l.k_bytes, CPU_ALIGNMENT).saturating_add(pad(l.v_bytes, CPU_ALIGNMENT))
-            }
-            Device::Gpu(_) => gpu_alloc(l.k_bytes, type_k, l.k_ne0)
-                .saturating_add(gpu_alloc(l.v_bytes, type_v, l.v_ne0)),
+        let (k, v) = match l.device {
+            Device::Cpu => (pad(l.k_bytes, CPU_ALIGNMENT), pad(l.v_bytes, CPU_ALIGNMENT)),
+            Device::Gpu(_) => (
+                gpu_alloc(l.k_bytes, type_k, l.k_ne0),
+                gpu_alloc(l.v_bytes, type_v, l.v_ne0),
+            ),
         };
+        let bytes = k.zip(v).ok_or_else(|| too_large(what()))?;
         let total = per_device.entry(l.device).or_default();
-        *total = total.saturating_add(bytes);
+        *total = add(*total, bytes.0, &what)?;
+        *total = add(*total, bytes.1, &what)?;
     }
     let buffers = per_device
         .into_iter()
@@ -768,7 +821,7 @@ fn cache_with_buffers(
             bytes,
         })
         .collect();
-    Cache {
+    Ok(Cache {
         kind,
         cells,
         n_stream,
@@ -777,7 +830,7 @@ fn cache_with_buffers(
         type_v,
         layers,
         buffers,
-    }
+    })
 }
 
 /// The README's examples, run as doctests.

@@ -12,7 +12,9 @@
 use nom_derive::{Nom, Parse};
 
 use super::string;
-use super::{ascii_length, count, record, take_declared, Ctx, LengthPrefix, ParseResult};
+use super::{
+    ascii_length, count, read_record, take_declared, Ctx, FieldAt, LengthPrefix, ParseResult,
+};
 use crate::error::{within, ErrorKind, GrammarError, Segment};
 
 pub(crate) mod model;
@@ -76,13 +78,13 @@ pub fn array(ctx: Ctx) -> impl Fn(&[u8]) -> ParseResult<'_, Array<'_>> {
 #[derive(Nom)]
 #[nom(
     GenericErrors,
-    ExtraArgs(ctx: Ctx),
+    ExtraArgs(ctx: Ctx, at: &FieldAt),
     SetEndian(nom::number::Endianness::from(ctx.endian))
 )]
 struct ArrayHeader {
-    #[nom(Complete)]
+    #[nom(PreExec = "at.enter(i, Some(\"element_type\"), \"value type\");")]
     element_type: u32,
-    #[nom(Complete, Parse = "count(ctx)")]
+    #[nom(PreExec = "at.enter(i, None, \"array length\");", Parse = "count(ctx)")]
     len: u64,
 }
 
@@ -95,14 +97,8 @@ fn parse_array(ctx: Ctx, depth: u32, input: &[u8]) -> ParseResult<'_, Array<'_>>
         )));
     }
     let in_element_type = within(|| Segment::Field("element_type"));
-    let fields = [("value type", 4), ("array length", ctx.count_width())];
-    let (body, header) = record(input, &fields, ArrayHeader::parse(input, ctx)).map_err(|e| {
-        let at_element_type = matches!(&e, nom::Err::Error(e) if e.remaining == input.len() as u64);
-        if at_element_type {
-            in_element_type(e)
-        } else {
-            e
-        }
+    let (body, header) = read_record(input, Segment::Field, |i, at| {
+        ArrayHeader::parse(i, ctx, at)
     })?;
     let len = header.len;
     if len == 0 && ValueType::from_tag(header.element_type).is_none() {

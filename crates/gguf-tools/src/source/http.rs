@@ -9,6 +9,12 @@
 //! than [`Remote::max_header`] (256 MiB unless changed) is refused too, so a hostile length
 //! cannot make the reader fetch a huge file.
 //!
+//! Time is bounded as bytes are ([`Deadlines`]): each request must connect within 10 s and
+//! start its answer within 30 s, the whole read (every request and retry) ends within
+//! 120 s, and a request that fails on the way (a reset, a timeout, 502/503/504) is retried
+//! once at most, if time is left. A server that accepts and never answers, or sends a byte
+//! a second, is an error after those limits, not a wait without end.
+//!
 //! `hf://OWNER/REPO/PATH[@REVISION]` is the Hugging Face hub's resolve URL
 //! `{HF_ENDPOINT}/OWNER/REPO/resolve/{REVISION}/PATH` (endpoint `https://huggingface.co` and
 //! revision `main` by default), sent with `Authorization: Bearer $HF_TOKEN` when that is set.
@@ -25,7 +31,7 @@
 //! ```
 
 use std::io::Read;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use gguf_grammar::error::Error;
 use gguf_grammar::Gguf;
@@ -34,8 +40,27 @@ use gguf_grammar::Gguf;
 pub const FIRST_REQUEST: u64 = 1 << 20;
 /// Later requests are rounded up to a multiple of this.
 pub const PAGE: u64 = 4096;
-/// Attempts per request when the failure is transient (a timeout, a reset, 502/503/504).
-const ATTEMPTS: u32 = 3;
+/// Attempts per request when the failure is transient (a timeout, a reset, 502/503/504):
+/// one retry at most.
+const ATTEMPTS: u32 = 2;
+
+/// The time limits of a remote read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadlines {
+    /// Each request's connection (DNS, TCP, TLS).
+    pub connect: Duration,
+    /// From a request's start to the end of its answer's status line and headers.
+    pub first_byte: Duration,
+    /// The whole read: every request, retry and body, from the first request on.
+    pub total: Duration,
+}
+
+/// What [`Remote::new`] sets: 10 s to connect, 30 s to the first byte, 120 s in all.
+pub const DEADLINES: Deadlines = Deadlines {
+    connect: Duration::from_secs(10),
+    first_byte: Duration::from_secs(30),
+    total: Duration::from_secs(120),
+};
 
 /// Why a remote header could not be read.
 #[derive(Debug, thiserror::Error)]
@@ -110,6 +135,10 @@ pub struct Remote {
     pub bytes: u64,
     /// The largest header fetched (default [`super::max_header`], 256 MiB unless set).
     pub max_header: u64,
+    /// The time limits of [`Remote::read_header`] (default [`DEADLINES`]).
+    pub deadlines: Deadlines,
+    /// When the current read must end (`None`: a limit past what `Instant` can hold).
+    deadline: Option<Instant>,
 }
 
 impl Remote {
@@ -127,8 +156,6 @@ impl Remote {
             .filter(|t| !t.is_empty());
         let config = ureq::Agent::config_builder()
             .http_status_as_error(false)
-            .timeout_connect(Some(Duration::from_secs(10)))
-            .timeout_global(Some(Duration::from_secs(60)))
             .build();
         Ok(Remote {
             agent: config.into(),
@@ -138,6 +165,8 @@ impl Remote {
             requests: 0,
             bytes: 0,
             max_header: super::max_header(),
+            deadlines: DEADLINES,
+            deadline: None,
         })
     }
 
@@ -145,6 +174,7 @@ impl Remote {
     /// start) and parses it.
     pub fn read_header<'b>(&mut self, buf: &'b mut Vec<u8>) -> Result<Gguf<'b>, RemoteError> {
         buf.clear();
+        self.deadline = Instant::now().checked_add(self.deadlines.total);
         let mut at_eof = self.fetch(0, FIRST_REQUEST, buf)?;
         let data_start = loop {
             let needed = match Gguf::parse(buf) {
@@ -189,9 +219,25 @@ impl Remote {
             url: self.url.clone(),
             message,
         };
+        let limits = self.deadlines;
+        let timed_out = |e: &dyn std::fmt::Display| {
+            format!(
+                "{e} (limits: {} s to connect, {} s to the first byte, {} s for the whole read)",
+                limits.connect.as_secs_f64(),
+                limits.first_byte.as_secs_f64(),
+                limits.total.as_secs_f64()
+            )
+        };
+        let deadline = self.deadline;
         let mut attempt = 0;
         let response = loop {
             attempt += 1;
+            let left = deadline.map_or(limits.total, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            if left.is_zero() {
+                return Err(http(timed_out(&"timeout: the whole read")));
+            }
             self.requests += 1;
             let mut request = self
                 .agent
@@ -200,6 +246,12 @@ impl Remote {
             if let Some(token) = &self.token {
                 request = request.header("Authorization", format!("Bearer {token}"));
             }
+            let request = request
+                .config()
+                .timeout_connect(Some(limits.connect.min(left)))
+                .timeout_recv_response(Some(limits.first_byte.min(left)))
+                .timeout_global(Some(left))
+                .build();
             let transient = match request.call() {
                 Ok(r) if matches!(r.status().as_u16(), 502..=504) => {
                     format!("HTTP status {}", r.status())
@@ -208,13 +260,14 @@ impl Remote {
                 Err(ureq::Error::Io(e)) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
                     return Err(http(e.to_string()))
                 }
-                Err(e @ (ureq::Error::Timeout(_) | ureq::Error::Io(_))) => e.to_string(),
+                Err(e @ ureq::Error::Timeout(_)) => timed_out(&e),
+                Err(e @ ureq::Error::Io(_)) => e.to_string(),
                 Err(e) => return Err(http(e.to_string())),
             };
             if attempt == ATTEMPTS {
                 return Err(http(format!("{transient} (after {ATTEMPTS} attempts)")));
             }
-            std::thread::sleep(Duration::from_millis(250 << attempt));
+            std::thread::sleep(Duration::from_millis(250));
         };
         match response.status().as_u16() {
             206 => {}
@@ -273,7 +326,13 @@ impl Remote {
             .into_reader()
             .take(expected)
             .read_to_end(buf)
-            .map_err(|e| http(e.to_string()))?;
+            .map_err(|e| {
+                let inner = e.get_ref().and_then(|e| e.downcast_ref::<ureq::Error>());
+                match inner {
+                    Some(ureq::Error::Timeout(_)) => http(timed_out(&e)),
+                    _ => http(e.to_string()),
+                }
+            })?;
         let got = (buf.len() - before) as u64;
         self.bytes += got;
         if got != expected {
@@ -354,5 +413,83 @@ mod tests {
         assert_eq!(content_range("bytes 5-9/*"), Some((5, 9, None)));
         assert_eq!(content_range("bytes 9-5/10"), None);
         assert_eq!(content_range("items 0-1/2"), None);
+    }
+
+    /// A server on 127.0.0.1 that accepts every connection and hands it to `serve` (on its
+    /// own thread); it stops by itself after `for_secs`.
+    fn server(for_secs: u64, serve: fn(std::net::TcpStream)) -> String {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/model.gguf", listener.local_addr().unwrap());
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let stop = Instant::now() + Duration::from_secs(for_secs);
+            while Instant::now() < stop {
+                match listener.accept() {
+                    Ok((stream, _)) => {
+                        stream.set_nonblocking(false).unwrap();
+                        std::thread::spawn(move || serve(stream));
+                    }
+                    Err(_) => std::thread::sleep(Duration::from_millis(20)),
+                }
+            }
+        });
+        url
+    }
+
+    /// Reads `url` with short limits; the error and how long the read took.
+    fn read_with_short_limits(url: &str) -> (RemoteError, Duration) {
+        let mut remote = Remote::new(url).unwrap();
+        remote.deadlines = Deadlines {
+            connect: Duration::from_secs(1),
+            first_byte: Duration::from_secs(2),
+            total: Duration::from_secs(4),
+        };
+        let started = Instant::now();
+        let err = remote.read_header(&mut Vec::new()).unwrap_err();
+        (err, started.elapsed())
+    }
+
+    /// Before the deadlines, a server that accepts and never answers kept the read waiting
+    /// 60 s per attempt, three attempts.
+    #[test]
+    fn a_server_that_never_answers_is_an_error_by_the_deadline() {
+        let url = server(20, |stream| {
+            std::thread::sleep(Duration::from_secs(20));
+            drop(stream);
+        });
+        let (err, took) = read_with_short_limits(&url);
+        let message = err.to_string();
+        assert!(message.contains("timeout"), "{message}");
+        assert!(message.contains("2 s to the first byte"), "{message}");
+        // Two attempts of 2 s each, and the pause between them.
+        assert!(took < Duration::from_secs(6), "{took:?}: {message}");
+    }
+
+    /// An answer whose body trickles in, a byte every 200 ms, ends at the whole read's
+    /// deadline (the first byte came at once).
+    #[test]
+    fn a_server_that_trickles_is_an_error_by_the_deadline() {
+        let url = server(20, |mut stream| {
+            use std::io::Write;
+            let mut request = [0; 1024];
+            let _ = stream.read(&mut request);
+            let head =
+                b"HTTP/1.1 206 Partial Content\r\nContent-Range: bytes 0-1048575/2000000\r\n\
+                Content-Length: 1048576\r\n\r\nGGUF";
+            if stream.write_all(head).is_err() {
+                return;
+            }
+            for _ in 0..100 {
+                std::thread::sleep(Duration::from_millis(200));
+                if stream.write_all(&[0]).is_err() {
+                    return;
+                }
+            }
+        });
+        let (err, took) = read_with_short_limits(&url);
+        let message = err.to_string();
+        assert!(message.contains("timeout: global"), "{message}");
+        assert!(message.contains("4 s for the whole read"), "{message}");
+        assert!(took < Duration::from_secs(6), "{took:?}: {message}");
     }
 }
