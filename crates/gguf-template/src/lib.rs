@@ -19,6 +19,7 @@
 //! `True`); `cycler`, `joiner` and `lipsum` are not defined; memory is bounded only against the
 //! doubling pattern the screen sees.
 
+pub mod bounds;
 pub mod family;
 pub mod lint;
 pub mod minja;
@@ -26,6 +27,7 @@ pub mod pyfmt;
 pub mod read;
 pub mod render;
 pub mod report;
+pub mod sandbox;
 pub mod screen;
 
 pub use read::{templates, ChatTemplate, SpecialTokens};
