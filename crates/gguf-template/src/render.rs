@@ -13,11 +13,8 @@
 //!
 //! The sandbox: minijinja has no filesystem loader here and values are plain data (no Python
 //! objects, so no attributes beyond keys and the Python-compatible string, list and mapping
-//! methods); every render has a fuel budget (instructions), a recursion limit, an output size
-//! limit and a deadline checked as output is written and methods are called. Memory is not
-//! bounded by minijinja: a template that doubles a namespace attribute in a loop is refused
-//! before it runs (see [`crate::screen`]), but a recursive macro that doubles its argument is
-//! not caught.
+//! methods); every render is bounded in nesting, instructions, work inside builtins, the size
+//! of every value it makes, output and time (see [`crate::sandbox`] and [`crate::bounds`]).
 
 use crate::bounds;
 use crate::pyfmt::{json_dumps, py_str, JsonOptions};

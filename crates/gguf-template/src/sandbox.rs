@@ -840,17 +840,21 @@ fn binary(meter: &Meter, op: &str, a: &Value, b: &Value) -> Result<Value, Error>
         }
         "+" => {
             meter.produce(sa.0 + sb.0, sa.1 + sb.1)?;
-            // jinja2's `Markup + str` (and `str + Markup`) escapes the plain string.
+            // jinja2's `Markup + str` (and `str + Markup`) escapes the plain string; the sum
+            // of two Markups is Markup.
             if let (Some(x), Some(y)) = (a.as_str(), b.as_str()) {
-                if a.is_safe() != b.is_safe() {
-                    let (x, y) = if a.is_safe() {
-                        (Cow::Borrowed(x), Cow::Owned(html_escape(y)))
-                    } else {
-                        (Cow::Owned(html_escape(x)), Cow::Borrowed(y))
-                    };
-                    meter.produce(x.len() + y.len(), 0)?;
-                    return Ok(Value::from_safe_string(format!("{x}{y}")));
-                }
+                let (x, y) = match (a.is_safe(), b.is_safe()) {
+                    (true, false) => (Cow::Borrowed(x), Cow::Owned(html_escape(y))),
+                    (false, true) => (Cow::Owned(html_escape(x)), Cow::Borrowed(y)),
+                    _ => (Cow::Borrowed(x), Cow::Borrowed(y)),
+                };
+                meter.produce(x.len() + y.len(), 0)?;
+                let sum = format!("{x}{y}");
+                return Ok(if a.is_safe() || b.is_safe() {
+                    Value::from_safe_string(sum)
+                } else {
+                    Value::from(sum)
+                });
             }
         }
         "*" => {
