@@ -1,6 +1,6 @@
 """Chat-template references for scripts/check-templates.sh.
 
-  cases DIR GGUF... --conversations FILE -o CASES   the templates (every *.jinja in DIR, every
+  cases DIR GGUF... --conversations FILE [--now TIME] -o CASES   the templates (every *.jinja in DIR, every
         template in each GGUF file as gguf-py reads it, with the special tokens transformers
         would bind) and the fixed conversations, as one JSON document
   transformers CASES -o OUT [--cli-expected FILE]   every template x conversation rendered by transformers' own
@@ -99,7 +99,7 @@ def cmd_cases(args):
         templates.extend(gguf_templates(path))
     with open(args.conversations, encoding="utf-8") as f:
         conversations = json.load(f)
-    now = dt.datetime.now().replace(microsecond=0)
+    now = dt.datetime.fromisoformat(args.now) if args.now else dt.datetime.now().replace(microsecond=0)
     doc = {
         "now": now.isoformat(),
         "now_epoch": int(now.timestamp()),
@@ -416,6 +416,7 @@ def main():
     c.add_argument("dir")
     c.add_argument("gguf", nargs="*")
     c.add_argument("--conversations", required=True)
+    c.add_argument("--now", help="the time strftime_now reports (ISO 8601); default: now")
     c.add_argument("-o", required=True)
     t = sub.add_parser("transformers")
     t.add_argument("cases")
