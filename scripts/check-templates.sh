@@ -3,7 +3,8 @@
 #
 # Usage: scripts/check-templates.sh [-v]
 #
-# Every template in llama.cpp's models/templates/ (the cached llama.cpp 0.3.16 source), every
+# Every template in llama.cpp 0.3.36's models/templates/ and those of 0.3.16's that differ (named
+# 0316-NAME; the cached sources, 0.3.36's templates taken from its sdist when not cached), every
 # template embedded in tests/corpus/*.gguf and in SmolLM2, times the fixed conversations in
 # tests/templates/conversations.json, rendered three ways: by crates/gguf-template (example
 # render-cases), by transformers' own renderer (scripts/template_reference.py, transformers and
@@ -15,6 +16,8 @@
 # transformers and our renderer get the same fixed `now`; llama.cpp gets it for its handlers'
 # date_string, but its minja reads the clock for strftime_now, so a run across midnight can
 # differ on the templates that call it.
+# transformers' renderings must also be those tests/templates/transformers.json records (what
+# `cargo test -p gguf-template` replays without Python), at its recorded `now`.
 # Also: each template's family (crates/gguf-template's port of llm_chat_detect_template) equals
 # llama.cpp's own, and our lint's verdict on whether llama.cpp's engine parses it equals
 # llama.cpp's; the parse verdicts of tests/templates/llama-cpp-syntax.json are still those of
@@ -26,7 +29,7 @@ cd "$(dirname "$0")/.."
 verbose=()
 [[ "${1:-}" == "-v" ]] && verbose=(-v)
 
-transformers_version="5.24.0"
+transformers_version="5.25.0"
 jinja2_version="3.1.6"
 
 source scripts/venv.sh
@@ -49,7 +52,33 @@ ours_bin="$(cargo metadata --quiet --format-version 1 --manifest-path crates/ggu
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
-"$GGUF_PYTHON" scripts/template_reference.py cases "$llama/src/models/templates" tests/corpus/*.gguf "$smollm2" \
+# The templates of both releases: 0.3.36's, and 0.3.16's where they differ.
+llama0336="${GGUF_LLAMA_0336:-$HOME/.cache/gguf-grammar/llama.cpp-0.3.36}"
+templates0336="$llama0336/src/models/templates"
+if [[ ! -d "$templates0336" ]]; then
+    "$GGUF_PYTHON" -m pip --disable-pip-version-check --no-input -q download --no-deps \
+        --no-binary :all: --no-build-isolation llama-cpp-python==0.3.36 -d "$tmp/sdist" >/dev/null 2>&1 || true
+    sdist="$(ls "$tmp"/sdist/llama_cpp_python-0.3.36.tar.gz "$llama0336"/llama_cpp_python-0.3.36.tar.gz 2>/dev/null | head -1)"
+    [[ -n "$sdist" ]] || { echo "check-templates.sh: no llama-cpp-python 0.3.36 sdist" >&2; exit 1; }
+    tar -xzf "$sdist" -C "$tmp" llama_cpp_python-0.3.36/vendor/llama.cpp/models/templates
+    templates0336="$tmp/llama_cpp_python-0.3.36/vendor/llama.cpp/models/templates"
+fi
+mkdir -p "$tmp/templates"
+cp "$templates0336"/*.jinja "$tmp/templates/"
+for f in "$llama/src/models/templates"/*.jinja; do
+    cmp -s "$f" "$tmp/templates/$(basename "$f")" || cp "$f" "$tmp/templates/0316-$(basename "$f")"
+done
+recorded_now="$("$GGUF_PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["now"])' tests/templates/transformers.json)"
+"$GGUF_PYTHON" scripts/template_reference.py cases "$tmp/templates" tests/corpus/*.gguf \
+    --conversations tests/templates/conversations.json --now "$recorded_now" -o "$tmp/recorded-cases.json"
+"$GGUF_PYTHON" scripts/template_reference.py transformers "$tmp/recorded-cases.json" -o "$tmp/recorded-transformers.json" 2>/dev/null
+"$GGUF_PYTHON" scripts/template_reference.py record "$tmp/recorded-cases.json" "$tmp/recorded-transformers.json" -o "$tmp/record.json"
+if ! cmp -s "$tmp/record.json" tests/templates/transformers.json; then
+    echo "check-templates.sh: transformers' renderings differ from tests/templates/transformers.json" \
+        "(re-record: scripts/template_reference.py record)" >&2
+    exit 1
+fi
+"$GGUF_PYTHON" scripts/template_reference.py cases "$tmp/templates" tests/corpus/*.gguf "$smollm2" \
     --conversations tests/templates/conversations.json -o "$tmp/cases.json"
 "$ref" "$tmp/cases.json" "$tmp/llama.json"
 # The parse verdicts tests/templates/llama-cpp-syntax.json records (the rules of the lint

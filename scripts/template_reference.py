@@ -1,6 +1,6 @@
 """Chat-template references for scripts/check-templates.sh.
 
-  cases DIR GGUF... --conversations FILE -o CASES   the templates (every *.jinja in DIR, every
+  cases DIR GGUF... --conversations FILE [--now TIME] -o CASES   the templates (every *.jinja in DIR, every
         template in each GGUF file as gguf-py reads it, with the special tokens transformers
         would bind) and the fixed conversations, as one JSON document
   transformers CASES -o OUT [--cli-expected FILE]   every template x conversation rendered by transformers' own
@@ -18,6 +18,10 @@
   transformers ... --syntax FILE --syntax-llama RESULTS   also require the parse verdicts FILE
         records to be transformers' (its compiled jinja2 environment) and llama.cpp's (RESULTS:
         the reference run on syntax-cases; an error starting "syntax:" is a refusal to parse)
+  record CASES TRANSFORMERS -o FILE   the cases and transformers' results as one file that
+        `cargo test -p gguf-template` replays without Python (tests/templates/transformers.json):
+        each template's source, each conversation, and per rendering the SHA-256 of transformers'
+        text or its error kind (a raised message kept)
   categorize TRANSFORMERS LLAMA --differences FILE   rewrite FILE's list of differences from a
         run, each with its cause (by template family; review the result by hand)
 
@@ -95,7 +99,7 @@ def cmd_cases(args):
         templates.extend(gguf_templates(path))
     with open(args.conversations, encoding="utf-8") as f:
         conversations = json.load(f)
-    now = dt.datetime.now().replace(microsecond=0)
+    now = dt.datetime.fromisoformat(args.now) if args.now else dt.datetime.now().replace(microsecond=0)
     doc = {
         "now": now.isoformat(),
         "now_epoch": int(now.timestamp()),
@@ -377,6 +381,34 @@ def cmd_categorize(args):
         f.write("\n")
 
 
+def cmd_record(args):
+    import hashlib
+    import importlib.metadata as m
+
+    with open(args.cases, encoding="utf-8") as f:
+        cases = json.load(f)
+    with open(args.transformers, encoding="utf-8") as f:
+        results = json.load(f)["results"]
+    recorded = {}
+    for key, r in sorted(results.items()):
+        if "ok" in r:
+            recorded[key] = {"sha256": hashlib.sha256(r["ok"].encode("utf-8")).hexdigest()}
+        else:
+            kind, _, message = r["error"].partition(": ")
+            recorded[key] = {"error": kind, **({"message": message} if kind == "raised" else {})}
+    doc = {
+        "transformers": m.version("transformers"),
+        "jinja2": m.version("jinja2"),
+        "now": cases["now"],
+        "templates": [{"id": t["id"], "source": t["source"], "special": t["special"]} for t in cases["templates"]],
+        "conversations": cases["conversations"],
+        "results": recorded,
+    }
+    with open(args.o, "w", encoding="utf-8") as f:
+        json.dump(doc, f, ensure_ascii=False, indent=0)
+        f.write("\n")
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -384,6 +416,7 @@ def main():
     c.add_argument("dir")
     c.add_argument("gguf", nargs="*")
     c.add_argument("--conversations", required=True)
+    c.add_argument("--now", help="the time strftime_now reports (ISO 8601); default: now")
     c.add_argument("-o", required=True)
     t = sub.add_parser("transformers")
     t.add_argument("cases")
@@ -402,12 +435,16 @@ def main():
     x = sub.add_parser("cli-expected")
     x.add_argument("file")
     x.add_argument("--write", action="store_true")
+    r = sub.add_parser("record")
+    r.add_argument("cases")
+    r.add_argument("transformers")
+    r.add_argument("-o", required=True)
     k = sub.add_parser("categorize")
     k.add_argument("transformers")
     k.add_argument("llama")
     k.add_argument("--differences", required=True)
     args = p.parse_args()
-    cmds = {"cases": cmd_cases, "transformers": cmd_transformers, "compare": cmd_compare, "cli-expected": cmd_cli_expected, "syntax-cases": cmd_syntax_cases, "categorize": cmd_categorize}
+    cmds = {"cases": cmd_cases, "transformers": cmd_transformers, "compare": cmd_compare, "cli-expected": cmd_cli_expected, "syntax-cases": cmd_syntax_cases, "categorize": cmd_categorize, "record": cmd_record}
     return cmds[args.cmd](args) or 0
 
 

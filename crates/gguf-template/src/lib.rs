@@ -9,16 +9,17 @@
 //!   tokens the vocabulary lacks, never opens the assistant's turn).
 //! - [`minja`]: what llama.cpp's Jinja engine refuses although jinja2 parses it.
 //! - [`mod@screen`]: a static screen for the building blocks of template injections.
+//! - [`sandbox`] and [`bounds`]: how a render is bounded (nesting, work, value sizes, time).
 //!
 //! `scripts/check-templates.sh` renders every template of llama.cpp's `models/templates/`, of
 //! the corpus and of SmolLM2 with a fixed set of conversations here, in transformers and in
 //! llama.cpp, and requires ours to equal transformers' byte for byte.
 //!
-//! Known engine differences from jinja2 that no reference template reaches: `~` and `+` format
-//! a non-string operand as minijinja does (`none`, `true`) rather than as Python (`None`,
-//! `True`); `cycler`, `joiner` and `lipsum` are not defined; memory is bounded only against the
-//! doubling pattern the screen sees.
+//! Known engine differences from jinja2 that no reference template reaches: `cycler`,
+//! `joiner` and `lipsum` are not defined; `Markup` (`|safe`) escapes only in `+`; a template
+//! that reaches one of the bounds of [`bounds`] stops (jinja2 has none).
 
+pub mod bounds;
 pub mod codes;
 pub mod family;
 pub mod lint;
@@ -27,6 +28,7 @@ pub mod pyfmt;
 pub mod read;
 pub mod render;
 pub mod report;
+pub mod sandbox;
 pub mod screen;
 
 pub use read::{templates, ChatTemplate, SpecialTokens};

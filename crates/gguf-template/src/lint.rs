@@ -114,6 +114,16 @@ pub fn lint(
     special: &SpecialTokens,
     vocab: Option<&HashSet<&str>>,
 ) -> Vec<Diagnostic> {
+    lint_within(source, special, vocab, &Limits::default())
+}
+
+/// [`lint`] with the renders bounded by `limits` (a file's shared deadline).
+fn lint_within(
+    source: &str,
+    special: &SpecialTokens,
+    vocab: Option<&HashSet<&str>>,
+    limits: &Limits,
+) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     if let Err(RenderError::Syntax {
         line,
@@ -139,12 +149,11 @@ pub fn lint(
             ),
         });
     }
-    let limits = Limits::default();
     let at = |e: &RenderError| match e {
         RenderError::Runtime { line: Some(l), .. } => Some((*l, 1)),
         _ => None,
     };
-    if let Err(e) = render(source, &minimal(), special, &limits) {
+    if let Err(e) = render(source, &minimal(), special, limits) {
         out.push(Diagnostic {
             code: "template-minimal-render",
             level: Level::Error,
@@ -152,8 +161,8 @@ pub fn lint(
             message: format!("does not render a one-message conversation: {e}"),
         });
     }
-    let with = render(source, &ordinary(true), special, &limits);
-    let without = render(source, &ordinary(false), special, &limits);
+    let with = render(source, &ordinary(true), special, limits);
+    let without = render(source, &ordinary(false), special, limits);
     match (&with, &without) {
         (Err(e), _) | (_, Err(e)) => out.push(Diagnostic {
             code: "template-ordinary-render",
@@ -228,8 +237,19 @@ pub fn lint_gguf(gguf: &Gguf<'_>) -> Vec<(String, Vec<Diagnostic>)> {
             )
         })
         .collect();
+    // One deadline for the whole file: many templates that each run to the per-render bound
+    // do not multiply it.
+    let limits = Limits {
+        not_after: Some(
+            std::time::Instant::now() + std::time::Duration::from_secs(crate::bounds::FILE_SECONDS),
+        ),
+        ..Limits::default()
+    };
     for t in found {
-        out.push((t.key, lint(&t.source, &special, vocab.as_ref())));
+        out.push((
+            t.key,
+            lint_within(&t.source, &special, vocab.as_ref(), &limits),
+        ));
     }
     out
 }

@@ -1,6 +1,7 @@
 //! Python's text forms of template values: `str()` (what `{{ x }}` prints in jinja2), `repr()`
 //! (how containers print their items) and `json.dumps` (transformers' `tojson` filter).
 
+use crate::bounds::{MAX_VALUE_BYTES, MAX_VALUE_ITEMS};
 use minijinja::value::{Enumerator, Object, ObjectRepr};
 use minijinja::value::{Value, ValueKind};
 use minijinja::{Error, ErrorKind};
@@ -76,12 +77,12 @@ pub fn py_str(value: &Value, out: &mut String) -> Result<(), Error> {
             out.push_str(value.as_str().unwrap_or_default());
             Ok(())
         }
-        _ => py_repr(value, out, 0),
+        _ => py_repr(value, out, 0, &mut 0),
     }
 }
 
 /// `repr(value)`.
-fn py_repr(value: &Value, out: &mut String, depth: usize) -> Result<(), Error> {
+fn py_repr(value: &Value, out: &mut String, depth: usize, nodes: &mut usize) -> Result<(), Error> {
     if depth > MAX_DEPTH {
         return Err(too_deep());
     }
@@ -97,9 +98,10 @@ fn py_repr(value: &Value, out: &mut String, depth: usize) -> Result<(), Error> {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                py_repr(&key, out, depth + 1)?;
+                check_size(out, nodes)?;
+                py_repr(&key, out, depth + 1, nodes)?;
                 out.push_str(": ");
-                py_repr(&value.get_item(&key)?, out, depth + 1)?;
+                py_repr(&value.get_item(&key)?, out, depth + 1, nodes)?;
             }
             out.push('}');
         }
@@ -109,7 +111,8 @@ fn py_repr(value: &Value, out: &mut String, depth: usize) -> Result<(), Error> {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                py_repr(&item, out, depth + 1)?;
+                check_size(out, nodes)?;
+                py_repr(&item, out, depth + 1, nodes)?;
             }
             out.push(']');
         }
@@ -119,6 +122,30 @@ fn py_repr(value: &Value, out: &mut String, depth: usize) -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// Stops text that grows past [`MAX_VALUE_BYTES`], or that prints more than
+/// [`MAX_VALUE_ITEMS`] items (a list holding itself twice, nested, prints exponentially long).
+fn check_size(out: &str, items: &mut usize) -> Result<(), Error> {
+    *items += 1;
+    if out.len() > MAX_VALUE_BYTES || *items > MAX_VALUE_ITEMS {
+        return Err(
+            Error::new(ErrorKind::InvalidOperation, "value size limit").with_source(TooLarge)
+        );
+    }
+    Ok(())
+}
+
+/// The source of the error a value past the size bounds gives (found again by downcasting).
+#[derive(Debug)]
+pub(crate) struct TooLarge;
+
+impl std::fmt::Display for TooLarge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a value larger than MAX_VALUE_BYTES or MAX_VALUE_ITEMS")
+    }
+}
+
+impl std::error::Error for TooLarge {}
 
 fn too_deep() -> Error {
     Error::new(ErrorKind::InvalidOperation, "value nested too deeply")
@@ -260,7 +287,7 @@ pub fn json_dumps(value: &Value, opts: &JsonOptions, out: &mut String) -> Result
         None => (", ", ": "),
     };
     let seps = (item, key);
-    json_value(value, opts, seps, 0, out)
+    json_value(value, opts, seps, 0, out, &mut 0)
 }
 
 fn json_value(
@@ -269,10 +296,12 @@ fn json_value(
     seps: (&str, &str),
     depth: usize,
     out: &mut String,
+    nodes: &mut usize,
 ) -> Result<(), Error> {
     if depth > MAX_DEPTH {
         return Err(too_deep());
     }
+    check_size(out, nodes)?;
     if is_none(value) {
         out.push_str("null");
         return Ok(());
@@ -307,14 +336,14 @@ fn json_value(
                     _ => return Err(not_serializable(key)),
                 }
                 out.push_str(seps.1);
-                json_value(&value.get_item(key)?, opts, seps, depth + 1, out)
+                json_value(&value.get_item(key)?, opts, seps, depth + 1, out, nodes)
             })?;
         }
         // An iterable that is not a list is a Python generator or range: not serializable.
         ValueKind::Seq => {
             let items: Vec<Value> = value.try_iter()?.collect();
             json_container(items.len(), opts, seps, depth, out, ('[', ']'), |i, out| {
-                json_value(&items[i], opts, seps, depth + 1, out)
+                json_value(&items[i], opts, seps, depth + 1, out, nodes)
             })?;
         }
         _ => return Err(not_serializable(value)),

@@ -13,43 +13,50 @@
 //!
 //! The sandbox: minijinja has no filesystem loader here and values are plain data (no Python
 //! objects, so no attributes beyond keys and the Python-compatible string, list and mapping
-//! methods); every render has a fuel budget (instructions), a recursion limit, an output size
-//! limit and a deadline checked as output is written and methods are called. Memory is not
-//! bounded by minijinja: a template that doubles a namespace attribute in a loop is refused
-//! before it runs (see [`crate::screen`]), but a recursive macro that doubles its argument is
-//! not caught.
+//! methods); every render is bounded in nesting, instructions, work inside builtins, the size
+//! of every value it makes, output and time (see [`crate::sandbox`] and [`crate::bounds`]).
 
+use crate::bounds;
 use crate::pyfmt::{json_dumps, py_str, JsonOptions};
 use crate::read::SpecialTokens;
+use crate::sandbox::{self, Meter};
 use chrono::NaiveDateTime;
+use minijinja::machinery::{CodeGenerator, Instructions, Vm};
+use minijinja::syntax::SyntaxConfig;
 use minijinja::value::{Kwargs, Rest, Value, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, State};
 use std::fmt;
-use std::io;
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Bounds on one render.
+/// Bounds on one render (the defaults are in [`crate::bounds`], with the bounds that are
+/// not settable: value sizes and nesting).
 #[derive(Clone, Debug)]
 pub struct Limits {
     /// minijinja instructions (the `fuel` feature).
     pub fuel: u64,
+    /// Work inside builtins (filters, methods, operators), about one unit per byte or item.
+    pub work: u64,
     /// Nesting of loops, conditions and macro calls.
     pub recursion: usize,
     /// Bytes of output.
     pub max_output: usize,
-    /// Wall-clock time, checked at every write and method call.
+    /// Wall-clock time, checked at every write and builtin call.
     pub max_time: Duration,
+    /// An outer deadline (a whole file's renders), if earlier than `max_time` from the start.
+    pub not_after: Option<Instant>,
 }
 
 impl Default for Limits {
     fn default() -> Self {
         Limits {
-            fuel: 20_000_000,
-            recursion: 200,
-            max_output: 16 << 20,
-            max_time: Duration::from_secs(5),
+            fuel: bounds::DEFAULT_FUEL,
+            work: bounds::DEFAULT_WORK,
+            recursion: bounds::DEFAULT_RECURSION,
+            max_output: bounds::DEFAULT_MAX_OUTPUT,
+            max_time: Duration::from_secs(bounds::DEFAULT_RENDER_SECONDS),
+            not_after: None,
         }
     }
 }
@@ -135,53 +142,8 @@ impl fmt::Display for Raised {
 
 impl std::error::Error for Raised {}
 
-const TRIPPED_NONE: u8 = 0;
-const TRIPPED_OUTPUT: u8 = 1;
-const TRIPPED_TIME: u8 = 2;
-
-/// Which limit stopped a render, shared by the writer and the callbacks.
-#[derive(Debug)]
-struct Guard {
-    deadline: Instant,
-    tripped: AtomicU8,
-}
-
-impl Guard {
-    fn check_time(&self) -> Result<(), Error> {
-        if Instant::now() > self.deadline {
-            self.tripped.store(TRIPPED_TIME, Ordering::Relaxed);
-            return Err(Error::new(ErrorKind::InvalidOperation, "time limit"));
-        }
-        Ok(())
-    }
-}
-
-struct LimitedWriter<'g> {
-    buf: Vec<u8>,
-    max: usize,
-    guard: &'g Guard,
-}
-
-impl io::Write for LimitedWriter<'_> {
-    fn write(&mut self, data: &[u8]) -> io::Result<usize> {
-        if self.buf.len().saturating_add(data.len()) > self.max {
-            self.guard.tripped.store(TRIPPED_OUTPUT, Ordering::Relaxed);
-            return Err(io::Error::other("output limit"));
-        }
-        if self.guard.check_time().is_err() {
-            return Err(io::Error::other("time limit"));
-        }
-        self.buf.extend_from_slice(data);
-        Ok(data.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The sandboxed environment with transformers' options, filters and globals.
-fn environment(limits: &Limits, now: NaiveDateTime, guard: Arc<Guard>) -> Environment<'static> {
+fn environment<'s>(limits: &Limits, now: NaiveDateTime, meter: &Arc<Meter>) -> Environment<'s> {
     let mut env = Environment::new();
     env.set_trim_blocks(true);
     env.set_lstrip_blocks(true);
@@ -190,9 +152,11 @@ fn environment(limits: &Limits, now: NaiveDateTime, guard: Arc<Guard>) -> Enviro
     env.set_recursion_limit(limits.recursion);
     env.set_undefined_behavior(minijinja::UndefinedBehavior::Lenient);
     env.set_auto_escape_callback(|_| minijinja::AutoEscape::None);
-    env.set_formatter(|out, _state, value| {
+    let output = meter.clone();
+    env.set_formatter(move |out, _state, value| {
         let mut text = String::new();
         py_str(value, &mut text)?;
+        output.emit(text.len())?;
         out.write_str(&text)
             .map_err(|_| Error::new(ErrorKind::WriteFailure, "write failed"))
     });
@@ -215,17 +179,16 @@ fn environment(limits: &Limits, now: NaiveDateTime, guard: Arc<Guard>) -> Enviro
             Err(Error::new(ErrorKind::InvalidOperation, text.clone()).with_source(Raised(text)))
         },
     );
+    let clock = meter.clone();
     env.add_function(
         "strftime_now",
-        move |format: &str| -> Result<String, Error> { strftime(now, format) },
-    );
-    let methods_guard = guard;
-    env.set_unknown_method_callback(
-        move |state: &State, value: &Value, method: &str, args: &[Value]| {
-            methods_guard.check_time()?;
-            minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+        move |format: &str| -> Result<String, Error> {
+            // No directive expands to more than 64 bytes (`%c` is 24).
+            clock.produce(format.len().saturating_mul(32), 0)?;
+            strftime(now, format)
         },
     );
+    sandbox::add_metered(&mut env, meter);
     env
 }
 
@@ -406,7 +369,13 @@ fn tojson(value: &Value, args: Rest<Value>, kwargs: Kwargs) -> Result<Value, Err
         indent: match indent {
             None => None,
             Some(v) if v.is_none() => None,
-            Some(v) if v.kind() == ValueKind::String => Some(v.as_str().unwrap_or("").to_owned()),
+            Some(v) if v.kind() == ValueKind::String => Some(
+                v.as_str()
+                    .unwrap_or("")
+                    .chars()
+                    .take(bounds::MAX_JSON_INDENT)
+                    .collect(),
+            ),
             Some(v) => {
                 let n = i64::try_from(v).map_err(|_| {
                     Error::new(
@@ -414,7 +383,7 @@ fn tojson(value: &Value, args: Rest<Value>, kwargs: Kwargs) -> Result<Value, Err
                         "tojson: indent must be an int or a string",
                     )
                 })?;
-                Some(" ".repeat(n.clamp(0, 64) as usize))
+                Some(" ".repeat(n.clamp(0, bounds::MAX_JSON_INDENT as i64) as usize))
             }
         },
         separators: match separators {
@@ -469,17 +438,39 @@ fn syntax_error(source: &str, err: &Error) -> RenderError {
 
 /// Whether the template parses; a syntax error gives its line and column.
 pub fn parse(source: &str) -> Result<(), RenderError> {
-    let env = environment(
-        &Limits::default(),
-        NaiveDateTime::default(),
-        Arc::new(Guard {
-            deadline: Instant::now() + Duration::from_secs(60),
-            tripped: AtomicU8::new(TRIPPED_NONE),
-        }),
-    );
-    env.template_from_str(source)
-        .map(|_| ())
-        .map_err(|e| syntax_error(source, &e))
+    let source = sandbox::rewrite_generation(source);
+    compile(&source).map(|_| ())
+}
+
+/// A template's instructions, compiled with the sandbox's metered builtins (see
+/// [`crate::sandbox`]).
+fn compile(source: &str) -> Result<CompiledTemplate<'_>, RenderError> {
+    if let Err(deep) = sandbox::check_nesting(source) {
+        return Err(RenderError::Syntax {
+            line: deep.span.start_line as usize,
+            column: deep.span.start_col as usize + 1,
+            message: deep.message,
+        });
+    }
+    let tree = minijinja::machinery::parse(
+        source,
+        "<template>",
+        SyntaxConfig::default(),
+        sandbox::WHITESPACE,
+    )
+    .map_err(|e| syntax_error(source, &e))?;
+    let mut code = CodeGenerator::new("<template>", source);
+    code.compile_stmt(&sandbox::meter_stmt(&tree));
+    let (instructions, blocks) = code.finish();
+    Ok(CompiledTemplate {
+        instructions,
+        blocks,
+    })
+}
+
+struct CompiledTemplate<'s> {
+    instructions: Instructions<'s>,
+    blocks: std::collections::BTreeMap<&'s str, Instructions<'s>>,
 }
 
 /// The messages as transformers passes them: each must be an object; keys whose value is
@@ -529,15 +520,8 @@ pub fn render(
     limits: &Limits,
 ) -> Result<String, RenderError> {
     use serde_json::Value as J;
-    // minijinja bounds instructions, not memory: refuse the one growth pattern the screen sees.
-    if crate::screen::screen(source)
-        .iter()
-        .any(|f| f.code == "template-self-growth")
-    {
-        return Err(RenderError::Limit(
-            "a namespace attribute is set from two copies of itself (unbounded memory)",
-        ));
-    }
+    let source = sandbox::rewrite_generation(source);
+    let compiled = compile(&source)?;
     let none = || Value::from_object(crate::pyfmt::PyNone);
     let data = |v: &Option<J>| v.as_ref().map(Value::from_serialize).unwrap_or_else(none);
     let mut ctx: Vec<(String, Value)> = vec![
@@ -558,38 +542,45 @@ pub fn render(
     for (k, v) in &conversation.extra {
         ctx.push((k.clone(), Value::from_serialize(v)));
     }
-    let guard = Arc::new(Guard {
-        deadline: Instant::now() + limits.max_time,
-        tripped: AtomicU8::new(TRIPPED_NONE),
+    let started = Instant::now();
+    let deadline = match limits.not_after {
+        Some(outer) => outer.min(started + limits.max_time),
+        None => started + limits.max_time,
+    };
+    let meter = Arc::new(Meter {
+        deadline,
+        work_left: AtomicU64::new(limits.work),
+        output_left: AtomicU64::new(limits.max_output as u64),
+        tripped: AtomicU8::new(sandbox::TRIPPED_NONE),
     });
     let now = conversation
         .now
         .unwrap_or_else(|| chrono::Local::now().naive_local());
-    let env = environment(limits, now, guard.clone());
-    let template = env
-        .template_from_str(source)
-        .map_err(|e| syntax_error(source, &e))?;
-    let mut writer = LimitedWriter {
-        buf: Vec::new(),
-        max: limits.max_output,
-        guard: &guard,
-    };
-    let result = template
-        .render_captured_to(Value::from_iter(ctx), &mut writer)
-        .map(|_| ());
+    let env = environment(limits, now, &meter);
+    let mut text = String::new();
+    let result = Vm::new(&env).eval(
+        &compiled.instructions,
+        Value::from_iter(ctx),
+        &compiled.blocks,
+        &mut minijinja::machinery::make_string_output(&mut text),
+        minijinja::AutoEscape::None,
+    );
     match result {
-        Ok(_) => String::from_utf8(writer.buf).map_err(|_| RenderError::Runtime {
-            line: None,
-            message: "output is not UTF-8".into(),
-        }),
-        Err(e) => Err(runtime_error(&e, &guard)),
+        Ok(_) => Ok(text),
+        Err(e) => Err(runtime_error(&e, &meter)),
     }
 }
 
-fn runtime_error(err: &Error, guard: &Guard) -> RenderError {
-    match guard.tripped.load(Ordering::Relaxed) {
-        TRIPPED_OUTPUT => return RenderError::Limit("output size limit"),
-        TRIPPED_TIME => return RenderError::Limit("time limit"),
+const VALUE_LIMIT: &str = "a value larger than MAX_VALUE_BYTES or MAX_VALUE_ITEMS";
+
+fn runtime_error(err: &Error, meter: &Meter) -> RenderError {
+    match meter.tripped.load(Ordering::Relaxed) {
+        sandbox::TRIPPED_OUTPUT => return RenderError::Limit("output size limit"),
+        sandbox::TRIPPED_TIME => return RenderError::Limit("time limit"),
+        sandbox::TRIPPED_WORK => {
+            return RenderError::Limit("work budget exhausted (work inside builtins)")
+        }
+        sandbox::TRIPPED_SIZE => return RenderError::Limit(VALUE_LIMIT),
         _ => {}
     }
     if err.kind() == ErrorKind::OutOfFuel {
@@ -600,6 +591,9 @@ fn runtime_error(err: &Error, guard: &Guard) -> RenderError {
     while let Some(e) = source {
         if let Some(raised) = e.downcast_ref::<Raised>() {
             return RenderError::Raised(raised.0.clone());
+        }
+        if e.downcast_ref::<crate::pyfmt::TooLarge>().is_some() {
+            return RenderError::Limit(VALUE_LIMIT);
         }
         source = e.source();
     }

@@ -183,9 +183,6 @@ pub fn screen(source: &str) -> Vec<Finding> {
                 bracket_depth = 0;
                 reported_depth = false;
                 expr_start = Some(*span);
-                if let Some(finding) = self_growth(&tokens[i..]) {
-                    push(span, "template-self-growth", Severity::Medium, finding);
-                }
                 if let (Token::BlockStart, Some(Token::Ident(kw))) = (token, next) {
                     if LOADER_STATEMENTS.contains(kw) {
                         push(
@@ -309,34 +306,6 @@ pub fn screen(source: &str) -> Vec<Finding> {
         }
     }
     findings
-}
-
-/// `{% set ns.x = … ns.x … ns.x … %}`: a namespace attribute built from two copies of
-/// itself doubles on every pass of a loop, 2^30 bytes after 30 passes. The render's fuel and
-/// time bounds do not see a growing string (minijinja has no memory bound), so the screen
-/// does.
-fn self_growth(tokens: &[(Token<'_>, Span)]) -> Option<String> {
-    let [(Token::BlockStart, _), (Token::Ident("set"), _), (Token::Ident(ns), _), (Token::Dot, _), (Token::Ident(attr), _), (Token::Assign, _), rest @ ..] =
-        tokens
-    else {
-        return None;
-    };
-    let body = rest
-        .iter()
-        .position(|(t, _)| matches!(t, Token::BlockEnd))
-        .map_or(rest, |end| &rest[..end]);
-    let uses = body
-        .windows(3)
-        .filter(|w| {
-            matches!((&w[0].0, &w[1].0, &w[2].0),
-                (Token::Ident(a), Token::Dot, Token::Ident(b)) if a == ns && b == attr)
-        })
-        .count();
-    (uses >= 2).then(|| {
-        format!(
-            "`{ns}.{attr}` is set from {uses} copies of itself: it grows exponentially in a loop"
-        )
-    })
 }
 
 fn string_finding(

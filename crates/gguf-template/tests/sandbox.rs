@@ -130,13 +130,23 @@ fn namespace_doubling_is_refused() {
 }
 
 #[test]
-fn string_filters_take_python_str() {
-    // Expected string from transformers' render_jinja_template on the same template.
-    let src = "{{ [1, none, 'a', 1.5] | join(',') }}|{{ [{'a': {'b': 2}}, {'a': {'b': 3}}] | join('-', attribute='a.b') }}\
-               |{{ [1,'x'] | upper }}|{{ 'abc'|join('.') }}|{{ ['  x  '] | trim }}|{{ 'xxhixx' | trim('x') }}\
-               |{{ messages | map(attribute='role') | join }}|{{ (messages | map(attribute='role')) is iterable }}";
+fn markup_generation_and_concat_as_transformers() {
+    // Expected strings from transformers 5.25's render_jinja_template on the same templates.
+    // `Markup + str` escapes the str, `Markup + Markup` stays Markup, `~` makes a plain str.
     assert_eq!(
-        run(src).unwrap(),
-        "1,None,a,1.5|2-3|[1, 'X']|a.b.c|['  x  ']|hi|user|True"
+        run("{{ \"it's \"|safe + \"<a href='x'>\" + \" & \"|safe + '\"q\"' }}|{{ ('a'|safe + 'b') ~ '<' }}")
+            .unwrap(),
+        "it's &lt;a href=&#39;x&#39;&gt; & &#34;q&#34;|ab<"
+    );
+    // `{% generation %}` renders its body in its own scope (a call block).
+    assert_eq!(
+        run("{% for m in messages %}{% set x = 'outer' %}{% generation %}{% set x = 'inner' %}[{{ m.content }}]{% endgeneration %}{{ x }}{% endfor %}")
+            .unwrap(),
+        "[hi]outer"
+    );
+    // `~` is Python's str() of each side.
+    assert_eq!(
+        run("{{ none ~ true ~ 1.5 ~ [1, 'a'] }}").unwrap(),
+        "NoneTrue1.5[1, 'a']"
     );
 }
