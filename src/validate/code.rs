@@ -7,18 +7,30 @@ use std::str::FromStr;
 
 use super::{Reference, References, Severity};
 
-/// Both ggml builds reject, whether or not they load the data.
+/// Every ggml build rejects, whether or not it loads the data.
 pub(crate) const GGML: References = GGML_43.union(GGML_0316);
-/// Both ggml builds reject when they load the data.
-pub(crate) const GGML_DATA: References =
-    References::of(&[Reference::GgmlData, Reference::Ggml0316Data]);
-/// The ggml of `tests/conformance/verdicts.json` (`GGML_TYPE_COUNT` 43) rejects, whether or
-/// not it loads the data.
-pub(crate) const GGML_43: References = References::of(&[Reference::Ggml, Reference::GgmlData]);
+/// Every ggml build rejects when it loads the data.
+pub(crate) const GGML_DATA: References = References::of(&[
+    Reference::GgmlData,
+    Reference::Ggml0316Data,
+    Reference::Ggml0336Data,
+]);
+/// The ggml builds with `GGML_TYPE_COUNT` 43 reject, whether or not they load the data: the
+/// one of `tests/conformance/verdicts.json` and that of llama-cpp-python 0.3.36, which differ
+/// only in their element-count check (`tensor-too-large`) and the wording of two errors.
+pub(crate) const GGML_43: References = References::of(&[
+    Reference::Ggml,
+    Reference::GgmlData,
+    Reference::Ggml0336,
+    Reference::Ggml0336Data,
+]);
 /// The ggml of llama-cpp-python 0.3.16 (`GGML_TYPE_COUNT` 40) rejects, whether or not it
 /// loads the data.
 pub(crate) const GGML_0316: References =
     References::of(&[Reference::Ggml0316, Reference::Ggml0316Data]);
+/// The ggml of llama-cpp-python 0.3.36 rejects, whether or not it loads the data.
+pub(crate) const GGML_0336: References =
+    References::of(&[Reference::Ggml0336, Reference::Ggml0336Data]);
 /// gguf-py rejects.
 pub(crate) const PY: References = References::of(&[Reference::GgufPy]);
 /// The specification forbids.
