@@ -10,11 +10,12 @@
 # difference). The valid fixtures must load, tokenize (the fixed string back from
 # llama_detokenize) and decode, as must every `gguf fixtures --all-archs` tiny model (each
 # also written twice, identical, and read by gguf-py: scripts/check-gguf-py.sh). First, the
-# container verdicts of that llama.cpp's ggml over tests/conformance/cases (record.py with
-# scripts/llama/gguf-reader.cpp) must equal tests/conformance/verdicts-llama.cpp-0.3.16.json.
+# container verdicts of the ggml of each release we hold (0.3.16, 0.3.36) over
+# tests/conformance/cases (record.py with scripts/llama/gguf-reader.cpp) must equal
+# tests/conformance/verdicts-llama.cpp-RELEASE.json.
 #
 # Usage: scripts/check-llama-loader.sh [--update]   (--update: rewrite tests/llama/verdicts.json
-# and tests/conformance/verdicts-llama.cpp-0.3.16.json)
+# and tests/conformance/verdicts-llama.cpp-*.json)
 # Environment: GGUF_BIN (default: build target/debug/gguf), GGUF_SMOLLM2 (default:
 # scripts/fetch-models.sh's download).
 set -euo pipefail
@@ -30,20 +31,30 @@ smollm2="${GGUF_SMOLLM2:-$(bash scripts/fetch-models.sh)}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# ggml's container verdicts on the conformance cases, re-recorded (a few seconds).
-reader="$(bash scripts/llama/build-program.sh scripts/llama/gguf-reader.cpp)"
-record=tests/conformance/verdicts-llama.cpp-0.3.16.json
-python3 tests/conformance/record.py tests/conformance/cases --ggml "$reader" --python "" \
-    --ggml-label "ggml of the llama.cpp vendored in llama-cpp-python 0.3.16 (gguf_init_from_file, GGUF_VERSION 3, GGML_TYPE_COUNT 40) on a little-endian x86-64 host" \
-    --out "$work/conformance.json" >/dev/null 2>&1
-# ggml's assertion messages name its source file: keep the path inside the source tree.
-sed -i "s|${GGUF_TOOLS_CACHE:-$HOME/.cache/gguf-grammar/llama.cpp-0.3.16}/src/||g" "$work/conformance.json"
+# The ggml of RELEASE (whose GGML_TYPE_COUNT is TYPE_COUNT): its container verdicts on the
+# conformance cases, re-recorded (a few seconds) and compared with the recorded ones.
+check_ggml_verdicts() {
+    local release="$1" type_count="$2" reader
+    local record="tests/conformance/verdicts-llama.cpp-$release.json" out="$work/conformance-$release.json"
+    reader="$(bash scripts/llama/build-program.sh --release "$release" scripts/llama/gguf-reader.cpp)"
+    python3 tests/conformance/record.py tests/conformance/cases --ggml "$reader" --python "" \
+        --ggml-label "ggml of the llama.cpp vendored in llama-cpp-python $release (gguf_init_from_file, GGUF_VERSION 3, GGML_TYPE_COUNT $type_count) on a little-endian x86-64 host" \
+        --out "$out" >/dev/null 2>&1
+    # ggml's assertion messages name its source file: keep the path inside the source tree.
+    sed -i "s|${GGUF_TOOLS_CACHE:-$HOME/.cache/gguf-grammar/llama.cpp-$release}/src/||g" "$out"
+    if ((update)); then
+        cp "$out" "$record"
+    elif ! diff -u "$record" "$out" >&2; then
+        echo "check-llama-loader.sh: ggml $release's verdicts on tests/conformance/cases differ from $record" >&2
+        exit 1
+    fi
+}
+update=0
 if [[ "${1:-}" == "--update" ]]; then
-    cp "$work/conformance.json" "$record"
-elif ! diff -u "$record" "$work/conformance.json" >&2; then
-    echo "check-llama-loader.sh: ggml's verdicts on tests/conformance/cases differ from $record" >&2
-    exit 1
+    update=1
 fi
+check_ggml_verdicts 0.3.16 40
+check_ggml_verdicts 0.3.36 43
 "$GGUF_BIN" fixtures "$work/fixtures" >/dev/null
 
 "$GGUF_BIN" fixtures --all-archs "$work/archs" >/dev/null

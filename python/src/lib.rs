@@ -346,7 +346,7 @@ fn profile(name: &str) -> PyResult<(Profile, bool)> {
         .map(|p| (p, false))
         .ok_or_else(|| {
             PyValueError::new_err(format!(
-                "unknown profile {name:?}: expected ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, gguf-py, spec, strict or llama.cpp"
+                "unknown profile {name:?}: expected ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, ggml-0.3.36, ggml-0.3.36-data, gguf-py, spec, strict or llama.cpp"
             ))
         })
 }

@@ -7,16 +7,25 @@
 // A template from a GGUF file is read by llama.cpp itself (the model loaded vocab-only), with
 // the bos/eos tokens of its vocabulary; a .jinja template is passed as the override with the
 // case's bos/eos. Messages are given in OpenAI's form, as llama-server takes them: a tool
-// call's arguments as a JSON string. The template is first parsed with minja alone, because
-// common_chat_templates_init silently falls back to chatml when it does not parse.
+// call's arguments as a JSON string. The template is first parsed alone (0.3.16: minja, whose
+// failure common_chat_templates_init hides by falling back to chatml; 0.3.36: its own jinja
+// engine through common_chat_template, which common_chat_templates_init rethrows from), so a
+// syntax error is told from a runtime one.
 // Each template's family is what llm_chat_detect_template (src/llama-chat.h) names it.
 
 #include "chat.h"
 #include "llama-chat.h"
 #include "llama.h"
 #include "log.h"
-#include <minja/chat-template.hpp>
 #include <nlohmann/json.hpp>
+
+// LLAMA_CPP_RELEASE is set by build-program.sh (316, 336).
+#if LLAMA_CPP_RELEASE >= 336
+using template_parser = common_chat_template;
+#else
+#include <minja/chat-template.hpp>
+using template_parser = minja::chat_template;
+#endif
 
 #include <chrono>
 #include <cstdio>
@@ -84,7 +93,7 @@ int main(int argc, char ** argv) {
         }
         families[id] = family_name(llm_chat_detect_template(source));
         try {
-            minja::chat_template check(source, bos, eos);
+            template_parser check(source, bos, eos);
         } catch (const std::exception & e) {
             parse_error = std::string("syntax: ") + e.what();
         }

@@ -96,7 +96,9 @@ static void on_line(const std::string & line) {
             return;
         }
     }
+    // The KV cache is llama_kv_cache_unified in 0.3.16, llama_kv_cache in 0.3.36.
     if ((line.rfind("llama_kv_cache_unified: size =", 0) == 0) ||
+        (line.rfind("llama_kv_cache: size =", 0) == 0) ||
         (line.rfind("llama_memory_recurrent: size =", 0) == 0)) {
         g_summaries.push_back(line);
     }
@@ -116,6 +118,16 @@ static void log_cb(ggml_log_level level, const char * text, void *) {
         on_line(g_line.substr(0, nl));
         g_line.erase(0, nl + 1);
     }
+}
+
+// LLAMA_CPP_RELEASE is set by build-program.sh (316, 336): 0.3.36 made flash attention a
+// three-way choice (auto, the default, disabled, enabled).
+static void set_flash_attn(llama_context_params & cparams, bool on) {
+#if LLAMA_CPP_RELEASE >= 336
+    cparams.flash_attn_type = on ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+#else
+    cparams.flash_attn = on;
+#endif
 }
 
 static ggml_type type_from_name(const char * name) {
@@ -154,7 +166,7 @@ int main(int argc, char ** argv) {
         else if (k == "--parallel") cparams.n_seq_max = atoi(v);
         else if (k == "--type-k") cparams.type_k = type_from_name(v);
         else if (k == "--type-v") cparams.type_v = type_from_name(v);
-        else if (k == "--flash-attn") cparams.flash_attn = atoi(v) != 0;
+        else if (k == "--flash-attn") set_flash_attn(cparams, atoi(v) != 0);
         else if (k == "--mmap") mparams.use_mmap = atoi(v) != 0;
         else if (k == "--swa-full") cparams.swa_full = atoi(v) != 0;
         else if (k == "--kv-unified") cparams.kv_unified = atoi(v) != 0;

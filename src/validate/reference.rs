@@ -16,6 +16,11 @@ pub enum Reference {
     Ggml0316,
     /// That ggml also loading the tensor data.
     Ggml0316Data,
+    /// The ggml of the llama.cpp vendored in llama-cpp-python 0.3.36 (`GGML_TYPE_COUNT` 43)
+    /// reading metadata only.
+    Ggml0336,
+    /// That ggml also loading the tensor data.
+    Ggml0336Data,
     /// gguf-py 0.19.0's `GGUFReader(path)`.
     GgufPy,
     /// The GGUF specification.
@@ -24,16 +29,19 @@ pub enum Reference {
 
 impl Reference {
     /// Every reference, in a fixed order.
-    pub const ALL: [Reference; 6] = [
+    pub const ALL: [Reference; 8] = [
         Reference::Ggml,
         Reference::GgmlData,
         Reference::Ggml0316,
         Reference::Ggml0316Data,
+        Reference::Ggml0336,
+        Reference::Ggml0336Data,
         Reference::GgufPy,
         Reference::Spec,
     ];
 
-    /// `ggml`, `ggml-data`, `ggml-0.3.16`, `ggml-0.3.16-data`, `gguf-py` or `spec`.
+    /// `ggml`, `ggml-data`, `ggml-0.3.16`, `ggml-0.3.16-data`, `ggml-0.3.36`,
+    /// `ggml-0.3.36-data`, `gguf-py` or `spec`.
     pub fn name(self) -> &'static str {
         match self {
             Reference::Ggml => "ggml",
@@ -42,6 +50,8 @@ impl Reference {
             Reference::Spec => "spec",
             Reference::Ggml0316 => "ggml-0.3.16",
             Reference::Ggml0316Data => "ggml-0.3.16-data",
+            Reference::Ggml0336 => "ggml-0.3.36",
+            Reference::Ggml0336Data => "ggml-0.3.36-data",
         }
     }
 
@@ -160,6 +170,11 @@ pub enum Profile {
     Ggml0316,
     /// What that ggml accepts when it also loads tensor data.
     Ggml0316Data,
+    /// What the ggml of the llama.cpp vendored in llama-cpp-python 0.3.36 accepts when
+    /// reading metadata only.
+    Ggml0336,
+    /// What that ggml accepts when it also loads tensor data.
+    Ggml0336Data,
     /// What gguf-py 0.19.0's `GGUFReader(path)` accepts.
     GgufPy,
     /// The GGUF specification's rules.
@@ -170,23 +185,28 @@ pub enum Profile {
 
 impl Profile {
     /// Every profile, in a fixed order.
-    pub const ALL: [Profile; 7] = [
+    pub const ALL: [Profile; 9] = [
         Profile::Ggml,
         Profile::GgmlData,
         Profile::Ggml0316,
         Profile::Ggml0316Data,
+        Profile::Ggml0336,
+        Profile::Ggml0336Data,
         Profile::GgufPy,
         Profile::Spec,
         Profile::Strict,
     ];
 
-    /// `ggml`, `ggml-data`, `ggml-0.3.16`, `ggml-0.3.16-data`, `gguf-py`, `spec` or `strict`.
+    /// `ggml`, `ggml-data`, `ggml-0.3.16`, `ggml-0.3.16-data`, `ggml-0.3.36`,
+    /// `ggml-0.3.36-data`, `gguf-py`, `spec` or `strict`.
     pub fn name(self) -> &'static str {
         match self {
             Profile::Ggml => "ggml",
             Profile::GgmlData => "ggml-data",
             Profile::Ggml0316 => "ggml-0.3.16",
             Profile::Ggml0316Data => "ggml-0.3.16-data",
+            Profile::Ggml0336 => "ggml-0.3.36",
+            Profile::Ggml0336Data => "ggml-0.3.36-data",
             Profile::GgufPy => "gguf-py",
             Profile::Spec => "spec",
             Profile::Strict => "strict",
@@ -219,10 +239,21 @@ impl Profile {
                  also loading the tensor data (GGUF_VERSION 3, GGML_TYPE_COUNT 40, little-endian \
                  x86-64), as recorded in tests/conformance/verdicts-llama.cpp-0.3.16.json"
             }
+            Profile::Ggml0336 => {
+                "the ggml of the llama.cpp vendored in llama-cpp-python 0.3.36: gguf_init_from_file \
+                 reading metadata only (GGUF_VERSION 3, GGML_TYPE_COUNT 43, little-endian x86-64), \
+                 as recorded in tests/conformance/verdicts-llama.cpp-0.3.36.json"
+            }
+            Profile::Ggml0336Data => {
+                "the ggml of the llama.cpp vendored in llama-cpp-python 0.3.36: gguf_init_from_file \
+                 also loading the tensor data (GGUF_VERSION 3, GGML_TYPE_COUNT 43, little-endian \
+                 x86-64), as recorded in tests/conformance/verdicts-llama.cpp-0.3.36.json"
+            }
             Profile::GgufPy => "gguf-py 0.19.0's GGUFReader",
             Profile::Spec => "the GGUF specification (ggml's docs/gguf.md, GGUF v3)",
             Profile::Strict => {
-                "all of ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, gguf-py and spec"
+                "all of ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, ggml-0.3.36, \
+                 ggml-0.3.36-data, gguf-py and spec"
             }
         }
     }
@@ -243,6 +274,8 @@ impl Profile {
             Profile::GgmlData => rejected_by.contains(Reference::GgmlData),
             Profile::Ggml0316 => rejected_by.contains(Reference::Ggml0316),
             Profile::Ggml0316Data => rejected_by.contains(Reference::Ggml0316Data),
+            Profile::Ggml0336 => rejected_by.contains(Reference::Ggml0336),
+            Profile::Ggml0336Data => rejected_by.contains(Reference::Ggml0336Data),
             Profile::GgufPy => rejected_by.contains(Reference::GgufPy),
             Profile::Spec => rejected_by.contains(Reference::Spec),
             Profile::Strict => !rejected_by.is_empty(),
@@ -251,18 +284,30 @@ impl Profile {
 }
 
 // The groups of references the container codes name.
-/// Both ggml builds reject, whether or not they load the data.
+/// Every ggml build rejects, whether or not it loads the data.
 pub(crate) const GGML: References = GGML_43.union(GGML_0316);
-/// Both ggml builds reject when they load the data.
-pub(crate) const GGML_DATA: References =
-    References::of(&[Reference::GgmlData, Reference::Ggml0316Data]);
-/// The ggml of `tests/conformance/verdicts.json` (`GGML_TYPE_COUNT` 43) rejects, whether or
-/// not it loads the data.
-pub(crate) const GGML_43: References = References::of(&[Reference::Ggml, Reference::GgmlData]);
+/// Every ggml build rejects when it loads the data.
+pub(crate) const GGML_DATA: References = References::of(&[
+    Reference::GgmlData,
+    Reference::Ggml0316Data,
+    Reference::Ggml0336Data,
+]);
+/// The ggml builds with `GGML_TYPE_COUNT` 43 reject, whether or not they load the data: the
+/// one of `tests/conformance/verdicts.json` and that of llama-cpp-python 0.3.36, which differ
+/// only in their element-count check (`tensor-too-large`) and the wording of two errors.
+pub(crate) const GGML_43: References = References::of(&[
+    Reference::Ggml,
+    Reference::GgmlData,
+    Reference::Ggml0336,
+    Reference::Ggml0336Data,
+]);
 /// The ggml of llama-cpp-python 0.3.16 (`GGML_TYPE_COUNT` 40) rejects, whether or not it
 /// loads the data.
 pub(crate) const GGML_0316: References =
     References::of(&[Reference::Ggml0316, Reference::Ggml0316Data]);
+/// The ggml of llama-cpp-python 0.3.36 rejects, whether or not it loads the data.
+pub(crate) const GGML_0336: References =
+    References::of(&[Reference::Ggml0336, Reference::Ggml0336Data]);
 /// gguf-py rejects.
 pub(crate) const PY: References = References::of(&[Reference::GgufPy]);
 /// The specification forbids.

@@ -68,6 +68,14 @@ pub enum CheckProfile {
     /// What that ggml accepts when it also loads the tensor data.
     #[value(name = "ggml-0.3.16-data")]
     Ggml0316Data,
+    /// What the ggml of the llama.cpp vendored in llama-cpp-python 0.3.36 accepts reading
+    /// metadata only (gguf_init_from_file, GGML_TYPE_COUNT 43, as recorded in
+    /// tests/conformance/verdicts-llama.cpp-0.3.36.json).
+    #[value(name = "ggml-0.3.36")]
+    Ggml0336,
+    /// What that ggml accepts when it also loads the tensor data.
+    #[value(name = "ggml-0.3.36-data")]
+    Ggml0336Data,
     /// What gguf-py 0.19.0's GGUFReader accepts.
     GgufPy,
     /// The GGUF specification's rules (ggml's docs/gguf.md, GGUF v3).
@@ -160,6 +168,8 @@ impl From<CheckProfile> for Profile {
             CheckProfile::GgmlData => Profile::GgmlData,
             CheckProfile::Ggml0316 => Profile::Ggml0316,
             CheckProfile::Ggml0316Data => Profile::Ggml0316Data,
+            CheckProfile::Ggml0336 => Profile::Ggml0336,
+            CheckProfile::Ggml0336Data => Profile::Ggml0336Data,
             CheckProfile::GgufPy => Profile::GgufPy,
             CheckProfile::Spec => Profile::Spec,
             CheckProfile::Strict => Profile::Strict,

@@ -1,7 +1,8 @@
 //! The conformance corpus (`tests/conformance/`): for every case and every profile with a
 //! recorded verdict, our accept/reject must equal the reference's (ggml reading metadata only,
 //! ggml loading the data, gguf-py 0.19.0, the specification, in `verdicts.json`; the ggml of
-//! llama-cpp-python 0.3.16 without and with the data, in `verdicts-llama.cpp-0.3.16.json`),
+//! llama-cpp-python 0.3.16 without and with the data, in `verdicts-llama.cpp-0.3.16.json`, and
+//! that of 0.3.36, in `verdicts-llama.cpp-0.3.36.json`),
 //! and must be for the reason the reference gives. Where a reference accepts, the figures it
 //! reported (version, alignment, data start, tensor offsets, sizes and data hashes, keys and
 //! types) must equal ours.
@@ -90,6 +91,8 @@ const GGML_REASONS: Reasons = &[
     ("invalid number of dimensions", &["too-many-dims"]),
     ("invalid number of elements", &["dim-too-large"]),
     ("total number of elements", &["tensor-too-large"]),
+    // 0.3.36's wording of the element-count check
+    ("may cause overflow errors", &["tensor-too-large"]),
     ("has a size in bytes", &["tensor-too-large"]),
     ("DEPRECATED", &["tensor-type-removed"]),
     ("REMOVED", &["tensor-type-removed"]),
@@ -184,6 +187,13 @@ const REFERENCES_0316: References = &[
     ),
 ];
 
+/// The references of `verdicts-llama.cpp-0.3.36.json`: its ggml words its errors as the ggml
+/// of `verdicts.json` does.
+const REFERENCES_0336: References = &[
+    (Profile::Ggml0336, "ggml_meta", &[GGML_REASONS]),
+    (Profile::Ggml0336Data, "ggml_data", &[GGML_REASONS]),
+];
+
 /// Our verdict on one case: the diagnostics of a parsed file, or the parse failure.
 struct Ours<'a> {
     gguf: Option<Gguf<'a>>,
@@ -220,6 +230,11 @@ fn verdicts_agree_with_both_references_and_the_spec() {
 #[test]
 fn verdicts_agree_with_the_ggml_of_llama_cpp_python_0_3_16() {
     agree("verdicts-llama.cpp-0.3.16.json", REFERENCES_0316, false);
+}
+
+#[test]
+fn verdicts_agree_with_the_ggml_of_llama_cpp_python_0_3_36() {
+    agree("verdicts-llama.cpp-0.3.36.json", REFERENCES_0336, false);
 }
 
 /// Our verdicts against those recorded in `tests/conformance/FILE` by `references` (and the
@@ -326,7 +341,10 @@ fn agree(file: &str, references: References, spec: bool) {
         if let Some(gguf) = &ours.gguf {
             for &(profile, field, _) in references {
                 let figures = match profile {
-                    Profile::Ggml | Profile::GgmlData => ggml_figures(gguf),
+                    Profile::Ggml
+                    | Profile::GgmlData
+                    | Profile::Ggml0336
+                    | Profile::Ggml0336Data => ggml_figures(gguf),
                     Profile::Ggml0316 | Profile::Ggml0316Data => ggml_0316_figures(gguf),
                     _ => continue,
                 };

@@ -849,12 +849,22 @@ fn json_names_the_profile_and_the_version_it_models() {
             "ggml-0.3.16-data",
             "llama-cpp-python 0.3.16: gguf_init_from_file also loading the tensor data",
         ),
+        (
+            "ggml-0.3.36",
+            "ggml-0.3.36",
+            "llama-cpp-python 0.3.36: gguf_init_from_file reading metadata only (GGUF_VERSION 3, GGML_TYPE_COUNT 43",
+        ),
+        (
+            "ggml-0.3.36-data",
+            "ggml-0.3.36-data",
+            "llama-cpp-python 0.3.36: gguf_init_from_file also loading the tensor data",
+        ),
         ("gguf-py", "gguf-py", "gguf-py 0.19.0"),
         ("spec", "spec", "GGUF v3"),
         (
             "strict",
             "strict",
-            "all of ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, gguf-py and spec",
+            "all of ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, ggml-0.3.36, ggml-0.3.36-data, gguf-py and spec",
         ),
     ];
     for (flag, name, models) in expect {

@@ -36,7 +36,7 @@ use std::hash::{BuildHasher, BuildHasherDefault, Hash, Hasher};
 use std::ops::Range;
 
 use super::diagnostics::{span_of, At, Diagnostics};
-use super::reference::{ALL, GGML, GGML_0316, GGML_43, GGML_DATA, PY, SPEC};
+use super::reference::{ALL, GGML, GGML_0316, GGML_0336, GGML_43, GGML_DATA, PY, SPEC};
 use super::Diagnostic;
 use crate::Gguf;
 
@@ -186,7 +186,9 @@ mod tests {
                 Reference::Ggml,
                 Reference::GgmlData,
                 Reference::Ggml0316,
-                Reference::Ggml0316Data
+                Reference::Ggml0316Data,
+                Reference::Ggml0336,
+                Reference::Ggml0336Data
             ]
         );
         assert_eq!(GGML | GGML_DATA, GGML);
@@ -195,13 +197,18 @@ mod tests {
             (GGML_0316 & GGML_DATA).iter().collect::<Vec<_>>(),
             [Reference::Ggml0316Data]
         );
+        assert_eq!(
+            (GGML_0336 & GGML_DATA).iter().collect::<Vec<_>>(),
+            [Reference::Ggml0336Data]
+        );
+        assert_eq!(GGML_0336 & GGML_43, GGML_0336);
         assert_eq!(GGML | PY | SPEC, ALL);
     }
 }
 
-/// The rules of the 0.3.16 ggml that the conformance corpus does not reach, each on a file
-/// whose verdict that ggml gave (`scripts/llama/gguf-reader.cpp`, built by
-/// `scripts/build-gguf-reader.sh`).
+/// The rules of the 0.3.16 and 0.3.36 ggml that the conformance corpus does not reach, each
+/// on a file whose verdict that ggml gave (`scripts/llama/gguf-reader.cpp`, built by
+/// `scripts/llama/build-program.sh --release RELEASE`).
 #[cfg(test)]
 mod ggml_0316 {
     use crate::validate::{self, Profile};
@@ -306,5 +313,36 @@ mod ggml_0316 {
         assert!(accepts(&wrapped(1 << 56), Profile::Ggml0316));
         assert!(!accepts(&wrapped(0), Profile::Ggml0316));
         assert!(!accepts(&wrapped(18 << 55), Profile::Ggml0316));
+    }
+
+    #[test]
+    fn verdicts_the_0336_ggml_gave() {
+        let both = [Profile::Ggml0336, Profile::Ggml0336Data];
+        // Its element count is checked by multiplying the dims in order: (2^62 - 1) * 2 fits
+        // in int64, so i8 values of that shape pass (0.3.16: "total number of elements ...
+        // is >= 9223372036854775807"); loading them is another matter.
+        let edge = file(&[], &[(b"a", &[(1 << 62) - 1, 2], 24, 0)], 32, 32);
+        assert!(accepts(&edge, Profile::Ggml0336));
+        assert!(!accepts(&edge, Profile::Ggml0336Data));
+        assert!(!accepts(&edge, Profile::Ggml0316));
+        // ... up to the first zero dim: 2^62 * 4 overflows before the 0 ("may cause
+        // overflow errors").
+        let prefix = file(&[], &[(b"a", &[1 << 62, 4, 0], 0, 0)], 32, 32);
+        for p in both {
+            assert!(!accepts(&prefix, p), "{}", p.name());
+        }
+        // general.alignment [64]: "must be of type u32 but is arr" (0.3.16 aligns to 64).
+        let key = b"general.alignment";
+        let array = file(&[(key, u32s(&[64]))], &[(b"a", &[8], 0, 0)], 64, 64);
+        for p in both {
+            assert!(!accepts(&array, p), "{}", p.name());
+        }
+        // An empty data section past the end of the file: "failed to seek to beginning of
+        // data section" (0.3.16 accepts).
+        let mut empty = file(&[], &[(b"a", &[0], 0, 0)], 32, 0);
+        empty.truncate(empty.len() - 5);
+        for p in both {
+            assert!(!accepts(&empty, p), "{}", p.name());
+        }
     }
 }

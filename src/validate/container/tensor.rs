@@ -1,5 +1,5 @@
 //! Each tensor's descriptor: its name, dims, ggml type, size and offset.
-use super::{c_str, Checker, Seen, ALL, GGML, GGML_0316, GGML_43, PY, SPEC};
+use super::{c_str, Checker, Seen, ALL, GGML, GGML_0316, GGML_0336, GGML_43, PY, SPEC};
 use crate::error::Segment;
 use crate::validate::codes;
 use crate::validate::References;
@@ -289,7 +289,17 @@ fn size_rejecters(ty: GgmlType, dims: &[u64], divisible: bool) -> References {
     }
     let elements = exact_elements(dims);
     let mut rejected_by = References::NONE;
-    // ggml, evaluated exactly: INT64_MAX/ne1 <= ne0 || INT64_MAX/ne2 <= ne0*ne1 || ...
+    // The 0.3.36 ggml multiplies the dims in order, skipping the check for a dim of 0 or 1:
+    // it rejects when the product up to the first zero dim passes INT64_MAX.
+    let mut product = 1u128;
+    for (i, &ne) in dims.iter().enumerate().take(MAX_DIMS) {
+        if i > 0 && ne > 1 && product > u128::from(i64::MAX as u64 / ne) {
+            rejected_by = rejected_by | GGML_0336;
+            break;
+        }
+        product *= u128::from(ne);
+    }
+    // The other ggml builds, evaluated exactly: INT64_MAX/ne1 <= ne0 || INT64_MAX/ne2 <= ne0*ne1 || ...
     // (the recorded ggml computes the products in int64 and misses overflows that wrap to
     // <= 0; the 0.3.16 one tests the terms in order, so its products never overflow), then
     // nelements/blck > SIZE_MAX/type_size (only the recorded ggml).
@@ -310,9 +320,12 @@ fn size_rejecters(ty: GgmlType, dims: &[u64], divisible: bool) -> References {
             };
         // The ggml of llama-cpp-python 0.3.16 has no byte-size check: its sizes wrap.
         if elements_overflow {
-            rejected_by = rejected_by | GGML;
+            rejected_by = rejected_by | GGML.difference(GGML_0336);
         } else if bytes_overflow {
-            rejected_by = rejected_by | GGML_43;
+            rejected_by = rejected_by | GGML_43.difference(GGML_0336);
+        }
+        if bytes_overflow {
+            rejected_by = rejected_by | GGML_0336;
         }
     }
     // gguf-py: numpy cannot shape an array of more than 2^63 - 1 values.
