@@ -229,4 +229,3 @@ fn rebuilding_a_file_with_a_10_mb_array_costs_its_bytes_not_a_value_per_byte() {
         [Value::U16(1), Value::U16(0x0203)]
     );
 }
-

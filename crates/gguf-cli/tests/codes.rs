@@ -13,7 +13,10 @@ const LISTS: [&[Code]; 5] = [
 
 #[test]
 fn no_code_name_is_used_by_two_crates() {
-    let mut names: Vec<&str> = LISTS.iter().flat_map(|l| l.iter().map(|c| c.name())).collect();
+    let mut names: Vec<&str> = LISTS
+        .iter()
+        .flat_map(|l| l.iter().map(|c| c.name()))
+        .collect();
     let all = names.len();
     names.sort_unstable();
     names.dedup();
@@ -22,7 +25,10 @@ fn no_code_name_is_used_by_two_crates() {
 
 #[test]
 fn codes_named_in_the_parity_table_exist() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance/README.md");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/conformance/README.md"
+    );
     let readme = std::fs::read_to_string(path).unwrap();
     let section = &readme[readme.find("## Parity with ggml and gguf-py").unwrap()..];
     let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];

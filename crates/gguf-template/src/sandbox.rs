@@ -4,7 +4,7 @@
 //! of what one produces, nor the depth of the parser's tree. So a template is compiled here,
 //! not by `Environment::template_from_str`:
 //!
-//! 1. its tokens are measured first ([`check_nesting`]): an expression or a statement nested
+//! 1. its tokens are measured first (`check_nesting`): an expression or a statement nested
 //!    deeper than [`MAX_EXPRESSION_DEPTH`] / [`MAX_STATEMENT_DEPTH`] is a syntax error, so no
 //!    recursive walk (parser, code generator, drop) can overflow the stack;
 //! 2. transformers' `{% generation %}…{% endgeneration %}` becomes a call block (its body is

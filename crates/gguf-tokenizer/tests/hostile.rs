@@ -160,7 +160,7 @@ fn superbpe_long_run_of_digits() {
     save("3-superbpe", &v, text.as_bytes());
     let tok = v.load().unwrap();
     let mut want = vec![one];
-    want.extend(std::iter::repeat(three).take(33_333));
+    want.extend(std::iter::repeat_n(three, 33_333));
     assert_eq!(tok.encode(text.as_bytes(), false, false).unwrap(), want);
 }
 
@@ -174,7 +174,7 @@ fn self_overlapping_special_token() {
     save("4-overlapping-special", &v, text.as_bytes());
     let tok = v.load().unwrap();
     let mut want = vec![long; 3];
-    want.extend(std::iter::repeat(x).take(10_001));
+    want.extend(std::iter::repeat_n(x, 10_001));
     assert_eq!(tok.encode(text.as_bytes(), false, true).unwrap(), want);
     assert_eq!(
         tok.decode(&[long], false, true),
@@ -208,7 +208,7 @@ fn wpm_long_word() {
     // The same word with the long token out of reach is tokenized.
     let text = "a".repeat(2_000);
     let mut want = vec![start];
-    want.extend(std::iter::repeat(a).take(1_999));
+    want.extend(std::iter::repeat_n(a, 1_999));
     assert_eq!(tok.encode(text.as_bytes(), false, false).unwrap(), want);
 }
 
@@ -306,6 +306,6 @@ fn work_limit_can_be_raised() {
     assert!(is_limit(tok.encode(text.as_bytes(), false, false)));
     tok.set_work_per_byte(4_000);
     let mut want = vec![start];
-    want.extend(std::iter::repeat(a).take(3_999));
+    want.extend(std::iter::repeat_n(a, 3_999));
     assert_eq!(tok.encode(text.as_bytes(), false, false).unwrap(), want);
 }
