@@ -141,7 +141,7 @@ fn truncated_metadata_claims_6_tensors_and_14_kvs_and_is_cut_at_112() {
     let verdict = Verdict::of(&bytes);
     assert_eq!(
         (verdict.expect(), verdict.accepts),
-        ("parser_error", [false; 7])
+        ("parser_error", [false; 9])
     );
 }
 
