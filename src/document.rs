@@ -538,6 +538,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(feature = "write")]
     fn typed_getters_tell_missing_from_wrong_type() {
         use crate::write::GgufBuilder;
         use crate::ValueType;
