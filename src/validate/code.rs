@@ -198,10 +198,39 @@ pub fn readme_table(codes: &[Code]) -> String {
     out
 }
 
-/// The table `readme` holds between `<!-- codes -->` and `<!-- /codes -->` (`None` without
-/// the markers): a crate's test compares it with [`readme_table`] of its list.
-pub fn table_in_readme(readme: &str) -> Option<&str> {
-    let start = readme.find("<!-- codes -->\n")? + "<!-- codes -->\n".len();
-    let end = start + readme[start..].find("<!-- /codes -->")?;
-    Some(&readme[start..end])
+/// Whether a crate's code list is sound and its README lists it: every name used once, every
+/// code with a summary, and the table between `<!-- codes -->` and `<!-- /codes -->` in
+/// `readme` equal to [`readme_table`] of the list. The error says what is wrong, with the
+/// table the README should hold. Each crate that declares codes calls it from a test.
+///
+/// ```
+/// use gguf_grammar::validate::{check_code_list, codes, readme_table};
+///
+/// let readme = format!("# Codes\n<!-- codes -->\n{}<!-- /codes -->\n", readme_table(codes::ALL));
+/// assert_eq!(check_code_list(codes::ALL, &readme), Ok(()));
+/// assert!(check_code_list(codes::ALL, "no table").is_err());
+/// ```
+pub fn check_code_list(codes: &[Code], readme: &str) -> Result<(), String> {
+    let mut names: Vec<&str> = codes.iter().map(|c| c.name()).collect();
+    names.sort_unstable();
+    if let Some(twice) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!("the code `{}` is listed twice", twice[0]));
+    }
+    if let Some(code) = codes.iter().find(|c| c.summary().is_empty()) {
+        return Err(format!("the code `{code}` has no summary"));
+    }
+    let expected = readme_table(codes);
+    let open = "<!-- codes -->\n";
+    let found = readme.find(open).and_then(|start| {
+        let start = start + open.len();
+        let end = start + readme[start..].find("<!-- /codes -->")?;
+        Some(&readme[start..end])
+    });
+    if found == Some(expected.as_str()) {
+        Ok(())
+    } else {
+        Err(format!(
+            "the README's code table (between <!-- codes --> and <!-- /codes -->) is not the code list; it should hold:\n{expected}"
+        ))
+    }
 }

@@ -43,7 +43,7 @@ mod container;
 mod diagnostics;
 mod reference;
 
-pub use code::{readme_table, table_in_readme, Code};
+pub use code::{check_code_list, readme_table, Code};
 pub use container::{ggml_0316_n_bytes, gguf_py_n_bytes, gguf_py_type_size};
 pub use diagnostics::MAX_PER_KIND;
 pub use diagnostics::{At, Diagnostics};

@@ -1,5 +1,6 @@
 //! The diagnostic codes of every crate the `gguf` command reports, together: no name is used
-//! twice, and every code the conformance README's parity table names is one of them.
+//! twice, only the container's name rejecting references, and every code the conformance
+//! README's parity table names is one of them.
 
 use gguf_grammar::validate::{codes, Code};
 
@@ -21,6 +22,18 @@ fn no_code_name_is_used_by_two_crates() {
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), all, "a code name appears in two lists");
+}
+
+#[test]
+fn only_container_codes_name_rejecting_references() {
+    for list in &LISTS[1..] {
+        for code in list.iter() {
+            assert!(
+                code.rejected_by().is_empty(),
+                "{code}: not a container rule"
+            );
+        }
+    }
 }
 
 #[test]
