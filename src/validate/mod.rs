@@ -116,7 +116,7 @@ pub fn accepts(diagnostics: &[Diagnostic], profile: Profile) -> bool {
 /// let err = Gguf::parse(b"GGUF\x04\0\0\0").unwrap_err();
 /// let d = validate::parse_failure(&err);
 /// assert_eq!((d.code.name(), d.span.clone(), d.path.to_string()), ("unsupported-version", Some(4..4), "header.version".into()));
-/// assert_eq!(d.rejected_by.len(), 6);
+/// assert_eq!(d.rejected_by.len(), 8);
 /// ```
 pub fn parse_failure(err: &Error) -> Diagnostic {
     let code = match err.kind {

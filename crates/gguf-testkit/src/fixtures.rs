@@ -380,7 +380,7 @@ impl Verdict {
     /// use gguf_testkit::fixtures::{self, Verdict};
     /// let v = Verdict::of(&fixtures::truncated_metadata());
     /// assert_eq!(v.expect(), "parser_error");
-    /// assert_eq!(v.accepts, [false; 7]);
+    /// assert_eq!(v.accepts, [false; 9]);
     /// ```
     pub fn of(bytes: &[u8]) -> Verdict {
         match Gguf::parse(bytes) {
