@@ -133,11 +133,17 @@ PAYLOADS = [
     ("{% extends '../../secrets.txt' %}", "template-loader-statement"),
     ("{% import 'macros.j2' as m %}{% from 'x' import y %}", "template-loader-statement"),
     ("{{ x.os.popen('id') }}", "template-module-call"),
-    (
-        "{% set ns = namespace(s='aaaaaaaa') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
-        "template-self-growth",
-    ),
 ]
+
+
+def test_a_self_doubling_value_is_stopped_by_the_size_bound_not_the_screen():
+    # The sandbox bounds every value it makes, so the screen needs no pattern for this (which
+    # wrongly flagged Liquid's LFM2 templates).
+    payload = "{% set ns = namespace(s='aaaaaaaa') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"
+    assert gguf_grammar.screen_template(payload) == []
+    with pytest.raises(gguf_grammar.TemplateError) as e:
+        gguf_grammar.render_template(payload, [{"role": "user", "content": "x"}])
+    assert e.value.kind == "limit" and "MAX_VALUE_BYTES" in str(e.value)
 
 
 @pytest.mark.parametrize("payload,code", PAYLOADS)
