@@ -156,7 +156,6 @@ async function main() {
       "{{ cycler.__init__.__globals__.os.popen('id').read() }}",
       "{{ ()|attr('__class__')|attr('__base__')|attr('__subclasses__')() }}",
       "{% include '/etc/passwd' %}",
-      "{% set ns = namespace(s='aaaaaaaa') %}{% for i in range(40) %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}",
     ];
     const hostile = ggufWith("template-payloads.gguf", [["general.architecture", "llama"], ...payloads.map((p, i) => [`tokenizer.chat_template.poc${i}`, p])]);
     const { a: pocA } = await compare(page, hostile, "injection payloads", [4096]);
