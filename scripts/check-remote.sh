@@ -5,7 +5,7 @@
 #   - `gguf dump URL` (text and JSON) equals `gguf dump FILE`; `gguf check URL` accepts;
 #   - the sparse file: at most 4 requests and at most header + 1 MiB fetched;
 #   - a server that ignores Range (max_ranges 0) gives the error, exit 2;
-#   - a 503 is retried 3 times, then exit 2; a refused connection gives exit 2 with the URL;
+#   - a 503 is retried once (two attempts), then exit 2; a refused connection gives exit 2 with the URL;
 #   - hf:// resolves under HF_ENDPOINT with HF_TOKEN sent; a shard's URL shows its whole set;
 #     gguf diff takes URLs; `gguf template URL` equals `gguf template FILE`;
 #   - `gguf map URL` (text, JSON and the --html page) equals `gguf map FILE` for a corpus file and the sparse
@@ -149,9 +149,9 @@ set +e
 set -e
 sleep 0.2
 ((status == 2)) || fail "503: exit $status (want 2)"
-grep -q "after 3 attempts" "$work/err" || fail "503: $(cat "$work/err")"
+grep -q "after 2 attempts" "$work/err" || fail "503: $(cat "$work/err")"
 tries=$(grep -c ' 503 .* /unavailable.gguf$' "$work/logs/access.log")
-((tries == 3)) || fail "503: $tries requests (want 3)"
+((tries == 2)) || fail "503: $tries requests (want 2)"
 
 # Connection refused: exit 2 naming the URL.
 set +e
