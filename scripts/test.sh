@@ -8,7 +8,27 @@ cd "$(dirname "$0")/.."
 # attaches gdb for each, about 2 s; stderr's first lines are the record).
 export GGML_NO_BACKTRACE=1
 
-step() { printf '\n== %s\n' "$*" >&2; }
+# Each step's wall time, printed as a table when the suite ends (pass or fail), so that a CI
+# log shows where the time goes.
+timings=()
+step_name=""
+step_start=$SECONDS
+end_step() {
+    [[ -n "$step_name" ]] && timings+=("$(printf '%6d s  %s' $((SECONDS - step_start)) "${step_name:0:90}")")
+    step_name=""
+}
+step() {
+    end_step
+    printf '\n== %s\n' "$*" >&2
+    step_name="$*"
+    step_start=$SECONDS
+}
+report_timings() {
+    end_step
+    printf '\n== wall time per step (total %d s)\n' "$SECONDS" >&2
+    printf '%s\n' "${timings[@]}" >&2
+}
+trap report_timings EXIT
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
