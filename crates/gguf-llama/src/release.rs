@@ -9,11 +9,16 @@
 pub enum Release {
     /// The llama.cpp vendored in llama-cpp-python 0.3.16 (August 2025).
     LlamaCppPython0316,
+    /// The llama.cpp vendored in llama-cpp-python 0.3.36 (October 2026).
+    LlamaCppPython0336,
 }
 
 impl Release {
     /// Every release the crate models, oldest first.
-    pub const ALL: &'static [Release] = &[Release::LlamaCppPython0316];
+    pub const ALL: &'static [Release] = &[Release::LlamaCppPython0316, Release::LlamaCppPython0336];
+
+    /// The last release of [`Release::ALL`].
+    const LAST: Release = Release::LlamaCppPython0336;
 
     /// The newest release: what a verdict follows unless another is asked for.
     pub const NEWEST: Release = Release::LlamaCppPython0316;
@@ -27,6 +32,7 @@ impl Release {
     pub fn name(self) -> &'static str {
         match self {
             Release::LlamaCppPython0316 => "llama.cpp vendored in llama-cpp-python 0.3.16",
+            Release::LlamaCppPython0336 => "llama.cpp vendored in llama-cpp-python 0.3.36",
         }
     }
 
@@ -34,6 +40,7 @@ impl Release {
     pub fn version(self) -> &'static str {
         match self {
             Release::LlamaCppPython0316 => "0.3.16",
+            Release::LlamaCppPython0336 => "0.3.36",
         }
     }
 
@@ -48,6 +55,9 @@ impl Release {
 /// use gguf_llama::{Release, Releases};
 /// assert!(Releases::ALL.contains(Release::NEWEST));
 /// assert!(Releases::since(Release::LlamaCppPython0316).contains(Release::NEWEST));
+/// let current = Releases::since(Release::LlamaCppPython0336);
+/// assert!(current.contains(Release::LlamaCppPython0336));
+/// assert!(!current.contains(Release::LlamaCppPython0316));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Releases(u32);
@@ -58,8 +68,8 @@ impl Releases {
 
     /// `first` and every later release.
     pub const fn since(first: Release) -> Releases {
-        let newest = Release::NEWEST.bit();
-        Releases((newest | (newest - 1)) & !(first.bit() - 1))
+        let last = Release::LAST.bit();
+        Releases((last | (last - 1)) & !(first.bit() - 1))
     }
 
     /// Whether `release` is in the set.
