@@ -5,7 +5,10 @@
 #
 # Targets (default: all): raw (any bytes: no panic, allocation bounded by the input, accepted
 # files written back byte for byte), chunked (streaming reader in arbitrary chunks equals the
-# one-shot parse), built (arbitrary-built documents round-trip, convert, truncate).
+# one-shot parse), built (arbitrary-built documents round-trip, convert, truncate), tokenizer
+# (any vocabulary and text: gguf-tokenizer loads, encodes, decodes or refuses, within its
+# bounds), template (any template source and messages: gguf-template's sandbox renders or
+# refuses, within its bounds).
 #
 # Each target runs N seconds (default 60) at nice 10 on one core, starting from the committed
 # seed corpus fuzz/corpus/TARGET; new inputs go to a temporary folder, so the tree stays clean
@@ -31,11 +34,11 @@ while [[ $# -gt 0 ]]; do
             [[ $# -ge 2 && "$2" =~ ^[0-9]+$ ]] || { echo "fuzz.sh: --seconds needs a number" >&2; exit 2; }
             seconds="$2"; shift 2 ;;
         --keep-corpus) keep=1; shift ;;
-        raw|chunked|built) targets+=("$1"); shift ;;
+        raw|chunked|built|tokenizer|template) targets+=("$1"); shift ;;
         *) echo "fuzz.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
     esac
 done
-[[ ${#targets[@]} -gt 0 ]] || targets=(raw chunked built)
+[[ ${#targets[@]} -gt 0 ]] || targets=(raw chunked built tokenizer template)
 
 if ! cargo +nightly --version >/dev/null 2>&1; then
     echo "fuzz.sh: no nightly toolchain: fuzzing skipped" >&2

@@ -3,46 +3,14 @@
 //! stable. The raw target's allocation bound is checked too: this binary counts allocations.
 
 mod common;
-
-use std::path::Path;
+#[path = "../fuzz/replay.rs"]
+mod replay;
 
 use common::{alloc, checks};
+use replay::replay;
 
 #[global_allocator]
 static ALLOC: alloc::Counting = alloc::Counting;
-
-/// Every file under fuzz/corpus/TARGET and fuzz/regressions/TARGET, sorted.
-fn inputs(target: &str) -> Vec<(String, Vec<u8>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
-    let mut found = Vec::new();
-    for dir in ["corpus", "regressions"] {
-        let Ok(entries) = std::fs::read_dir(root.join(dir).join(target)) else {
-            continue;
-        };
-        for entry in entries {
-            let path = entry.unwrap().path();
-            if path.is_file() {
-                let name = format!(
-                    "{dir}/{target}/{}",
-                    path.file_name().unwrap().to_string_lossy()
-                );
-                found.push((name, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    found.sort();
-    found
-}
-
-fn replay(target: &str, mut check: impl FnMut(&[u8])) -> usize {
-    let inputs = inputs(target);
-    for (name, data) in &inputs {
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(data)));
-        assert!(result.is_ok(), "{name} fails the {target} check");
-    }
-    eprintln!("fuzz replay: {} {target} inputs", inputs.len());
-    inputs.len()
-}
 
 #[test]
 fn raw_inputs_parse_within_the_allocation_bound_and_round_trip() {

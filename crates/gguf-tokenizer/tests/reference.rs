@@ -4,7 +4,9 @@
 //! texts, invalid UTF-8) for every vocabulary of llama.cpp's `models/` and an RWKV one made
 //! from llama-spm's pieces (`models/` has none), with and without
 //! `add_special` and `parse_special`; and test-tokenizer-1's token round trip, whose
-//! failures must be the same tokens as llama.cpp's. Every difference fails.
+//! failures must be the same tokens as llama.cpp's. Every difference fails. Without llama.cpp
+//! built, the same cases of the repository's corpus vocabularies are compared with llama.cpp
+//! 0.3.16's recorded answers (`tests/data/reference-0.3.16.txt`).
 
 mod common;
 
@@ -16,21 +18,40 @@ use gguf_tokenizer::gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_tokenizer::gguf_grammar::{Gguf, ValueType};
 use gguf_tokenizer::{attr, Tokenizer};
 
-fn reference() -> Option<PathBuf> {
+/// The reference binary and llama.cpp's source, or `None` (the recorded digests are compared
+/// then) unless `GGUF_REQUIRE_LLAMA=1`, which makes their absence a failure.
+fn reference() -> Option<(PathBuf, PathBuf)> {
+    let src = common::llama_src()?;
     match std::env::var_os("GGUF_TOKENIZER_REF") {
-        Some(p) => Some(PathBuf::from(p)),
+        Some(p) => Some((PathBuf::from(p), src)),
         None if std::env::var("GGUF_REQUIRE_LLAMA").as_deref() == Ok("1") => {
             panic!(
                 "GGUF_TOKENIZER_REF unset (GGUF_REQUIRE_LLAMA=1); run scripts/check-tokenizer.sh"
             )
         }
-        None => {
-            eprintln!(
-                "\n!!! SKIPPED: GGUF_TOKENIZER_REF unset; run scripts/check-tokenizer.sh !!!\n"
-            );
-            None
-        }
+        None => None,
     }
+}
+
+/// Where llama.cpp's answers are recorded: a line per vocabulary and mode, `NAME ADD PARSE
+/// CASES DIGEST`, the FNV-1a digest of its output lines for the generated cases.
+fn record_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference-0.3.16.txt")
+}
+
+/// FNV-1a, 64 bits, over the lines: enough to tell a changed answer from the recorded one.
+fn digest(lines: &[String]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in lines.iter().flat_map(|l| l.bytes().chain([b'\n'])) {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+/// The generated cases' seed: from the name, so that every machine and both modes (live and
+/// recorded) make the same cases for a vocabulary.
+fn seed_of(name: &str) -> u64 {
+    digest(&[name.to_string()])
 }
 
 /// xorshift64*: the same cases on every machine.
@@ -290,32 +311,55 @@ fn run_reference(bin: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("ASCII output")
 }
 
+/// Our answer to each case, as tokenizer-ref prints llama.cpp's (ids, or `ERROR`).
+fn ours(tok: &Tokenizer, texts: &[Vec<u8>], add: bool, parse: bool) -> Vec<String> {
+    texts
+        .iter()
+        .map(|text| match tok.encode(text, add, parse) {
+            Ok(ids) => ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
+            Err(_) => "ERROR".to_string(),
+        })
+        .collect()
+}
+
+const MODES: [(bool, bool); 4] = [(false, false), (true, false), (false, true), (true, true)];
+
+/// Live (llama.cpp built): the generated cases of every vocabulary of its `models/`, an RWKV
+/// one made from llama-spm's pieces (`models/` has none) and gpt-2's with each pre-tokenizer
+/// no vocabulary uses, compared case by case, plus the round trip; the recorded digests must
+/// equal llama.cpp's (`GGUF_TOKENIZER_RECORD=1` writes them). Recorded (no llama.cpp): the
+/// same cases of the vocabularies of the repository's `tests/corpus/` (llama.cpp's own files)
+/// and those made from them, against the recorded digests; no round trip.
 #[test]
 fn generated_texts_and_round_trips_equal_llama_cpp() {
-    let Some(src) = common::llama_src() else {
-        return;
+    let live = reference();
+    let models = match &live {
+        Some((_, src)) => src.join("models"),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus"),
     };
-    let Some(bin) = reference() else { return };
     let per_vocab: usize = std::env::var("GGUF_TOKENIZER_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
+    let recorded_text = std::fs::read_to_string(record_path()).unwrap_or_default();
+    let recorded: std::collections::HashMap<&str, &str> = recorded_text
+        .lines()
+        .filter_map(|l| l.rsplit_once(' '))
+        .collect();
     let dir = std::env::temp_dir().join(format!("gguf-tokenizer-ref-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut report = Vec::new();
     let mut failures = Vec::new();
-    let mut vocabularies = common::vocabularies(&src);
-    // No vocabulary of models/ is RWKV: one built from llama-spm's pieces.
+    let mut record = Vec::new();
+    let mut vocabularies = common::vocabularies_in(&models);
     let rwkv = dir.join("ggml-vocab-rwkv-made.gguf");
     std::fs::write(
         &rwkv,
-        rwkv_vocabulary(&src.join("models/ggml-vocab-llama-spm.gguf")),
+        rwkv_vocabulary(&models.join("ggml-vocab-llama-spm.gguf")),
     )
     .unwrap();
     vocabularies.push(rwkv);
-    // Nor do the pre-tokenizers of UNUSED_PRE: gpt-2's vocabulary with each (encodes only:
-    // the round trip adds nothing a pre-tokenizer changes that the encodes miss).
-    let gpt2 = std::fs::read(src.join("models/ggml-vocab-gpt-2.gguf")).unwrap();
+    let gpt2 = std::fs::read(models.join("ggml-vocab-gpt-2.gguf")).unwrap();
     let mut encodes_only = Vec::new();
     for pre in UNUSED_PRE {
         let g = Gguf::parse(&gpt2).unwrap();
@@ -326,10 +370,10 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
         encodes_only.push(path.clone());
         vocabularies.push(path);
     }
-    for (v, path) in vocabularies.iter().enumerate() {
+    for path in &vocabularies {
         let name = common::name(path);
         let tok = common::load(path);
-        let texts = cases(&tok, 0x5EED_0000 + v as u64, per_vocab);
+        let texts = cases(&tok, seed_of(&name), per_vocab);
         let file = dir.join(format!("{name}.cases"));
         let mut f = std::fs::File::create(&file).unwrap();
         for t in &texts {
@@ -338,9 +382,23 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
         }
         drop(f);
         let (mut compared, mut differ) = (0, 0);
-        for (add, parse) in [(false, false), (true, false), (false, true), (true, true)] {
-            let want = run_reference(
-                &bin,
+        for (add, parse) in MODES {
+            let got = ours(&tok, &texts, add, parse);
+            let key = format!("{name} {add} {parse} {per_vocab}");
+            let Some((bin, _)) = &live else {
+                compared += texts.len();
+                match recorded.get(key.as_str()) {
+                    Some(want) if *want == format!("{:016x}", digest(&got)) => {}
+                    Some(_) => {
+                        differ += 1;
+                        failures.push(format!("{key}: the answers differ from llama.cpp 0.3.16's recorded ones (scripts/check-tokenizer.sh shows which)"));
+                    }
+                    None => failures.push(format!("{key}: nothing recorded")),
+                }
+                continue;
+            };
+            let want: Vec<String> = run_reference(
+                bin,
                 &[
                     "cases",
                     path.to_str().unwrap(),
@@ -348,19 +406,12 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
                     &u8::from(add).to_string(),
                     &u8::from(parse).to_string(),
                 ],
-            );
-            let want: Vec<&str> = want.lines().collect();
+            )
+            .lines()
+            .map(|w| if w.starts_with("ERROR") { "ERROR" } else { w }.to_string())
+            .collect();
             assert_eq!(want.len(), texts.len(), "{name}: reference line count");
-            for (text, want) in texts.iter().zip(want) {
-                let got = match tok.encode(text, add, parse) {
-                    Ok(ids) => ids.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
-                    Err(_) => "ERROR".to_string(),
-                };
-                let want = if want.starts_with("ERROR") {
-                    "ERROR"
-                } else {
-                    want
-                };
+            for ((text, want), got) in texts.iter().zip(&want).zip(&got) {
                 compared += 1;
                 if got != want {
                     differ += 1;
@@ -372,16 +423,21 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
                     }
                 }
             }
+            let line = format!("{key} {:016x}", digest(&want));
+            if recorded.contains_key(key.as_str()) && !recorded_text.lines().any(|l| l == line) {
+                failures.push(format!("{key}: llama.cpp's answers differ from the recorded ones (GGUF_TOKENIZER_RECORD=1 rewrites them)"));
+            }
+            record.push(line);
         }
-        if encodes_only.contains(path) {
+        let Some((bin, _)) = live.as_ref().filter(|_| !encodes_only.contains(path)) else {
             report.push(format!(
                 "{name:16} {:>7} tokens  {compared:>5} encodes compared, {differ} differ",
                 tok.len()
             ));
             continue;
-        }
+        };
         // test-tokenizer-1: the tokens whose piece does not come back, ours vs llama.cpp's.
-        let theirs: Vec<String> = run_reference(&bin, &["roundtrip", path.to_str().unwrap()])
+        let theirs: Vec<String> = run_reference(bin, &["roundtrip", path.to_str().unwrap()])
             .lines()
             .map(str::to_string)
             .collect();
@@ -412,6 +468,9 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
         ));
     }
     let _ = std::fs::remove_dir_all(&dir);
+    if live.is_some() && std::env::var("GGUF_TOKENIZER_RECORD").as_deref() == Ok("1") {
+        std::fs::write(record_path(), record.join("\n") + "\n").unwrap();
+    }
     eprintln!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use gguf_tokenizer::gguf_grammar::OwnedGguf;
 use gguf_tokenizer::Tokenizer;
 
-/// `$GGUF_LLAMA_SRC`, else the cache `scripts/build-llama-tools.sh` fills; `None` (with a
-/// loud message) when absent, unless `GGUF_REQUIRE_LLAMA=1`, which makes it a failure.
+/// `$GGUF_LLAMA_SRC`, else the cache `scripts/build-llama-tools.sh` fills; `None` when absent
+/// (the tests then compare with outputs recorded in `tests/data/`), unless
+/// `GGUF_REQUIRE_LLAMA=1`, which makes it a failure.
 pub fn llama_src() -> Option<PathBuf> {
     let dir = std::env::var_os("GGUF_LLAMA_SRC")
         .map(PathBuf::from)
@@ -25,7 +26,7 @@ pub fn llama_src() -> Option<PathBuf> {
         );
     }
     eprintln!(
-        "\n!!! SKIPPED: llama.cpp source not found at {}; run scripts/build-llama-tools.sh !!!\n",
+        "llama.cpp source not found at {}: comparing with the recorded outputs",
         dir.display()
     );
     None
@@ -33,8 +34,13 @@ pub fn llama_src() -> Option<PathBuf> {
 
 /// The `ggml-vocab-*.gguf` files of llama.cpp's `models/`, sorted.
 pub fn vocabularies(src: &std::path::Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(src.join("models"))
-        .expect("models/")
+    vocabularies_in(&src.join("models"))
+}
+
+/// The `ggml-vocab-*.gguf` files of a folder, sorted.
+pub fn vocabularies_in(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.expect("entry").path())
         .filter(|p| {
             let n = p.file_name().unwrap().to_string_lossy().into_owned();
