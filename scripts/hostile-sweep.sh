@@ -10,7 +10,9 @@
 # sparse string, counts of 2^62, nesting 300 deep, shard names claiming 2^64-1 and 99999
 # shards, hostile names and texts, big-endian, v1, a page-amplifying array, a tensor past the
 # end) and 6 `gguf mutate` variants of the minimal llama; with --all-mutations, all 39 (CI
-# runs the default). Uses target/debug/gguf (or $GGUF_BIN) as built by `cargo test`; runs in
+# runs the default). Then the model level: hostile vocabularies, texts and chat templates
+# (each kind of issue 37, at sizes past the tokenizer's and the sandbox's bounds) and wrongly
+# typed hyperparameters, through tokenize, detokenize, template, check and fit. Uses target/debug/gguf (or $GGUF_BIN) as built by `cargo test`; runs in
 # parallel on every core. Usage: bash scripts/hostile-sweep.sh [--all-mutations]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -66,6 +68,81 @@ write('tensor-past-eof.gguf', header(kv_str(b'general.architecture', b'llama'), 
 v1 = b'GGUF' + struct.pack('<III', 1, 0, 1) + struct.pack('<I', 1) + b'k' + struct.pack('<I', 4) + struct.pack('<I', 7)
 write('v1.gguf', v1)
 PY
+# The model level: vocabularies, texts (NAME.txt beside NAME.gguf) and templates.
+models="$work/models"
+mkdir -p "$models"
+python3 - "$models" <<'PY'
+import json, os, struct, sys
+d = sys.argv[1]
+def s(b): return struct.pack('<Q', len(b)) + b
+def val(v):
+    if isinstance(v, bool): return struct.pack('<I?', 7, v)
+    if isinstance(v, tuple) and isinstance(v[0], int): return struct.pack('<I', v[0]) + v[1]
+    if isinstance(v, int): return struct.pack('<II', 4, v)
+    if isinstance(v, str): v = v.encode()
+    if isinstance(v, bytes): return struct.pack('<I', 8) + s(v)
+    kind, items = v
+    if kind == 'str': return struct.pack('<IIQ', 9, 8, len(items)) + b''.join(s(i) for i in items)
+    if kind == 'f32': return struct.pack('<IIQ', 9, 6, len(items)) + struct.pack(f'<{len(items)}f', *items)
+    if kind == 'i32': return struct.pack('<IIQ', 9, 5, len(items)) + struct.pack(f'<{len(items)}i', *items)
+def gguf(name, kvs, text=None):
+    body = b''.join(s(k.encode()) + val(v) for k, v in kvs.items())
+    with open(os.path.join(d, name + '.gguf'), 'wb') as f:
+        f.write(b'GGUF' + struct.pack('<IQQ', 3, 0, len(kvs)) + body)
+    if text is not None:
+        with open(os.path.join(d, name + '.txt'), 'wb') as f: f.write(text)
+def vocab(model, tokens, types=None, pre=None, merges=None, extra={}):
+    kv = {'general.architecture': 'llama', 'tokenizer.ggml.model': model,
+          'tokenizer.ggml.tokens': ('str', tokens),
+          'tokenizer.ggml.scores': ('f32', [-float(i) for i in range(len(tokens))]),
+          'tokenizer.ggml.token_type': ('i32', types or [1] * len(tokens))}
+    if pre: kv['tokenizer.ggml.pre'] = pre
+    if merges is not None: kv['tokenizer.ggml.merges'] = ('str', merges)
+    kv.update(extra)
+    return kv
+byte_tokens = [bytes([0xC4, 0x80 + i]) if i < 64 else b'<0x%02X>' % i for i in range(256)]
+ascii = [bytes([c]) for c in range(33, 127)]
+# 1. One BPE token of 30,000 x U+4E2D.
+gguf('bpe-long-token', vocab('gpt2', ascii + ['\u4e2d'.encode() * 30000], merges=[]), '\u4e2d'.encode() * 1000)
+# 2. 100k control tokens, and a text of them.
+specials = [b'<c%d>' % i for i in range(100000)]
+gguf('many-controls', vocab('gpt2', ascii + specials, [1] * len(ascii) + [3] * len(specials), merges=[]), b''.join(specials[::50]) * 20)
+# 3. superbpe's look-ahead on 100,000 digits.
+gguf('superbpe-digits', vocab('gpt2', ascii, pre='superbpe', merges=[]), b'7' * 100000)
+# 4. A control token that overlaps itself, 100,000 long.
+gguf('self-overlap', vocab('gpt2', ascii + [b'x' * 100000], [1] * len(ascii) + [3], merges=[]), b'x' * 300000)
+# 5. WordPiece with one 100 KB word; Unigram with a 100,000-byte token; RWKV on 100 KB.
+gguf('wpm-long-word', vocab('bert', [b'[PAD]', b'[UNK]', b'[CLS]', b'[SEP]'] + ascii + [b'##' + c for c in ascii]), b'a' * 100000)
+gguf('ugm-long-token', vocab('t5', [b'<pad>', b'</s>', b'<unk>'] + ascii + [b'\xe2\x96\x81' + b'a' * 100000]), b'a' * 100000)
+gguf('rwkv-long-text', vocab('rwkv', [b'\\x%02x' % i for i in range(256)] + [b'ab', b'abc']), b'abc' * 40000)
+# 6. A large text (8 MB) on a small SentencePiece vocabulary.
+gguf('spm-large-text', vocab('llama', [b'<unk>', b'<s>', b'</s>'] + [b'<0x%02X>' % i for i in range(256)] + [b'\xe2\x96\x81a', b'a'], [2, 3, 3] + [6] * 256 + [1, 1]), b'a a\n' * 2000000)
+# 7-10. Templates: deep expressions, loops over large lists, values that grow, many names.
+deep = "{{ " + "not " * 50000 + "1 }}"
+templates = {
+    'template-deep-not': deep,
+    'template-deep-plus': "{{ " + "1+" * 50000 + "1 }}",
+    'template-deep-attr': "{{ x" + ".a" * 50000 + " }}",
+    'template-deep-filter': "{{ 'a'" + "|string" * 50000 + " }}",
+    'template-sort-loop': "{% for i in range(100000) %}{{ (range(100000)|list|sort)[0] }}{% endfor %}",
+    'template-replace-growth': "{% set ns = namespace(s='a') %}{% for i in range(64) %}{% set ns.s = ns.s|replace('a','aa') %}{% endfor %}{{ ns.s|length }}",
+    'template-alternating': "{% set ns = namespace(a='x', b='y') %}{% for i in range(64) %}{% set ns.a = ns.b ~ ns.b %}{% set ns.b = ns.a %}{% endfor %}{{ ns.b|length }}",
+    'template-macro-doubling': "{% macro d(x, n) %}{% if n > 0 %}{{ d(x ~ x, n - 1) }}{% else %}{{ x|length }}{% endif %}{% endmacro %}{{ d('ab', 60) }}",
+    'template-format-width': "{{ '%1500000000s' % 'a' }}{{ '{:>1500000000}'.format('a') }}",
+    'template-builtins': "{{ strftime_now('%c' * 50000000) }}{{ 'a'|indent(1000000000) }}{{ range(10)|slice(100000000)|list|length }}{{ ('a' * 99999999)|list|length }}",
+}
+for name, src in templates.items():
+    gguf(name, vocab('gpt2', ascii, merges=[], extra={'tokenizer.chat_template': src}))
+gguf('template-100-names', vocab('gpt2', ascii, merges=[], extra=dict(
+    [('tokenizer.chat_templates', ('str', [b'n%d' % i for i in range(100)]))] +
+    [('tokenizer.chat_template.n%d' % i, "{% for i in range(100000000) %}{{ i }}{% endfor %}") for i in range(100)])))
+# 12. Hyperparameters of the wrong type (u64, u8) where llama.cpp reads u32.
+gguf('wrong-key-types', {'general.architecture': 'llama', 'llama.context_length': (10, struct.pack('<Q', 2**64 - 1)),
+    'llama.block_count': (10, struct.pack('<Q', 1)), 'llama.embedding_length': 8,
+    'llama.attention.head_count': (0, struct.pack('<B', 2)), 'llama.feed_forward_length': 16,
+    'llama.attention.layer_norm_rms_epsilon': (6, struct.pack('<f', 1e-5))})
+json.dump([{"role": "system", "content": "s"}, {"role": "user", "content": "u" * 1000}], open(os.path.join(d, 'messages.json'), 'w'))
+PY
 ln -s /dev/zero "$inputs/zero-link.gguf"
 ln -s loop-b.gguf "$inputs/loop-a.gguf"
 ln -s loop-a.gguf "$inputs/loop-b.gguf"
@@ -84,6 +161,13 @@ commands=(
     "split --split-max-tensors 1 IN OUT/s" "merge IN OUT/merged.gguf"
 )
 files=("$inputs"/* /dev/zero)
+# The model level's commands, over its inputs; TXT is the input's text, MSG the messages.
+model_commands=(
+    "tokenize IN -f TXT" "tokenize --json IN -f TXT" "detokenize IN 1 2 3 4 5 6 7 8 9 10"
+    "template --json IN" "template --render --messages MSG IN"
+    "check --profile llama.cpp IN" "check --json --schema IN" "fit IN"
+)
+model_files=("$models"/*.gguf)
 
 # One run: job number, command, input. Writes a line to its folder's `failure` on a failure.
 run_one() {
@@ -93,7 +177,12 @@ run_one() {
     read -r -a words <<<"$command"
     local word
     for word in "${words[@]}"; do
-        if [[ "$word" == IN ]]; then args+=("$input"); else args+=("${word//OUT/$dir/out}"); fi
+        case "$word" in
+            IN) args+=("$input") ;;
+            TXT) args+=("${input%.gguf}.txt") ;;
+            MSG) args+=("$models/messages.json") ;;
+            *) args+=("${word//OUT/$dir/out}") ;;
+        esac
     done
     local line="${args[*]}"
     local code=0
@@ -115,7 +204,8 @@ run_one() {
     LC_ALL=C grep -qaE "$controls|$bidi" "$dir/stderr" && why="$why raw-control-on-stderr"
     case "$command" in
         *--json* | *"-o OUT"* | *--html* | "dump --format"*) ;;
-        "tensor"*) ;;
+        # Data, not messages: raw off a terminal, as documented.
+        "tensor"* | "detokenize"*) ;;
         *) LC_ALL=C grep -qaE "$controls|$bidi" "$dir/stdout" && why="$why raw-control-on-stdout" ;;
     esac
     # JSON allows C1, bidi and separators raw; our JSON escapes them as it escapes C0 and DEL.
@@ -128,7 +218,7 @@ run_one() {
     rm -f "$dir/stdout"
 }
 export -f run_one
-export gguf work
+export gguf work models
 
 # A 16 MiB header cap keeps the runs cheap (the 256 MiB default is tested in
 # crates/gguf-cli/tests/hostile_bounds.rs); a binary from before the flag runs without it.
@@ -140,12 +230,19 @@ touch "$work/stamp"
 # Inputs identified by size and modification time (the sparse file is not read through).
 sums_before="$(find "$inputs" -printf '%p %s %T@\n' | sort)"
 start=$(date +%s%N)
-n=$((${#commands[@]} * ${#files[@]}))
-for command in "${commands[@]}"; do
-    for f in "${files[@]}"; do
-        printf '%s\0%s\0%s\0' "$((i = ${i:-0} + 1))" "$command" "$f"
+{
+    for command in "${commands[@]}"; do
+        for f in "${files[@]}"; do
+            printf '%s\0%s\0%s\0' "$((i = ${i:-0} + 1))" "$command" "$f"
+        done
     done
-done | xargs -0 -n 3 -P "$(nproc)" bash -c 'run_one "$@"' _
+    for command in "${model_commands[@]}"; do
+        for f in "${model_files[@]}"; do
+            [[ "$command" == *TXT* && ! -e "${f%.gguf}.txt" ]] && continue
+            printf '%s\0%s\0%s\0' "$((i = ${i:-0} + 1))" "$command" "$f"
+        done
+    done
+} | xargs -0 -n 3 -P "$(nproc)" bash -c 'run_one "$@"' _
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 
 failures=0
@@ -166,6 +263,8 @@ if [[ "$sums_before" != "$sums_after" ]]; then
     echo "hostile-sweep: an input changed" >&2
     failures=$((failures + 1))
 fi
-printf 'hostile-sweep: %d runs (%d commands x %d inputs) in %d.%03d s, %d failed\n' \
-    "$n" "${#commands[@]}" "${#files[@]}" $((elapsed_ms / 1000)) $((elapsed_ms % 1000)) "$failures" >&2
+runs="$(find "$work/runs" -mindepth 1 -maxdepth 1 -type d | wc -l)"
+printf 'hostile-sweep: %d runs (%d commands x %d inputs; %d model-level commands x %d models) in %d.%03d s, %d failed\n' \
+    "$runs" "${#commands[@]}" "${#files[@]}" "${#model_commands[@]}" "${#model_files[@]}" \
+    $((elapsed_ms / 1000)) $((elapsed_ms % 1000)) "$failures" >&2
 [[ "$failures" == 0 ]]

@@ -167,25 +167,23 @@ pub fn run(args: Args) -> Result<(), Failure> {
             }
             writeln!(out, "]")?;
         } else if args.json {
-            let items: Vec<serde_json::Value> = ids
-                .iter()
-                .map(|&id| {
-                    let piece = tok.token_to_piece(id, true);
-                    let mut item = serde_json::json!({
-                        "id": id,
-                        "piece": String::from_utf8_lossy(piece),
-                    });
-                    if std::str::from_utf8(piece).is_err() {
-                        item["bytes"] = serde_json::json!(piece);
-                    }
-                    item
-                })
-                .collect();
-            gguf_tools::render::json::write_value(
-                &serde_json::Value::Array(items),
-                false,
-                &mut out,
-            )?;
+            // One item at a time: a text of millions of tokens is never held as JSON values.
+            write!(out, "[")?;
+            for (i, &id) in ids.iter().enumerate() {
+                let piece = tok.token_to_piece(id, true);
+                let mut item = serde_json::json!({
+                    "id": id,
+                    "piece": String::from_utf8_lossy(piece),
+                });
+                if std::str::from_utf8(piece).is_err() {
+                    item["bytes"] = serde_json::json!(piece);
+                }
+                if i > 0 {
+                    write!(out, ",")?;
+                }
+                gguf_tools::render::json::write_value(&item, false, &mut out)?;
+            }
+            write!(out, "]")?;
             writeln!(out)?;
         } else {
             for &id in &ids {
