@@ -758,13 +758,15 @@ impl<'g, 'a> Checker<'g, 'a> {
         if let (Some(n_vocab), Some(model)) = (tokens, model) {
             self.special_token_defaults(model, n_vocab);
         }
-        if let Some(model) = model.filter(|m| !TOKENIZER_MODELS.contains(m)) {
+        if let Some(model) = model.filter(|m| !loads_tokenizer_model(Release::NEWEST, m)) {
             self.push_kv(
                 codes::SCHEMA_TOKENIZER_MODEL,
                 "tokenizer.ggml.model",
                 format!(
                     "unknown tokenizer model {model:?} (llama.cpp loads {})",
-                    TOKENIZER_MODELS.join(", ")
+                    tokenizer_models(Release::NEWEST)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             );
         }
