@@ -21,13 +21,13 @@ impl Release {
     const LAST: Release = Release::LlamaCppPython0336;
 
     /// The newest release: what a verdict follows unless another is asked for.
-    pub const NEWEST: Release = Release::LlamaCppPython0316;
+    pub const NEWEST: Release = Release::LlamaCppPython0336;
 
     /// What the release is, as verdicts name it.
     ///
     /// ```
     /// use gguf_llama::Release;
-    /// assert_eq!(Release::NEWEST.name(), "llama.cpp vendored in llama-cpp-python 0.3.16");
+    /// assert_eq!(Release::NEWEST.name(), "llama.cpp vendored in llama-cpp-python 0.3.36");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
