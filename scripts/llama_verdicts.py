@@ -7,14 +7,14 @@ encoder-only model the number of embedding values, recorded only when there is o
 difference fails, as does a recorded case that was not run) or, with --update, rewrites the
 record.
 
-Usage: python3 scripts/llama_verdicts.py [--update] RECORD NAME=PATH... < loader-output
+Usage: python3 scripts/llama_verdicts.py [--update] [--release 0.3.16|0.3.36] RECORD NAME=PATH... < loader-output
 """
 
 import json
 import sys
 
 REFERENCE = (
-    "llama.cpp vendored in llama-cpp-python 0.3.16 (scripts/build-llama-tools.sh), "
+    "llama.cpp vendored in llama-cpp-python {release} (scripts/build-llama-tools.sh), "
     "as scripts/llama/loader.cpp runs it: llama_model_load_from_file with default model "
     "parameters on the CPU, then llama_tokenize and a 4-token greedy decode (an encoder-only "
     "model: its embeddings, with embeddings on and its pooling), each file in a child process"
@@ -28,6 +28,11 @@ OPTIONAL = ["embd"]
 def main(argv):
     update = "--update" in argv
     args = [a for a in argv if a != "--update"]
+    release = "0.3.16"
+    if "--release" in args:
+        at = args.index("--release")
+        release = args[at + 1]
+        del args[at:at + 2]
     record_path, pairs = args[0], args[1:]
     name_of = {}
     for pair in pairs:
@@ -48,7 +53,7 @@ def main(argv):
             case.update({k: got[case["file"]][k] for k in OPTIONAL
                          if got[case["file"]].get(k) is not None})
         with open(record_path, "w", encoding="utf-8") as f:
-            json.dump({"reference": REFERENCE, "prompt": PROMPT, "cases": cases}, f, indent=1,
+            json.dump({"reference": REFERENCE.format(release=release), "prompt": PROMPT, "cases": cases}, f, indent=1,
                       ensure_ascii=False)
             f.write("\n")
         print(f"llama verdicts: recorded {len(cases)} files in {record_path}")

@@ -334,19 +334,20 @@ fn utf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
-/// `Document.check`'s profiles: the library's, and `llama.cpp` (`gguf_llama::loader`, as `gguf
-/// check --profile llama.cpp`); `true` for the latter.
-fn profile(name: &str) -> PyResult<(Profile, bool)> {
-    if name == "llama.cpp" {
-        return Ok((gguf_llama::loader::CONTAINER, true));
+/// `Document.check`'s profiles: the library's, and `llama.cpp` (the newest release) or
+/// `llama.cpp-0.3.16` (`gguf_llama::loader`, as `gguf check --profile llama.cpp`); for the
+/// latter, the release whose loader it follows.
+fn profile(name: &str) -> PyResult<(Profile, Option<gguf_llama::Release>)> {
+    if let Some(release) = gguf_llama::loader::profile_release(name) {
+        return Ok((gguf_llama::loader::container(release), Some(release)));
     }
     Profile::ALL
         .into_iter()
         .find(|p| p.name() == name)
-        .map(|p| (p, false))
+        .map(|p| (p, None))
         .ok_or_else(|| {
             PyValueError::new_err(format!(
-                "unknown profile {name:?}: expected ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, ggml-0.3.36, ggml-0.3.36-data, gguf-py, spec, strict or llama.cpp"
+                "unknown profile {name:?}: expected ggml, ggml-data, ggml-0.3.16, ggml-0.3.16-data, ggml-0.3.36, ggml-0.3.36-data, gguf-py, spec, strict, llama.cpp or llama.cpp-0.3.16"
             ))
         })
 }
@@ -358,12 +359,17 @@ fn judge(
     profile: &str,
     schema: bool,
 ) -> PyResult<(Profile, Vec<validate::Diagnostic>)> {
-    let (profile, llama_cpp) = self::profile(profile)?;
+    let (profile, release) = self::profile(profile)?;
+    let llama_cpp = release.is_some();
     // As `gguf check`'s judge: the model rules bring the templates' lint.
-    let mut found = if llama_cpp {
-        gguf_tokenizer::check::llama_cpp(gguf, file_len)
-    } else {
-        validate::check(gguf, file_len, profile)
+    let mut found = match release {
+        Some(release) => gguf_tokenizer::check::llama_cpp_in(
+            gguf,
+            file_len,
+            release,
+            gguf_llama::loader::Load::Model,
+        ),
+        None => validate::check(gguf, file_len, profile),
     };
     if schema && !llama_cpp {
         found.extend(gguf_tokenizer::check::model(gguf));

@@ -1,6 +1,6 @@
 """Document.check(profile="llama.cpp") against llama.cpp's own load verdicts
-(tests/llama/verdicts.json, recorded by scripts/check-llama-loader.sh from llama.cpp 0.3.16's
-loader) and against `gguf check --profile llama.cpp --json` on the same files: every file
+(tests/llama/verdicts-0.3.36.json, recorded by scripts/check-llama-loader.sh from the loader of
+llama.cpp 0.3.36, the newest release we hold) and against `gguf check --profile llama.cpp --json` on the same files: every file
 of that record, written again here as check-llama-loader.sh writes them (`gguf fixtures`,
 `--all-archs`, `gguf mutate --all`, the llama4 variant, the kept inputs, the corpus, SmolLM2)."""
 
@@ -13,7 +13,7 @@ import pytest
 import gguf_grammar
 from conftest import REPO, gguf_bin, smollm2
 
-RECORD = json.loads((REPO / "tests" / "llama" / "verdicts.json").read_text())
+RECORD = json.loads((REPO / "tests" / "llama" / "verdicts-0.3.36.json").read_text())
 MODEL_RULES = re.compile(
     r"\.(block-count-0|tensor-missing|tensor-shape|key-missing|key-type|heads-not-dividing|"
     r"kv-heads-not-dividing|architecture-unknown|byte-tokens-missing|special-token-past-vocab|"

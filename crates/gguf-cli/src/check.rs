@@ -9,6 +9,8 @@ use clap::ValueEnum;
 use gguf_grammar::escape::terminal;
 use gguf_grammar::validate::{self, Diagnostic, Profile};
 use gguf_grammar::Gguf;
+use gguf_llama::loader::{self, Load};
+use gguf_llama::Release;
 use gguf_tools::set::{self, shard_name, GgufSet, ShardFile};
 use gguf_tools::source::http::is_remote;
 
@@ -18,15 +20,29 @@ use crate::{remote, Failure};
 #[command(after_help = "Examples:
   gguf check --profile ggml model.gguf
   gguf check model-00001-of-00003.gguf      every shard, and the set as a whole
-  gguf check https://example.org/model.gguf      the header only, by range requests")]
+  gguf check https://example.org/model.gguf      the header only, by range requests
+  gguf check --releases model.gguf          which llama.cpp releases load it, and why not
+  gguf check --profile llama.cpp --vocab-only ggml-vocab-qwen35.gguf")]
 pub struct Args {
     /// Whose rules: ggml's reader (metadata only), ggml also loading the tensor data, the
-    /// same two for the ggml of llama-cpp-python 0.3.16, gguf-py 0.19.0's GGUFReader, the
-    /// GGUF specification, all of them, or llama.cpp's model loader (llama.cpp vendored in
-    /// llama-cpp-python 0.3.16: ggml-0.3.16-data and the model schema, a vocabulary-only file
-    /// rejected).
+    /// same two for the ggml of llama-cpp-python 0.3.16 and 0.3.36, gguf-py 0.19.0's
+    /// GGUFReader, the GGUF specification, all of them, or llama.cpp's model loader:
+    /// `llama.cpp` is the newest release we hold (vendored in llama-cpp-python 0.3.36:
+    /// ggml-0.3.36-data and the model schema of that release, a vocabulary-only file rejected
+    /// unless --vocab-only), `llama.cpp-0.3.16` the older one.
     #[arg(long, value_enum, default_value = "strict")]
     profile: CheckProfile,
+    /// With a llama.cpp profile: judge the load llama.cpp makes with vocab_only (as
+    /// llama-tokenize loads), which reads the hyperparameters and the vocabulary only; a file
+    /// without tensors is then accepted.
+    #[arg(long)]
+    vocab_only: bool,
+    /// One row per llama.cpp release we hold, newest first: whether its loader loads the file
+    /// (the whole model; or, for a file without tensors, the vocabulary with vocab_only), and
+    /// when not, the first diagnostic that says why. Exit 0 when some release loads every file,
+    /// 1 when one loads in none. Only the header is read (also for URLs).
+    #[arg(long, conflicts_with_all = ["profile", "schema", "vocab_only", "shard_only"])]
+    releases: bool,
     /// Print the diagnostics as JSON: one object per file.
     #[arg(long)]
     json: bool,
@@ -82,14 +98,31 @@ pub enum CheckProfile {
     Spec,
     /// All of them.
     Strict,
-    /// The model loader of the llama.cpp vendored in llama-cpp-python 0.3.16
-    /// (llama_model_load_from_file, default parameters): ggml-0.3.16-data's container rules,
-    /// the model schema (--schema), and tensors required.
+    /// The model loader of the newest llama.cpp we hold, vendored in llama-cpp-python 0.3.36
+    /// (llama_model_load_from_file, default parameters): ggml-0.3.36-data's container rules,
+    /// the model schema of that release (--schema), and tensors required (unless --vocab-only).
     #[value(name = "llama.cpp")]
     LlamaCpp,
+    /// The same for the llama.cpp vendored in llama-cpp-python 0.3.16 (ggml-0.3.16-data).
+    #[value(name = "llama.cpp-0.3.16")]
+    LlamaCpp0316,
+}
+
+impl CheckProfile {
+    /// The llama.cpp release whose model loader the profile follows, if it is a loader's.
+    fn release(self) -> Option<Release> {
+        match self {
+            CheckProfile::LlamaCpp => Some(Release::NEWEST),
+            CheckProfile::LlamaCpp0316 => Some(Release::LlamaCppPython0316),
+            _ => None,
+        }
+    }
 }
 
 pub fn run(args: Args) -> ExitCode {
+    if args.releases {
+        return crate::releases::run(&args.files, args.json, args.verbose);
+    }
     let files = if args.shard_only {
         args.files
             .into_iter()
@@ -102,10 +135,14 @@ pub fn run(args: Args) -> ExitCode {
     } else {
         with_shards(args.files)
     };
-    let schema = match args.profile {
-        CheckProfile::LlamaCpp => Schema::LlamaCpp,
-        _ if args.schema => Schema::Model,
-        _ => Schema::Off,
+    let load = match args.vocab_only {
+        true => Load::VocabOnly,
+        false => Load::Model,
+    };
+    let schema = match args.profile.release() {
+        Some(release) => Schema::LlamaCpp(release, load),
+        None if args.schema => Schema::Model,
+        None => Schema::Off,
     };
     check(&files, args.profile.into(), args.json, schema, args.verbose)
 }
@@ -173,7 +210,9 @@ impl From<CheckProfile> for Profile {
             CheckProfile::GgufPy => Profile::GgufPy,
             CheckProfile::Spec => Profile::Spec,
             CheckProfile::Strict => Profile::Strict,
-            CheckProfile::LlamaCpp => gguf_llama::loader::CONTAINER,
+            CheckProfile::LlamaCpp | CheckProfile::LlamaCpp0316 => {
+                loader::container(profile.release().unwrap_or(Release::NEWEST))
+            }
         }
     }
 }
@@ -184,14 +223,15 @@ enum Schema {
     Off,
     /// `--schema`.
     Model,
-    /// `--profile llama.cpp`: the schema, and a file without tensors is an error.
-    LlamaCpp,
+    /// `--profile llama.cpp` (or another release's): that release's schema, and a file
+    /// without tensors is an error unless the load is vocabulary-only.
+    LlamaCpp(Release, Load),
 }
 
 /// The profile's diagnostics, and the schema's when asked.
 fn judge(gguf: &Gguf<'_>, file_len: u64, profile: Profile, schema: Schema) -> Vec<Diagnostic> {
-    if schema == Schema::LlamaCpp {
-        return gguf_tokenizer::check::llama_cpp(gguf, file_len);
+    if let Schema::LlamaCpp(release, load) = schema {
+        return gguf_tokenizer::check::llama_cpp_in(gguf, file_len, release, load);
     }
     let mut found = validate::check(gguf, file_len, profile);
     if schema != Schema::Off {
@@ -229,9 +269,9 @@ fn check(
     verbose: bool,
 ) -> ExitCode {
     let mut out = BufWriter::new(io::stdout().lock());
-    // What the JSON names: `--profile llama.cpp` applies ggml-0.3.16-data's container rules.
+    // What the JSON names: `--profile llama.cpp` applies ggml-0.3.36-data's container rules.
     let label = match schema {
-        Schema::LlamaCpp => ("llama.cpp", gguf_llama::loader::MODELS),
+        Schema::LlamaCpp(release, _) => (loader::profile_name(release), loader::models(release)),
         _ => (profile.name(), profile.models()),
     };
     let (mut rejected, mut unreadable) = (false, false);

@@ -20,6 +20,7 @@ mod input;
 mod map;
 mod merge;
 mod mutate;
+mod releases;
 mod remote;
 mod scan;
 mod snapshot;

@@ -3,10 +3,11 @@
 use gguf_grammar::validate::References;
 
 gguf_grammar::diagnostic_codes! {
-    /// An architecture llama.cpp's loader does not know.
+    /// An architecture the release's loader refuses: one it does not know (or 0.3.36's `clip`).
     SCHEMA_ARCHITECTURE_UNSUPPORTED = "schema-architecture-unsupported", Error, References::NONE;
-    /// An architecture whose hyperparameters and tensors are not checked.
-    SCHEMA_ARCHITECTURE_UNKNOWN = "schema-architecture-unknown", Note, References::NONE;
+    /// An architecture the release loads whose schema the table does not model: its keys,
+    /// hyperparameters and tensors are unchecked.
+    SCHEMA_ARCHITECTURE_UNKNOWN = "schema-architecture-unknown", Warning, References::NONE;
     /// A vocabulary-only file: no tensors.
     SCHEMA_VOCAB_ONLY = "schema-vocab-only", Note, References::NONE;
     /// A key the loader requires is missing.

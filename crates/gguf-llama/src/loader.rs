@@ -1,10 +1,13 @@
-//! llama.cpp's model loader as one judgement (`gguf check --profile llama.cpp`, Python's
+//! llama.cpp's model loader as one judgement per release (`gguf check --profile llama.cpp`
+//! for [`Release::NEWEST`], `llama.cpp-0.3.16` for the older one; Python's
 //! `check(profile="llama.cpp")`): what `llama_model_load_from_file` with default parameters
-//! refuses, in the llama.cpp of [`Release::NEWEST`](crate::Release::NEWEST). It is the container rules of that llama.cpp's own ggml with the tensor data
-//! ([`CONTAINER`]: `ggml-0.3.16-data`, which knows 40 types and crashes on a zero dim after
-//! the first), the model schema ([`schema::check_model`]), and a file without tensors
-//! rejected: the default load fails where a vocabulary-only load succeeds. `scripts/check-llama-loader.sh` measures its
-//! agreement with llama.cpp's own verdicts (`tests/llama/verdicts.json`).
+//! refuses. It is the container rules of that llama.cpp's own ggml with the tensor data
+//! ([`container`]: `ggml-0.3.16-data`, which knows 40 types and crashes on a zero dim after
+//! the first, or `ggml-0.3.36-data`), the model schema ([`schema::check_model_in`]), and a
+//! file without tensors rejected: the default load fails where a vocabulary-only load
+//! ([`Load::VocabOnly`]) succeeds. `scripts/check-llama-loader.sh` measures its agreement
+//! with each release's own verdicts (`tests/llama/verdicts.json`,
+//! `tests/llama/verdicts-0.3.36.json`).
 //!
 //! ```
 //! use gguf_grammar::{validate::Severity, Gguf};
@@ -27,33 +30,100 @@
 use gguf_grammar::validate::{self, Diagnostic, Profile, Severity};
 use gguf_grammar::Gguf;
 
-use crate::schema;
+use crate::{schema, Release};
 
 /// The container profile the loader's verdict includes: the reader of the same llama.cpp's
 /// ggml loading the data.
-pub const CONTAINER: Profile = Profile::Ggml0316Data;
+pub const fn container(release: Release) -> Profile {
+    match release {
+        Release::LlamaCppPython0316 => Profile::Ggml0316Data,
+        Release::LlamaCppPython0336 => Profile::Ggml0336Data,
+    }
+}
 
-/// What `--profile llama.cpp` follows.
-pub const MODELS: &str = "the model loader of the llama.cpp vendored in llama-cpp-python \
-     0.3.16 (llama_model_load_from_file, default parameters, CPU), as recorded in \
-     tests/llama/verdicts.json";
+/// [`container`] of [`Release::NEWEST`].
+pub const CONTAINER: Profile = container(Release::NEWEST);
 
-/// The diagnostics under llama.cpp's loader: [`CONTAINER`]'s, then the schema's, with
-/// `schema-vocab-only` an error. `file_len` is the length of the whole file.
+/// The name of the profile of `release`'s loader: `llama.cpp` for [`Release::NEWEST`],
+/// `llama.cpp-0.3.16` for the older release (as the container profiles `ggml-0.3.16`).
+pub const fn profile_name(release: Release) -> &'static str {
+    match release {
+        Release::LlamaCppPython0316 => "llama.cpp-0.3.16",
+        Release::LlamaCppPython0336 => "llama.cpp",
+    }
+}
+
+/// The release whose loader the profile `name` ([`profile_name`]) follows; `llama.cpp-0.3.36`
+/// names the newest release too.
+pub fn profile_release(name: &str) -> Option<Release> {
+    if name == "llama.cpp-0.3.36" {
+        return Some(Release::LlamaCppPython0336);
+    }
+    Release::ALL
+        .iter()
+        .copied()
+        .find(|&r| profile_name(r) == name)
+}
+
+/// What the profile of `release`'s loader follows.
+pub const fn models(release: Release) -> &'static str {
+    match release {
+        Release::LlamaCppPython0316 => {
+            "the model loader of the llama.cpp vendored in llama-cpp-python 0.3.16 \
+             (llama_model_load_from_file, default parameters, CPU), as recorded in \
+             tests/llama/verdicts.json"
+        }
+        Release::LlamaCppPython0336 => {
+            "the model loader of the llama.cpp vendored in llama-cpp-python 0.3.36 \
+             (llama_model_load_from_file, default parameters, CPU), as recorded in \
+             tests/llama/verdicts-0.3.36.json"
+        }
+    }
+}
+
+/// What `--profile llama.cpp` follows: [`models`] of [`Release::NEWEST`].
+pub const MODELS: &str = models(Release::NEWEST);
+
+/// How llama.cpp is asked to load the file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Load {
+    /// `llama_model_load_from_file` with default parameters: the whole model.
+    Model,
+    /// With `vocab_only` (as `llama-tokenize` loads): hyperparameters and vocabulary, no
+    /// tensors; a file without tensors is then no error.
+    VocabOnly,
+}
+
+/// The diagnostics under llama.cpp [`Release::NEWEST`]'s loader (see [`check_in`]).
 pub fn check(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
-    let mut found = validate::check(gguf, file_len, CONTAINER);
-    found.extend(schema::check_model(gguf));
-    for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {
-        d.severity = Severity::Error;
-        d.message = "no tensors: llama.cpp's default load fails (missing tensor 'token_embd.weight'); it loads a vocabulary-only file only with vocab_only".into();
+    check_in(gguf, file_len, Release::NEWEST, Load::Model)
+}
+
+/// The diagnostics under llama.cpp `release`'s loader: [`container`]'s, then the schema's,
+/// with `schema-vocab-only` an error for a [`Load::Model`]. `file_len` is the length of the
+/// whole file.
+pub fn check_in(gguf: &Gguf<'_>, file_len: u64, release: Release, load: Load) -> Vec<Diagnostic> {
+    let mut found = validate::check(gguf, file_len, container(release));
+    found.extend(schema::check_model_in(gguf, release));
+    if load == Load::Model {
+        for d in found.iter_mut().filter(|d| d.code == "schema-vocab-only") {
+            d.severity = Severity::Error;
+            d.message = format!("no tensors: the default load of the {} fails (missing tensor 'token_embd.weight'); it loads a vocabulary-only file only with vocab_only", release.name());
+        }
     }
     found
 }
 
-/// Whether llama.cpp's loader accepts a file with these diagnostics (of [`check`]): neither
-/// [`CONTAINER`] nor the schema rejects it.
+/// Whether llama.cpp [`Release::NEWEST`]'s loader accepts a file with these diagnostics (of
+/// [`check`]).
 pub fn accepts(diagnostics: &[Diagnostic]) -> bool {
-    validate::accepts(diagnostics, CONTAINER) && schema::accepts_model(diagnostics)
+    accepts_in(diagnostics, Release::NEWEST)
+}
+
+/// Whether llama.cpp `release`'s loader accepts a file with these diagnostics (of
+/// [`check_in`]): neither [`container`] nor the schema rejects it.
+pub fn accepts_in(diagnostics: &[Diagnostic], release: Release) -> bool {
+    validate::accepts(diagnostics, container(release)) && schema::accepts_model(diagnostics)
 }
 
 #[cfg(test)]
@@ -93,14 +163,19 @@ mod tests {
         ] {
             let bytes = with_tensor(dims, ty, data);
             let gguf = Gguf::parse(&bytes).unwrap();
-            let found = check(&gguf, bytes.len() as u64);
+            let found = check_in(
+                &gguf,
+                bytes.len() as u64,
+                Release::LlamaCppPython0316,
+                Load::Model,
+            );
             assert!(
                 found
                     .iter()
                     .any(|d| d.code == code && d.severity == Severity::Error),
                 "{ty} {dims:?}: {found:#?}"
             );
-            assert!(!accepts(&found));
+            assert!(!accepts_in(&found, Release::LlamaCppPython0316));
             // The newer ggml takes the tensor itself.
             let ggml = validate::check(&gguf, bytes.len() as u64, Profile::GgmlData);
             assert!(!ggml.iter().any(|d| d.code == code), "{ty} {dims:?}");

@@ -21,13 +21,13 @@ impl Release {
     const LAST: Release = Release::LlamaCppPython0336;
 
     /// The newest release: what a verdict follows unless another is asked for.
-    pub const NEWEST: Release = Release::LlamaCppPython0316;
+    pub const NEWEST: Release = Release::LlamaCppPython0336;
 
     /// What the release is, as verdicts name it.
     ///
     /// ```
     /// use gguf_llama::Release;
-    /// assert_eq!(Release::NEWEST.name(), "llama.cpp vendored in llama-cpp-python 0.3.16");
+    /// assert_eq!(Release::NEWEST.name(), "llama.cpp vendored in llama-cpp-python 0.3.36");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -58,6 +58,9 @@ impl Release {
 /// let current = Releases::since(Release::LlamaCppPython0336);
 /// assert!(current.contains(Release::LlamaCppPython0336));
 /// assert!(!current.contains(Release::LlamaCppPython0316));
+/// let old = Releases::until(Release::LlamaCppPython0316);
+/// assert!(old.contains(Release::LlamaCppPython0316));
+/// assert!(!old.contains(Release::LlamaCppPython0336));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Releases(u32);
@@ -70,6 +73,11 @@ impl Releases {
     pub const fn since(first: Release) -> Releases {
         let last = Release::LAST.bit();
         Releases((last | (last - 1)) & !(first.bit() - 1))
+    }
+
+    /// `last` and every earlier release.
+    pub const fn until(last: Release) -> Releases {
+        Releases(last.bit() | (last.bit() - 1))
     }
 
     /// Whether `release` is in the set.

@@ -25,20 +25,23 @@
 //!    that breaks a rule of step 4 is not used to derive shapes, so one mistake gives one
 //!    diagnostic. A file without tensors gets the note `schema-vocab-only` instead.
 //!
-//! A file whose architecture is not in the table gets the note `schema-architecture-unknown`
-//! and steps 1 to 3 only. Every schema diagnostic is about models, not the container: its
-//! `rejected_by` is empty, and all but the two notes and the special-token warning are errors.
+//! A file whose architecture the release loads but the table does not model gets the warning
+//! `schema-architecture-unknown` and steps 1 to 3 only. Every schema diagnostic is about models, not the container: its
+//! `rejected_by` is empty, and all but the note `schema-vocab-only` and the two warnings
+//! (`schema-architecture-unknown`, `schema-special-token`) are errors.
 //!
-//! Rules of llama.cpp's loader (of [`Release::NEWEST`](crate::Release::NEWEST)), each naming what
-//! llama.cpp says: `schema-architecture-unsupported` (not one of [`LLAMA_CPP_ARCHITECTURES`]:
-//! "unknown model architecture"), `schema-block-count` (0: it aborts in `llama_hparams::n_head`),
+//! Rules of llama.cpp's loader, of the release [`check_model_in`] is given
+//! ([`Release::NEWEST`](crate::Release::NEWEST) for [`check_model`]), each naming that release
+//! and what it says: `schema-architecture-unsupported` (not one of [`LLAMA_CPP_ARCHITECTURES`]
+//! of the release: "unknown model architecture"; 0.3.36's `clip`: "CLIP cannot be used as main
+//! model"), `schema-block-count` (0: it aborts in `llama_hparams::n_head`),
 //! `schema-byte-tokens` (a SentencePiece vocabulary without the byte tokens its tokenizer falls
 //! back to: `std::out_of_range` out of `llama_tokenize`), `schema-tokenizer-pre` (a BPE
 //! pre-tokenizer not in [`PRE_TOKENIZERS`]), `schema-special-token-default` (a special
 //! token whose id llama.cpp falls back to is outside the vocabulary: `vector::_M_range_check`
 //! while loading); `schema-special-token` is a warning, as llama.cpp warns "bad special token"
 //! and loads when its default id is in the vocabulary. `gguf check --profile llama.cpp` adds the
-//! container rules of that llama.cpp's ggml (`ggml-0.3.16-data`) and rejects a vocabulary-only
+//! container rules of that llama.cpp's ggml (`ggml-0.3.36-data`, `ggml-0.3.16-data`) and rejects a vocabulary-only
 //! file;
 //! `scripts/check-llama-loader.sh` measures its agreement with llama.cpp.
 //!
@@ -81,29 +84,45 @@ use crate::Release;
 /// Missing tensors reported one by one; the rest are counted in one more diagnostic.
 pub const MISSING_SHOWN: u64 = 16;
 
-/// The schema diagnostics about `gguf`, in the order of the module documentation.
+/// The schema diagnostics about `gguf` under llama.cpp [`Release::NEWEST`], in the order of
+/// the module documentation.
 pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
+    check_model_in(gguf, Release::NEWEST)
+}
+
+/// The schema diagnostics about `gguf` under llama.cpp `release`.
+///
+/// ```
+/// use gguf_grammar::Gguf;
+/// use gguf_llama::{schema, Release};
+///
+/// let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
+/// let gguf = Gguf::parse(&bytes).unwrap();
+/// for &release in Release::ALL {
+///     assert!(schema::check_model_in(&gguf, release).is_empty());
+/// }
+/// ```
+pub fn check_model_in(gguf: &Gguf<'_>, release: Release) -> Vec<Diagnostic> {
     let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
-    let mut c = Checker::new(gguf, arch_name);
-    let arch = arch_name.and_then(Architecture::named);
+    let mut c = Checker::new(gguf, arch_name, release);
+    let arch = arch_name.and_then(|name| Architecture::named_in(release, name));
     c.keys(arch_name, arch);
     let hp = Hparams::read_with(|key| c.value(key));
     c.tokenizer(&hp);
     c.general();
-    if let Some(name) = arch_name.filter(|n| !loads_architecture(Release::NEWEST, n)) {
+    if let Some(refusal) = arch_name.and_then(|name| architecture_refusal(release, name)) {
         c.push_kv(
             codes::SCHEMA_ARCHITECTURE_UNSUPPORTED,
             "general.architecture",
-            format!("llama.cpp fails to load it: \"unknown model architecture: '{name}'\""),
+            format!("the {} fails to load it: \"{refusal}\"", release.name()),
         );
     } else if let (Some(name), None) = (arch_name, arch) {
-        let known: Vec<&str> = ARCHITECTURES.iter().map(|a| a.name).collect();
         c.push_kv(
             codes::SCHEMA_ARCHITECTURE_UNKNOWN,
             "general.architecture",
             format!(
-                "architecture {name:?} is not in the schema table ({}): its hyperparameters and tensors are not checked",
-                known.join(", ")
+                "architecture {name:?} loads in the {} but its schema is not modelled here: its keys, hyperparameters and tensors are unchecked",
+                release.name()
             ),
         );
     }
@@ -143,7 +162,7 @@ pub fn check_model(gguf: &Gguf<'_>) -> Vec<Diagnostic> {
 pub fn required_tensors(gguf: &Gguf<'_>) -> Option<Vec<(String, Vec<u64>)>> {
     let arch_name = gguf.get("general.architecture").and_then(|v| v.as_str());
     let arch = Architecture::named(arch_name?)?;
-    let mut c = Checker::new(gguf, arch_name);
+    let mut c = Checker::new(gguf, arch_name, Release::NEWEST);
     let hp = Hparams::read_with(|key| c.value(key));
     let shapes = c.hparams(arch, &hp);
     if shapes.layers_broken {
@@ -192,6 +211,12 @@ pub fn accepts_model(diagnostics: &[Diagnostic]) -> bool {
     !diagnostics
         .iter()
         .any(|d| d.code.name().starts_with("schema-") && d.severity == Severity::Error)
+}
+
+/// Whether `model` is a BPE vocabulary (`LLAMA_VOCAB_TYPE_BPE`) in llama.cpp `release`.
+fn is_bpe_model(release: Release, model: &str) -> bool {
+    matches!(model, "gpt2" | "hybriddna" | "whitespace" | "gemma4")
+        && loads_tokenizer_model(release, model)
 }
 
 /// Whether `value` has type `ty`; for a count that is an integer, whether it is non-negative.
@@ -611,12 +636,14 @@ struct Checker<'g, 'a> {
     /// about 75 keys, and a scan of every pair for each is slow on huge headers.
     first: HashMap<&'a [u8], usize>,
     out: Diagnostics,
+    /// The llama.cpp whose loader the checks follow.
+    release: Release,
     /// A per-layer array had the wrong length (see [`Shapes::layers_broken`]).
     layers_broken: bool,
 }
 
 impl<'g, 'a> Checker<'g, 'a> {
-    fn new(gguf: &'g Gguf<'a>, arch_name: Option<&'g str>) -> Self {
+    fn new(gguf: &'g Gguf<'a>, arch_name: Option<&'g str>, release: Release) -> Self {
         let asked = AskedKeys(arch_name.unwrap_or(""));
         let mut first = HashMap::new();
         for (i, pair) in gguf.kvs.iter().enumerate() {
@@ -629,6 +656,7 @@ impl<'g, 'a> Checker<'g, 'a> {
             asked,
             first,
             out: Diagnostics::default(),
+            release,
             layers_broken: false,
         }
     }
@@ -758,30 +786,39 @@ impl<'g, 'a> Checker<'g, 'a> {
         if let (Some(n_vocab), Some(model)) = (tokens, model) {
             self.special_token_defaults(model, n_vocab);
         }
-        if let Some(model) = model.filter(|m| !TOKENIZER_MODELS.contains(m)) {
+        let release = self.release;
+        if let Some(model) = model.filter(|m| !loads_tokenizer_model(release, m)) {
             self.push_kv(
                 codes::SCHEMA_TOKENIZER_MODEL,
                 "tokenizer.ggml.model",
                 format!(
-                    "unknown tokenizer model {model:?} (llama.cpp loads {})",
-                    TOKENIZER_MODELS.join(", ")
+                    "the {} fails to load it: \"unknown tokenizer: '{model}'\" (it loads {})",
+                    release.name(),
+                    tokenizer_models(release).collect::<Vec<_>>().join(", ")
                 ),
             );
         }
         if model == Some("llama") {
             self.byte_tokens();
         }
+        let bpe = model.filter(|&m| is_bpe_model(release, m));
         let pre = self.value("tokenizer.ggml.pre").and_then(|v| v.as_str());
-        if let (Some("gpt2"), Some(pre)) = (model, pre) {
-            if pre_tokenizer(Release::NEWEST, pre).is_none() {
+        if let (Some(model), Some(pre)) = (bpe, pre) {
+            let pre = forced_pre_tokenizer(model).unwrap_or(pre);
+            if pre_tokenizer(release, pre).is_none() {
                 self.push_kv(
                     codes::SCHEMA_TOKENIZER_PRE,
                     "tokenizer.ggml.pre",
-                    format!("llama.cpp fails to load it: \"unknown pre-tokenizer type: '{pre}'\""),
+                    format!(
+                        "the {} fails to load it: \"unknown pre-tokenizer type: '{pre}'\"",
+                        release.name()
+                    ),
                 );
             }
         }
-        if model == Some("gpt2") {
+        // Kimi-K2's vocabulary has no merges: 0.3.36 lets it, 0.3.16 has no such case.
+        let merges_optional = release >= Release::LlamaCppPython0336 && pre == Some("kimi-k2");
+        if bpe.is_some() && !merges_optional {
             let merges = self.value("tokenizer.ggml.merges");
             let empty = merges
                 .and_then(|v| v.as_array())
@@ -790,7 +827,7 @@ impl<'g, 'a> Checker<'g, 'a> {
                 self.push_kv(
                     codes::SCHEMA_MERGES_MISSING,
                     "tokenizer.ggml.model",
-                    "a gpt2 (BPE) tokenizer needs tokenizer.ggml.merges".into(),
+                    "a BPE tokenizer needs tokenizer.ggml.merges (\"cannot find tokenizer merges in model file\")".into(),
                 );
             }
         }
@@ -811,7 +848,7 @@ impl<'g, 'a> Checker<'g, 'a> {
         let defaults: &[(&str, u64)] = match model {
             "llama" => &[(BOS, 1), (EOS, 2), (UNK, 0)],
             "bert" => &[(BOS, 101), (UNK, 100), (SEP, 102), (PAD, 0), (MASK, 103)],
-            "gpt2" => &[(BOS, 11), (EOS, 11)],
+            "gpt2" | "hybriddna" | "whitespace" => &[(BOS, 11), (EOS, 11)],
             "t5" => &[(EOS, 1), (UNK, 2), (PAD, 0)],
             _ => &[],
         };

@@ -6,6 +6,8 @@ use crate::codes;
 use gguf_grammar::error::Segment;
 use gguf_grammar::validate::{At, Diagnostic, Diagnostics};
 use gguf_grammar::Gguf;
+use gguf_llama::loader::Load;
+use gguf_llama::Release;
 
 use crate::{attr, unicode, Kind, Tokenizer};
 
@@ -31,7 +33,13 @@ const SPECIAL_IDS: &[&str] = &[
 /// the inspector's): llama.cpp's loader rules ([`gguf_llama::loader::check`]) and the
 /// vocabulary's ([`check`]).
 pub fn llama_cpp(g: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
-    let mut found = gguf_llama::loader::check(g, file_len);
+    llama_cpp_in(g, file_len, Release::NEWEST, Load::Model)
+}
+
+/// [`llama_cpp`] for llama.cpp `release` loading as `load` (`--profile llama.cpp-0.3.16`,
+/// `--vocab-only`, `gguf check --releases`).
+pub fn llama_cpp_in(g: &Gguf<'_>, file_len: u64, release: Release, load: Load) -> Vec<Diagnostic> {
+    let mut found = gguf_llama::loader::check_in(g, file_len, release, load);
     found.extend(check(g));
     found
 }

@@ -860,11 +860,6 @@ pub fn file_type_name(id: u64) -> Option<&'static str> {
 /// The `general.quantization_version` values ggml writes: `GGML_QNT_VERSION` is 2.
 pub const QUANTIZATION_VERSIONS: &[u64] = &[2];
 
-/// `tokenizer.ggml.model` values llama.cpp loads (`llama_vocab::impl::load`).
-pub const TOKENIZER_MODELS: &[&str] = &[
-    "no", "none", "llama", "bert", "gpt2", "t5", "rwkv", "plamo2",
-];
-
 /// `tokenizer.ggml.token_type` values: llama.cpp's `llama_token_type` (0 undefined, 1 normal,
 /// 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte; gguf-py's `TokenType` has 1 to 6).
 pub const TOKEN_TYPES: std::ops::RangeInclusive<i64> = 0..=6;
