@@ -441,11 +441,11 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
             }
         }
     }
-    if hp.arch == "plm" && params.flash_attn && !newer {
-        // Measured on the tiny plm model (scripts/check-fit.sh): its graph's values do not
-        // match the cache rows llama.cpp stores them in with flash attention.
+    if hp.arch == "plm" && params.flash_attn {
+        // Measured on the tiny plm model (scripts/check-fit.sh), in both releases: its graph's
+        // values do not match the cache rows llama.cpp stores them in with flash attention.
         return Err(FitError::new(
-            "plm with flash attention: llama.cpp 0.3.16 aborts storing the values in the cache \
+            "plm with flash attention: llama.cpp aborts storing the values in the cache \
              (ggml_set_rows: GGML_ASSERT(a->ne[0] == b->ne[0]))",
         ));
     }
@@ -701,7 +701,11 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 cells: kv_size,
                 swa,
                 k_bytes: size(params.type_k, ne_k)?,
-                v_bytes: if k_only { 0 } else { size(params.type_v, ne_v)? },
+                v_bytes: if k_only {
+                    0
+                } else {
+                    size(params.type_v, ne_v)?
+                },
                 k_ne0: ne_k,
                 v_ne0: if k_only { 0 } else { ne_v },
             });
@@ -839,6 +843,8 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     };
     if params.n_gpu_devices > 0 {
         estimate.compute = Err(compute::NOT_ESTIMATED_GPU);
+    } else if newer {
+        estimate.compute = Err(compute::NOT_ESTIMATED_RELEASE);
     } else if compute::NOT_MODELLED.contains(&estimate.hparams.arch.as_str()) {
         estimate.compute = Err(compute::NOT_ESTIMATED_GRAPH);
     } else if estimate.hparams.memory != MemoryKind::None {

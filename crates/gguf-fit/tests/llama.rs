@@ -595,19 +595,27 @@ fn matches_llama_cpp() {
     if std::env::var_os("GGUF_FIT_KEEP").is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    println!("Sizes in bytes, equal unless shown as **ours vs llama.cpp**; the compute buffer ours vs llama.cpp.\n");
-    println!("| model | params | weights | KV / recurrent state | cache summary lines | output | n_ctx | compute |");
-    println!("|---|---|---|---|---|---|---|---|");
+    let mut report = String::from("Sizes in bytes, equal unless shown as **ours vs llama.cpp**; the compute buffer ours vs llama.cpp.\n\n");
+    report += "| model | params | weights | KV / recurrent state | cache summary lines | output | n_ctx | compute |\n";
+    report += "|---|---|---|---|---|---|---|---|\n";
     for r in &rows {
-        println!("| {} | {} | {} |", r.model, r.params, r.cells.join(" | "));
+        report += &format!("| {} | {} | {} |\n", r.model, r.params, r.cells.join(" | "));
     }
-    println!("\n{}", tally("all cases", &rows.iter().collect::<Vec<_>>()));
+    report += &format!(
+        "\n{}\n",
+        tally("all cases", &rows.iter().collect::<Vec<_>>())
+    );
     let archs: Vec<&Row> = rows.iter().filter(|r| r.arch).collect();
     if !archs.is_empty() {
-        println!(
-            "\n{}",
+        report += &format!(
+            "\n{}\n",
             tally("the tiny models of `gguf fixtures --all-archs`", &archs)
         );
+    }
+    print!("{report}");
+    // scripts/check-fit.sh --write-results collects each release's report into RESULTS.md.
+    if let Some(path) = std::env::var_os("GGUF_FIT_REPORT") {
+        std::fs::write(&path, &report).expect("write GGUF_FIT_REPORT");
     }
     let failures: Vec<String> = rows
         .iter()
