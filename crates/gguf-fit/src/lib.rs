@@ -1,7 +1,9 @@
 //! Will it fit? The memory llama.cpp allocates to run a GGUF model, from its header alone.
 //!
-//! [`estimate`] follows llama.cpp's own code (the version vendored in llama-cpp-python 0.3.16)
-//! step by step, so that the figures are the ones llama.cpp logs when it loads the model:
+//! [`estimate`] follows llama.cpp's own code step by step, for the release [`Params::release`]
+//! names (the llama.cpp vendored in llama-cpp-python 0.3.16 or 0.3.36; the differences are
+//! noted where they apply), so that the figures are the ones that release logs when it loads
+//! the model:
 //!
 //! - **weights**, per buffer: `llama_model::load_tensors` (llama-model.cpp) assigns each
 //!   tensor to a layer (input, repeating `blk.N`, output), each layer to a device
@@ -232,6 +234,8 @@ impl Cache {
 /// What [`estimate`] computes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Estimate {
+    /// The llama.cpp release whose allocation the figures are.
+    pub release: Release,
     /// The hyperparameters read.
     pub hparams: Hparams,
     /// The context size after llama.cpp's padding (`llama_n_ctx`).
@@ -251,8 +255,9 @@ pub struct Estimate {
     /// The compute buffers (estimated); empty when llama.cpp reserves none (no memory module).
     /// `Err`: not estimated, and why: with GPU devices ([`Params::n_gpu_devices`] > 0)
     /// llama.cpp's scheduler (`ggml_backend_sched`) splits the graph across the backends
-    /// ([`compute::NOT_ESTIMATED_GPU`]), and the graphs of [`compute::NOT_MODELLED`] are not
-    /// replayed ([`compute::NOT_ESTIMATED_GRAPH`]); either way no device's figure is given.
+    /// ([`compute::NOT_ESTIMATED_GPU`]), the graphs of [`compute::NOT_MODELLED`] are not
+    /// replayed ([`compute::NOT_ESTIMATED_GRAPH`]), and for 0.3.36 only the dense llama graph
+    /// is ([`compute::NOT_ESTIMATED_RELEASE`]); either way no device's figure is given.
     pub compute: Result<Vec<Buffer>, &'static str>,
 }
 
@@ -831,6 +836,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     };
 
     let mut estimate = Estimate {
+        release: params.release,
         hparams: hp,
         n_ctx,
         n_batch,
@@ -843,7 +849,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     };
     if params.n_gpu_devices > 0 {
         estimate.compute = Err(compute::NOT_ESTIMATED_GPU);
-    } else if newer {
+    } else if newer && !alloc::models(&estimate) {
         estimate.compute = Err(compute::NOT_ESTIMATED_RELEASE);
     } else if compute::NOT_MODELLED.contains(&estimate.hparams.arch.as_str()) {
         estimate.compute = Err(compute::NOT_ESTIMATED_GRAPH);
