@@ -35,6 +35,7 @@
 
 mod alloc;
 pub mod compute;
+pub mod host_fit;
 pub mod hparams;
 pub mod render;
 pub mod split;
