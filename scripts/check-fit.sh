@@ -8,7 +8,10 @@
 # `gguf fixtures --all-archs` writes, at four settings. Each release's estimate is compared
 # with that release's own figures. It prints the table of cases and fails on any difference in
 # the weights, KV/recurrent caches, output buffer or n_ctx, or a compute buffer outside the
-# stated bound (0.3.36's compute buffers are not estimated: shown with llama.cpp's figure).
+# stated bound (0.3.36's compute buffers are estimated for the dense llama graph only: the
+# others are shown with llama.cpp's figure). For 0.3.36 it also runs llama.cpp's own --fit
+# (scripts/llama/fit_params.cpp) on this host, smaller hosts simulated through its margin,
+# against crates/gguf-fit's host_fit (crates/gguf-fit/tests/host_fit.rs).
 #
 # Usage: scripts/check-fit.sh [--release 0.3.16|0.3.36] [--write-results]
 #   --release        one release only (default: both)
@@ -22,7 +25,7 @@ releases=(0.3.16 0.3.36)
 write=""
 while [[ $# -gt 0 ]]; do
     case "$1" in
-        -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         --release) releases=("${2:?--release needs 0.3.16 or 0.3.36}"); shift 2 ;;
         --write-results) write=1; shift ;;
         *) echo "check-fit.sh: unexpected argument '$1' (see --help)" >&2; exit 2 ;;
@@ -55,6 +58,14 @@ for release in "${releases[@]}"; do
     FIT_PROBE="$probe" FIT_PROBE_RELEASE="$release" GGUF_FIT_REPORT="$tmp/report-$release.md" \
         GGUF_FIT_MODELS="$models" GGUF_FIT_ARCHS="$tmp/archs" \
         cargo test -p gguf-fit --test llama -- --ignored --nocapture || status=1
+    if [[ "$release" == 0.3.36 ]]; then
+        # 0.3.36's own --fit (common_fit_params) on this host, smaller hosts simulated by its
+        # margin, against crates/gguf-fit's host_fit (0.3.16 has no --fit).
+        fit_params="$(bash scripts/llama/build-program.sh --release 0.3.36 scripts/llama/fit_params.cpp)"
+        echo "== llama.cpp 0.3.36 --fit ($fit_params)"
+        FIT_PARAMS="$fit_params" GGUF_FIT_MODELS="$smollm2" GGUF_FIT_REPORT="$tmp/report-fit.md" \
+            cargo test -p gguf-fit --test host_fit -- --ignored --nocapture || status=1
+    fi
 done
 
 if [[ -n "$write" ]]; then
@@ -68,6 +79,12 @@ if [[ -n "$write" ]]; then
             echo "## llama.cpp vendored in llama-cpp-python $release"
             echo
             cat "$tmp/report-$release.md"
+            if [[ -f "$tmp/report-fit.md" && "$release" == 0.3.36 ]]; then
+                echo
+                echo "### --fit on a host without GPUs (common_fit_params), hosts simulated by the margin"
+                echo
+                cat "$tmp/report-fit.md"
+            fi
         done
     } > "$out"
     echo "wrote $out"
