@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use gguf_fit::{estimate_shards, render, Params, Release};
+use gguf_fit::{estimate_shards, host_fit, render, Params, Release};
 use gguf_grammar::escape::terminal;
 use gguf_grammar::{GgmlType, Gguf, OwnedGguf};
 use gguf_tools::set::{shard_name, shard_path};
@@ -74,6 +74,17 @@ pub struct Args {
     /// A CPU without AVX2 (or a build without repacking): no `CPU_REPACK` buffer.
     #[arg(long)]
     no_repack: bool,
+    /// Instead of the table, the context llama.cpp 0.3.36's `--fit` would choose on a host
+    /// without GPUs with this much memory (bytes, or with KiB, MiB, GiB), as `-c N` to paste,
+    /// and whether it fits. Only for models whose compute buffer is estimated.
+    #[arg(long, value_parser = memory_size, value_name = "SIZE")]
+    fit_host: Option<u64>,
+    /// `--fit-target` for --fit-host: the memory to leave unused, in MiB.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    fit_target: u64,
+    /// `--fit-ctx` for --fit-host: the smallest context the fit may set.
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    fit_ctx: u32,
     /// Print JSON (sizes in bytes) instead of the table.
     #[arg(long)]
     json: bool,
@@ -116,6 +127,26 @@ fn headers(model: &Path, verbose: bool) -> Result<Vec<OwnedGguf>, Failure> {
             None => input::header(path).map(|(header, _)| header),
         })
         .collect()
+}
+
+/// A memory size: bytes, or a number with KiB, MiB or GiB.
+fn memory_size(text: &str) -> Result<u64, String> {
+    let units = [
+        ("GiB", 1u64 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+        ("", 1),
+    ];
+    let (number, unit) = units
+        .iter()
+        .find_map(|&(suffix, unit)| text.strip_suffix(suffix).map(|n| (n, unit)))
+        .unwrap_or((text, 1));
+    number
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .ok_or_else(|| "a size in bytes, or with KiB, MiB or GiB (24GiB)".to_string())
 }
 
 /// The releases `--release` names, by their llama-cpp-python version.
@@ -172,6 +203,36 @@ pub fn run(args: Args) -> Result<(), Failure> {
     let owned = headers(&args.model, args.verbose)?;
     let shards: Vec<Gguf<'_>> = owned.iter().map(|o| o.gguf().clone()).collect();
     let shown = terminal(args.model.as_os_str().as_encoded_bytes()).into_owned();
+    if let Some(host) = args.fit_host {
+        let params = Params {
+            n_ctx: args.ctx_size.first().copied().unwrap_or(0),
+            ..base
+        };
+        let margin = args.fit_target.saturating_mul(1 << 20);
+        let fit =
+            host_fit::fit_host(&shards, &params, host, margin, args.fit_ctx).map_err(|e| {
+                Failure::Invalid(format!("{shown}: {}", terminal(e.to_string().as_bytes())))
+            })?;
+        let text = if args.json {
+            format!(
+                "{{\"release\":\"{}\",\"fits\":{},\"n_ctx\":{},\"used\":{}}}\n",
+                args.release.version(),
+                fit.fits,
+                fit.n_ctx,
+                fit.used
+            )
+        } else {
+            format!(
+                "-c {}\n({} on a host of {host} bytes leaving {} MiB, with the --fit of the {}: weights, caches and compute buffers use {} bytes)\n",
+                fit.n_ctx,
+                if fit.fits { "fits" } else { "does not fit" },
+                args.fit_target,
+                args.release.name(),
+                fit.used
+            )
+        };
+        return write_out(&text);
+    }
     let estimates = ctx_sizes
         .iter()
         .map(|&n_ctx| {
@@ -192,6 +253,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     } else {
         render::text(&estimates)
     };
+    write_out(&text)
+}
+
+fn write_out(text: &str) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         // A closed pipe (`gguf fit … | head`) is the reader's choice, not a failure.

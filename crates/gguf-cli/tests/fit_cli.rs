@@ -137,3 +137,32 @@ fn each_release_gives_its_own_figures_at_its_defaults() {
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("has no auto"));
 }
+
+/// `--fit-host`: the context llama.cpp 0.3.36's own `--fit` chooses, from SmolLM2's header
+/// alone. Recorded from scripts/llama/fit_params.cpp (common_fit_params) on the whole file,
+/// with the host simulated through the margin: 300000000 bytes left for the model → success,
+/// `-c 4352`; 100000000 → failure, `-c 4096` (the default `--fit-ctx`). Here the host is
+/// that plus the default `--fit-target` of 1024 MiB.
+#[test]
+fn fit_host_chooses_the_context_llama_cpp_chooses() {
+    let header = common::root().join("tests/models/SmolLM2-135M-Instruct.Q4_1.header.gguf");
+    let dir = common::scratch("fit-host");
+    let _remove = common::RemoveOnDrop(dir.clone());
+    for (budget, fits, n_ctx) in [(300000000u64, true, 4352), (100000000, false, 4096)] {
+        let host = (budget + (1 << 30)).to_string();
+        let args: [std::ffi::OsString; 7] = [
+            "fit".into(),
+            header.clone().into(),
+            "--release".into(),
+            "0.3.36".into(),
+            "--fit-host".into(),
+            host.into(),
+            "--json".into(),
+        ];
+        let out = common::gguf(&args, &dir);
+        assert!(out.status.success(), "{out:?}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["fits"], fits, "{json}");
+        assert_eq!(json["n_ctx"], n_ctx, "{json}");
+    }
+}

@@ -114,3 +114,25 @@ fn a_quantised_cache_block_must_divide_the_head_in_0336() {
     let old = run("llama-f16.gguf", p(OLD)).unwrap();
     assert_eq!(figures(&old), (2048, vec![278528], 1024, Some(6830080)));
 }
+
+/// 0.3.36's `--fit` without GPUs, against its own choices (scripts/llama/fit_params.cpp,
+/// `--fit-ctx 256`, the host's room simulated by the margin) for the tiny f16 llama.
+#[test]
+fn the_host_fit_chooses_the_context_0336_chooses() {
+    let tiny = tiny::all()
+        .into_iter()
+        .find(|t| t.name == "llama-f16.gguf")
+        .unwrap();
+    let gguf = Gguf::parse(&tiny.bytes).unwrap();
+    let shards = [gguf];
+    let fit = |room: u64| {
+        let f = gguf_fit::host_fit::fit_host(&shards, &Params::of(NEW), room, 0, 256).unwrap();
+        (f.fits, f.n_ctx)
+    };
+    assert_eq!(fit(4931840), (true, 2048));
+    assert_eq!(fit(2405120), (true, 1024));
+    assert_eq!(fit(1518233), (true, 512));
+    assert_eq!(fit(926976), (false, 256));
+    let old = gguf_fit::host_fit::fit_host(&shards, &Params::of(OLD), 1 << 40, 0, 256);
+    assert!(old.unwrap_err().to_string().contains("has no --fit"));
+}
