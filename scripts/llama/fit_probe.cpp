@@ -2,8 +2,12 @@
 // code, and prints the memory figures llama.cpp reports as JSON, in bytes.
 //
 // Usage: fit_probe MODEL [--ctx N] [--batch N] [--ubatch N] [--parallel N] [--type-k T]
-//                        [--type-v T] [--flash-attn 0|1] [--mmap 0|1] [--swa-full 0|1]
+//                        [--type-v T] [--flash-attn 0|1|auto] [--mmap 0|1] [--swa-full 0|1]
 //                        [--kv-unified 0|1] [--embeddings 0|1]
+//
+// Unset options take the defaults of the release's `common` (llama-cli, llama-server), not the
+// C API's: 0.3.16 a context of 4096 and flash attention off; 0.3.36 the trained context (0) and
+// flash attention auto. Both: no full-size SWA cache, a single thread.
 //
 // The figures are those of llama.cpp's log lines ("model buffer size", "KV buffer size",
 // "RS buffer size", "output buffer size", "compute buffer size"), which print MiB with two
@@ -122,11 +126,26 @@ static void log_cb(ggml_log_level level, const char * text, void *) {
 
 // LLAMA_CPP_RELEASE is set by build-program.sh (316, 336): 0.3.36 made flash attention a
 // three-way choice (auto, the default, disabled, enabled).
-static void set_flash_attn(llama_context_params & cparams, bool on) {
+static void set_flash_attn(llama_context_params & cparams, const char * v) {
 #if LLAMA_CPP_RELEASE >= 336
-    cparams.flash_attn_type = on ? LLAMA_FLASH_ATTN_TYPE_ENABLED : LLAMA_FLASH_ATTN_TYPE_DISABLED;
+    cparams.flash_attn_type = strcmp(v, "auto") == 0 ? LLAMA_FLASH_ATTN_TYPE_AUTO
+                            : atoi(v) != 0           ? LLAMA_FLASH_ATTN_TYPE_ENABLED
+                                                     : LLAMA_FLASH_ATTN_TYPE_DISABLED;
 #else
-    cparams.flash_attn = on;
+    if (strcmp(v, "auto") == 0) {
+        fprintf(stderr, "fit_probe: flash attention auto needs 0.3.36\n");
+        exit(2);
+    }
+    cparams.flash_attn = atoi(v) != 0;
+#endif
+}
+
+// 0.3.36 replaced the use_mmap flag by a load mode (common's default: auto, which maps).
+static void set_mmap(llama_model_params & mparams, bool on) {
+#if LLAMA_CPP_RELEASE >= 336
+    mparams.load_mode = on ? LLAMA_LOAD_MODE_MMAP : LLAMA_LOAD_MODE_NONE;
+#else
+    mparams.use_mmap = on;
 #endif
 }
 
@@ -144,7 +163,7 @@ static ggml_type type_from_name(const char * name) {
 int main(int argc, char ** argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: fit_probe MODEL [--ctx N] [--batch N] [--ubatch N] [--parallel N] "
-                        "[--type-k T] [--type-v T] [--flash-attn 0|1] [--mmap 0|1] [--swa-full 0|1] "
+                        "[--type-k T] [--type-v T] [--flash-attn 0|1|auto] [--mmap 0|1] [--swa-full 0|1] "
                         "[--kv-unified 0|1] [--embeddings 0|1]\n");
         return 2;
     }
@@ -152,8 +171,13 @@ int main(int argc, char ** argv) {
     llama_model_params mparams = llama_model_default_params();
     mparams.n_gpu_layers = 0;
     llama_context_params cparams = llama_context_default_params();
-    // common's defaults (llama-cli, llama-server), not the C API's.
+#if LLAMA_CPP_RELEASE >= 336
+    cparams.n_ctx = 0;
+    cparams.flash_attn_type = LLAMA_FLASH_ATTN_TYPE_AUTO;
+#else
     cparams.n_ctx = 4096;
+    cparams.flash_attn = false;
+#endif
     cparams.swa_full = false;
     cparams.n_threads = 1;
     cparams.n_threads_batch = 1;
@@ -166,8 +190,8 @@ int main(int argc, char ** argv) {
         else if (k == "--parallel") cparams.n_seq_max = atoi(v);
         else if (k == "--type-k") cparams.type_k = type_from_name(v);
         else if (k == "--type-v") cparams.type_v = type_from_name(v);
-        else if (k == "--flash-attn") set_flash_attn(cparams, atoi(v) != 0);
-        else if (k == "--mmap") mparams.use_mmap = atoi(v) != 0;
+        else if (k == "--flash-attn") set_flash_attn(cparams, v);
+        else if (k == "--mmap") set_mmap(mparams, atoi(v) != 0);
         else if (k == "--swa-full") cparams.swa_full = atoi(v) != 0;
         else if (k == "--kv-unified") cparams.kv_unified = atoi(v) != 0;
         else if (k == "--embeddings") cparams.embeddings = atoi(v) != 0;

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args as ClapArgs;
-use gguf_fit::{estimate_shards, render, Params};
+use gguf_fit::{estimate_shards, host_fit, render, Params, Release};
 use gguf_grammar::escape::terminal;
 use gguf_grammar::{GgmlType, Gguf, OwnedGguf};
 use gguf_tools::set::{shard_name, shard_path};
@@ -15,9 +15,13 @@ use crate::{input, remote, Failure};
 
 #[derive(ClapArgs)]
 pub struct Args {
+    /// The llama.cpp release whose allocation is modelled: that of llama-cpp-python 0.3.16 or
+    /// 0.3.36 (its defaults too: context, flash attention).
+    #[arg(long, value_parser = release, default_value = Release::NEWEST.version())]
+    release: Release,
     /// Context sizes, comma-separated (one row per size and device; 0: the model's training
-    /// context).
-    #[arg(long, short = 'c', value_delimiter = ',', default_value = "4096")]
+    /// context). Default: the release's (0.3.16: 4096; 0.3.36: 0).
+    #[arg(long, short = 'c', value_delimiter = ',')]
     ctx_size: Vec<u32>,
     /// Logical batch size.
     #[arg(long, short = 'b', default_value_t = 2048)]
@@ -34,9 +38,11 @@ pub struct Args {
     /// KV cache type for V (a quantised V needs --flash-attn).
     #[arg(long, short = 'V', default_value = "f16", value_parser = cache_type)]
     cache_type_v: GgmlType,
-    /// Flash attention.
-    #[arg(long, short = 'f')]
-    flash_attn: bool,
+    /// Flash attention: `--flash-attn` (or `-f`) alone turns it on, `--flash-attn=off` or
+    /// `=auto` as said. Default: the release's (0.3.16: off; 0.3.36: auto, which is on
+    /// wherever the backend runs it, as the CPU does).
+    #[arg(long, short = 'f', num_args = 0..=1, require_equals = true, default_missing_value = "on", value_parser = ["on", "off", "auto"])]
+    flash_attn: Option<String>,
     /// Layers to offload to the GPUs (the last ones; n_layer + 1 offloads the output too).
     #[arg(long, short = 'g', default_value_t = 0, allow_negative_numbers = true)]
     n_gpu_layers: i32,
@@ -68,6 +74,17 @@ pub struct Args {
     /// A CPU without AVX2 (or a build without repacking): no `CPU_REPACK` buffer.
     #[arg(long)]
     no_repack: bool,
+    /// Instead of the table, the context llama.cpp 0.3.36's `--fit` would choose on a host
+    /// without GPUs with this much memory (bytes, or with KiB, MiB, GiB), as `-c N` to paste,
+    /// and whether it fits. Only for models whose compute buffer is estimated.
+    #[arg(long, value_parser = memory_size, value_name = "SIZE")]
+    fit_host: Option<u64>,
+    /// `--fit-target` for --fit-host: the memory to leave unused, in MiB.
+    #[arg(long, default_value_t = 1024, value_name = "MIB")]
+    fit_target: u64,
+    /// `--fit-ctx` for --fit-host: the smallest context the fit may set.
+    #[arg(long, default_value_t = 4096, value_name = "N")]
+    fit_ctx: u32,
     /// Print JSON (sizes in bytes) instead of the table.
     #[arg(long)]
     json: bool,
@@ -112,14 +129,66 @@ fn headers(model: &Path, verbose: bool) -> Result<Vec<OwnedGguf>, Failure> {
         .collect()
 }
 
+/// A memory size: bytes, or a number with KiB, MiB or GiB.
+fn memory_size(text: &str) -> Result<u64, String> {
+    let units = [
+        ("GiB", 1u64 << 30),
+        ("MiB", 1 << 20),
+        ("KiB", 1 << 10),
+        ("", 1),
+    ];
+    let (number, unit) = units
+        .iter()
+        .find_map(|&(suffix, unit)| text.strip_suffix(suffix).map(|n| (n, unit)))
+        .unwrap_or((text, 1));
+    number
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(unit))
+        .ok_or_else(|| "a size in bytes, or with KiB, MiB or GiB (24GiB)".to_string())
+}
+
+/// The releases `--release` names, by their llama-cpp-python version.
+fn release(version: &str) -> Result<Release, String> {
+    Release::ALL
+        .iter()
+        .copied()
+        .find(|r| r.version() == version)
+        .ok_or_else(|| {
+            let known: Vec<&str> = Release::ALL.iter().map(|r| r.version()).collect();
+            format!("one of {}", known.join(", "))
+        })
+}
+
 pub fn run(args: Args) -> Result<(), Failure> {
+    let defaults = Params::of(args.release);
+    let flash_attn = match args.flash_attn.as_deref() {
+        Some("on") => true,
+        Some("off") => false,
+        Some(_) if args.release < Release::LlamaCppPython0336 => clap::Error::raw(
+            clap::error::ErrorKind::ArgumentConflict,
+            format!(
+                "--flash-attn auto: the {} has no auto (on or off)\n",
+                args.release.name()
+            ),
+        )
+        .exit(),
+        // auto, or the release's default
+        _ => defaults.flash_attn,
+    };
+    let ctx_sizes = if args.ctx_size.is_empty() {
+        vec![defaults.n_ctx]
+    } else {
+        args.ctx_size.clone()
+    };
     let base = Params {
         n_batch: args.batch_size,
         n_ubatch: args.ubatch_size,
         n_parallel: args.parallel,
         type_k: args.cache_type_k,
         type_v: args.cache_type_v,
-        flash_attn: args.flash_attn,
+        flash_attn,
         swa_full: args.swa_full,
         kv_unified: args.kv_unified,
         embeddings: args.embeddings,
@@ -129,13 +198,42 @@ pub fn run(args: Args) -> Result<(), Failure> {
         no_kv_offload: args.no_kv_offload,
         mmap: !args.no_mmap,
         cpu_repack: !args.no_repack,
-        ..Params::default()
+        ..defaults
     };
     let owned = headers(&args.model, args.verbose)?;
     let shards: Vec<Gguf<'_>> = owned.iter().map(|o| o.gguf().clone()).collect();
     let shown = terminal(args.model.as_os_str().as_encoded_bytes()).into_owned();
-    let estimates = args
-        .ctx_size
+    if let Some(host) = args.fit_host {
+        let params = Params {
+            n_ctx: args.ctx_size.first().copied().unwrap_or(0),
+            ..base
+        };
+        let margin = args.fit_target.saturating_mul(1 << 20);
+        let fit =
+            host_fit::fit_host(&shards, &params, host, margin, args.fit_ctx).map_err(|e| {
+                Failure::Invalid(format!("{shown}: {}", terminal(e.to_string().as_bytes())))
+            })?;
+        let text = if args.json {
+            format!(
+                "{{\"release\":\"{}\",\"fits\":{},\"n_ctx\":{},\"used\":{}}}\n",
+                args.release.version(),
+                fit.fits,
+                fit.n_ctx,
+                fit.used
+            )
+        } else {
+            format!(
+                "-c {}\n({} on a host of {host} bytes leaving {} MiB, with the --fit of the {}: weights, caches and compute buffers use {} bytes)\n",
+                fit.n_ctx,
+                if fit.fits { "fits" } else { "does not fit" },
+                args.fit_target,
+                args.release.name(),
+                fit.used
+            )
+        };
+        return write_out(&text);
+    }
+    let estimates = ctx_sizes
         .iter()
         .map(|&n_ctx| {
             estimate_shards(
@@ -155,6 +253,10 @@ pub fn run(args: Args) -> Result<(), Failure> {
     } else {
         render::text(&estimates)
     };
+    write_out(&text)
+}
+
+fn write_out(text: &str) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         // A closed pipe (`gguf fit … | head`) is the reader's choice, not a failure.

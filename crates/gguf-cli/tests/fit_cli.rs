@@ -24,7 +24,7 @@ fn a_closed_pipe_is_not_a_failure() {
     child.stdout.take().unwrap().read_exact(&mut first).unwrap();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(&first, b"[{\"archite");
+    assert_eq!(&first, b"[{\"release");
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(0), "{stderr}");
 }
@@ -97,5 +97,72 @@ fn url_time_limits_are_stated_in_help() {
             .collect::<Vec<_>>()
             .join(" ");
         assert!(help.contains(&stated), "gguf {command} --help:\n{help}");
+    }
+}
+
+/// `--release` picks the llama.cpp modelled, with its defaults: the figures of each release's
+/// fit_probe (scripts/llama/fit_probe.cpp) at its defaults on this model, and the release
+/// named in the output. 0.3.36: the trained context (128) padded to 256, flash attention
+/// auto; 0.3.16: a context of 4096, flash attention off.
+#[test]
+fn each_release_gives_its_own_figures_at_its_defaults() {
+    let model = common::root().join("tests/conformance/cases/llama-8-tokens.gguf");
+    let dir = common::scratch("fit-release");
+    let _remove = common::RemoveOnDrop(dir.clone());
+    for (release, n_ctx, cache, compute) in [
+        ("0.3.16", 4096, 262144, 42280960),
+        ("0.3.36", 256, 16384, 151040),
+    ] {
+        let args: [std::ffi::OsString; 5] = [
+            "fit".into(),
+            model.clone().into(),
+            "--json".into(),
+            "--release".into(),
+            release.into(),
+        ];
+        let out = common::gguf(&args, &dir);
+        assert!(out.status.success(), "{out:?}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let e = &json[0];
+        assert_eq!(e["release"], release);
+        assert_eq!(e["n_ctx"], n_ctx, "{release}");
+        assert_eq!(e["devices"][0]["weights"], 19840, "{release}");
+        assert_eq!(e["devices"][0]["cache"], cache, "{release}");
+        assert_eq!(e["devices"][0]["output"], 32, "{release}");
+        assert_eq!(e["devices"][0]["compute"], compute, "{release}");
+    }
+    // 0.3.16 has no flash attention auto: a usage error, not a silent choice.
+    let args: [std::ffi::OsString; 3] = ["fit".into(), "--flash-attn=auto".into(), model.into()];
+    let out = common::gguf(&args, &dir);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no auto"));
+}
+
+/// `--fit-host`: the context llama.cpp 0.3.36's own `--fit` chooses, from SmolLM2's header
+/// alone. Recorded from scripts/llama/fit_params.cpp (common_fit_params) on the whole file,
+/// with the host simulated through the margin: 300000000 bytes left for the model → success,
+/// `-c 4352`; 100000000 → failure, `-c 4096` (the default `--fit-ctx`). Here the host is
+/// that plus the default `--fit-target` of 1024 MiB.
+#[test]
+fn fit_host_chooses_the_context_llama_cpp_chooses() {
+    let header = common::root().join("tests/models/SmolLM2-135M-Instruct.Q4_1.header.gguf");
+    let dir = common::scratch("fit-host");
+    let _remove = common::RemoveOnDrop(dir.clone());
+    for (budget, fits, n_ctx) in [(300000000u64, true, 4352), (100000000, false, 4096)] {
+        let host = (budget + (1 << 30)).to_string();
+        let args: [std::ffi::OsString; 7] = [
+            "fit".into(),
+            header.clone().into(),
+            "--release".into(),
+            "0.3.36".into(),
+            "--fit-host".into(),
+            host.into(),
+            "--json".into(),
+        ];
+        let out = common::gguf(&args, &dir);
+        assert!(out.status.success(), "{out:?}");
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(json["fits"], fits, "{json}");
+        assert_eq!(json["n_ctx"], n_ctx, "{json}");
     }
 }

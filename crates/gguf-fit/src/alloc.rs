@@ -6,9 +6,12 @@
 //! The graphs described are those of `llm_build_llama` (llama-model.cpp) with
 //! `build_attn`/`build_attn_mha`/`build_ffn` (llama-graph.cpp) for a dense llama (no
 //! experts); the node order is the order `ggml_build_forward_expand` visits them, checked
-//! against ggml-alloc's own trace (`AT_PRINTF`) of llama.cpp 0.3.16.
+//! against ggml-alloc's own trace (`AT_PRINTF`) of llama.cpp 0.3.16, and for 0.3.36 against
+//! the scheduler's node list (`GGML_SCHED_DEBUG=2`): 0.3.36 computes V before K, keeps an
+//! unused `inp_embd` input, builds the mask unpadded (f16 with flash attention, no cast) and
+//! rotates Q, K and V for a quantised cache.
 
-use crate::{Cache, Estimate, Params};
+use crate::{Cache, Estimate, Params, Release};
 
 /// ggml-cpu's buffer alignment (`TENSOR_ALIGNMENT`).
 const ALIGN: u64 = 32;
@@ -300,19 +303,46 @@ pub(crate) fn llama(e: &Estimate, params: &Params, n_tokens: u64) -> Graph {
     let head_k = u64::from(hp.n_embd_head_k);
     let head_v = u64::from(hp.n_embd_head_v);
     let n_outputs = n_tokens;
-    // flash attention only when n_kv is a multiple of 256 (build_attn_mha)
-    let fa = params.flash_attn && n_kv % 256 == 0;
+    let newer = params.release >= Release::LlamaCppPython0336;
+    // 0.3.16: flash attention only when n_kv is a multiple of 256 (build_attn_mha); 0.3.36
+    // always (its caches are multiples of 256).
+    let fa = params.flash_attn && (newer || n_kv % 256 == 0);
     let v_trans = !params.flash_attn;
     let cache_f32 = |ty: gguf_grammar::GgmlType| ty == gguf_grammar::GgmlType::F32;
 
     // Leaves in the order the graph first reaches them.
     let tokens = g.input(I32, [t, 1, 1, 1]);
+    if newer {
+        // build_inp_embd's input for vector embeddings (`inp_embd`): no node reads it when
+        // the batch holds tokens, so it is never freed.
+        g.input(F32, [embd, t, 1, 1]);
+    }
     let pos = g.input(I32, [t, 1, 1, 1]);
+    // 0.3.36 rotates Q, K and V by a Hadamard matrix when the cache type is quantised and the
+    // head a multiple of 64 (llama_kv_cache's attn_rot_k/attn_rot_v): K's matrix is the
+    // largest power of two from 64 dividing the head, V's 64 (build_input_k_rot/_v_rot).
+    let quantised = |ty: gguf_grammar::GgmlType| ty.is_quantized() == Some(true);
+    let rot_k = (newer && quantised(params.type_k) && head_k % 64 == 0).then(|| {
+        let mut n = 64;
+        while head_k % (n * 2) == 0 {
+            n *= 2;
+        }
+        g.input(F32, [n, n, 1, 1])
+    });
+    let rot_v = (newer && quantised(params.type_v) && head_v % 64 == 0)
+        .then(|| g.input(F32, [64, 64, 1, 1]));
     let k_idxs = g.input(I64, [t, 1, 1, 1]);
     let v_rows = if v_trans { hp.n_embd_v_gqa_max() } else { 1 };
     let v_idxs = g.input(I64, [t.saturating_mul(v_rows), 1, 1, 1]);
-    let per_stream = (t / n_stream).div_ceil(64) * 64;
-    let mask = g.input(F32, [n_kv, per_stream, 1, n_stream]);
+    // 0.3.16 pads the mask's rows to GGML_KQ_MASK_PAD (64); 0.3.36 does not.
+    let per_stream = if newer {
+        t / n_stream
+    } else {
+        (t / n_stream).div_ceil(64) * 64
+    };
+    // 0.3.36 builds the mask in f16 for flash attention; 0.3.16 casts an f32 mask.
+    let mask_type = if newer && fa { F16 } else { F32 };
+    let mask = g.input(mask_type, [n_kv, per_stream, 1, n_stream]);
     let out_ids = g.input(I32, [n_outputs, 1, 1, 1]);
     let weight = g.external();
     let cache_t = g.external();
@@ -330,11 +360,30 @@ pub(crate) fn llama(e: &Estimate, params: &Params, n_tokens: u64) -> Graph {
         let attn_norm = g.inplace(F32, x, &[norm, weight]);
         let q = g.op(F32, [head_k * n_head, t, 1, 1], &[weight, attn_norm]);
         let q_r = g.view(q);
-        let q_rope = g.inplace(F32, [head_k, n_head, t, 1], &[q_r, pos]);
+        // llama_mul_mat_hadamard: a matmul of the rotation with a reshape of the tensor.
+        let rotate = |g: &mut Graph, rot: Option<usize>, of: usize, ne: [u64; 4]| match rot {
+            Some(rot) => {
+                let flat = g.view(of);
+                let r = g.op(F32, ne, &[rot, flat]);
+                g.view(r)
+            }
+            None => of,
+        };
+        let q_shape = [head_k, n_head, t, 1];
+        let q_rope = g.inplace(F32, q_shape, &[q_r, pos]);
+        let q_rope = rotate(&mut g, rot_k, q_rope, q_shape);
+        // 0.3.36's build_qkv computes V before K.
+        let v_shape = [head_v * n_head_kv, t, 1, 1];
+        let v_first = newer.then(|| {
+            let v = g.op(F32, v_shape, &[weight, attn_norm]);
+            rotate(&mut g, rot_v, v, v_shape)
+        });
         let k = g.op(F32, [head_k * n_head_kv, t, 1, 1], &[weight, attn_norm]);
         let k_r = g.view(k);
-        let k_rope = g.inplace(F32, [head_k, n_head_kv, t, 1], &[k_r, pos]);
-        let v = g.op(F32, [head_v * n_head_kv, t, 1, 1], &[weight, attn_norm]);
+        let k_shape = [head_k, n_head_kv, t, 1];
+        let k_rope = g.inplace(F32, k_shape, &[k_r, pos]);
+        let k_rope = rotate(&mut g, rot_k, k_rope, k_shape);
+        let v = v_first.unwrap_or_else(|| g.op(F32, v_shape, &[weight, attn_norm]));
         let v_r = g.view(v);
         // cpy_k, cpy_v: set_rows into views of the cache
         let k_rr = g.view(k_rope);
@@ -357,8 +406,11 @@ pub(crate) fn llama(e: &Estimate, params: &Params, n_tokens: u64) -> Graph {
             if cache_f32(params.type_v) {
                 vp = g.cast(vp, F16, [head_v, n_kv, n_head_kv, n_stream]);
             }
-            let m =
-                *mask_f16.get_or_insert_with(|| g.cast(mask, F16, [n_kv, per_stream, 1, n_stream]));
+            let m = if newer {
+                mask
+            } else {
+                *mask_f16.get_or_insert_with(|| g.cast(mask, F16, [n_kv, per_stream, 1, n_stream]))
+            };
             let out = g.op(F32, [head_v, n_head, t, 1], &[qp, kp, vp, m]);
             g.view(out)
         } else {
@@ -375,6 +427,7 @@ pub(crate) fn llama(e: &Estimate, params: &Params, n_tokens: u64) -> Graph {
             let perm = g.view(kqv);
             g.op(F32, [head_v * n_head, t, 1, 1], &[perm]) // cont_2d
         };
+        let kqv_out = rotate(&mut g, rot_v, kqv_out, [head_v * n_head, t, 1, 1]);
         let mut cur = g.op(F32, x, &[weight, kqv_out]); // wo
         let mut inp_sa = inp_l;
         let x_out = if last { [embd, n_outputs, 1, 1] } else { x };

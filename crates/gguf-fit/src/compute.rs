@@ -56,6 +56,13 @@ pub const NOT_MODELLED: &[&str] = &[
 pub const NOT_ESTIMATED_GPU: &str = "the compute buffers are not estimated with GPU devices: \
 llama.cpp's scheduler splits the graph across the backends, which the estimate does not model";
 
+/// Why `Estimate::compute` is `Err` for llama.cpp 0.3.36 outside the dense llama graph: only
+/// that graph is replayed for 0.3.36 (`alloc.rs`, byte-equal); the fitted model below was
+/// fitted on 0.3.16's graphs, which 0.3.36 changed (measured by `scripts/check-fit.sh`: with
+/// flash attention its buffers are up to half of 0.3.16's), so it gives no 0.3.36 figure.
+pub const NOT_ESTIMATED_RELEASE: &str = "the compute buffer is not estimated for this \
+architecture in llama.cpp 0.3.36: only the dense llama graph is modelled for that release";
+
 /// Why `Estimate::compute` is `Err` for an architecture of [`NOT_MODELLED`].
 pub const NOT_ESTIMATED_GRAPH: &str =
     "the compute buffer is not estimated for this architecture: its graph is not modelled";

@@ -168,6 +168,10 @@ impl Hparams {
         let memory = match arch.as_str() {
             "bert" | "jina-bert-v2" | "nomic-bert" | "nomic-bert-moe" | "neo-bert"
             | "wavtokenizer-dec" | "dream" | "llada" => MemoryKind::None,
+            // 0.3.36's create_memory adds these (0.3.16 does not know them); no tiny model of
+            // them is measured yet.
+            "jina-bert-v3" | "eurobert" | "modern-bert" | "gemma-embedding" | "llada-moe"
+            | "rnd1" => MemoryKind::None,
             "mamba" | "mamba2" | "rwkv6" | "rwkv6qwen2" | "rwkv7" | "arwkv7" => {
                 MemoryKind::Recurrent
             }

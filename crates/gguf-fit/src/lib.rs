@@ -1,7 +1,9 @@
 //! Will it fit? The memory llama.cpp allocates to run a GGUF model, from its header alone.
 //!
-//! [`estimate`] follows llama.cpp's own code (the version vendored in llama-cpp-python 0.3.16)
-//! step by step, so that the figures are the ones llama.cpp logs when it loads the model:
+//! [`estimate`] follows llama.cpp's own code step by step, for the release [`Params::release`]
+//! names (the llama.cpp vendored in llama-cpp-python 0.3.16 or 0.3.36; the differences are
+//! noted where they apply), so that the figures are the ones that release logs when it loads
+//! the model:
 //!
 //! - **weights**, per buffer: `llama_model::load_tensors` (llama-model.cpp) assigns each
 //!   tensor to a layer (input, repeating `blk.N`, output), each layer to a device
@@ -33,6 +35,7 @@
 
 mod alloc;
 pub mod compute;
+pub mod host_fit;
 pub mod hparams;
 pub mod render;
 pub mod split;
@@ -41,6 +44,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 
 use gguf_grammar::{GgmlType, Gguf};
+pub use gguf_llama::Release;
 
 pub use hparams::{Hparams, MemoryKind, SwaType};
 pub use split::Device;
@@ -70,10 +74,14 @@ impl fmt::Display for FitError {
 
 impl std::error::Error for FitError {}
 
-/// llama.cpp's knobs, with the defaults of its command-line tools (`common_params`).
+/// llama.cpp's knobs, with the defaults of its command-line tools (`common_params`) in the
+/// release modelled ([`Params::of`]; [`Params::default`] is [`Release::NEWEST`]'s).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Params {
-    /// `--ctx-size`; 0 takes the model's training context. Default 4096.
+    /// The llama.cpp release whose allocation is modelled.
+    pub release: Release,
+    /// `--ctx-size`; 0 takes the model's training context. Default 4096 in 0.3.16, 0 in
+    /// 0.3.36.
     pub n_ctx: u32,
     /// `--batch-size`. Default 2048.
     pub n_batch: u32,
@@ -85,7 +93,10 @@ pub struct Params {
     pub type_k: GgmlType,
     /// `--cache-type-v`. Default f16 (a quantised V needs flash attention).
     pub type_v: GgmlType,
-    /// `--flash-attn`. Default off.
+    /// `--flash-attn` on. Default off in 0.3.16; in 0.3.36 the default is `auto`, which
+    /// llama.cpp counts as on when it creates the caches (`flash_attn_type != DISABLED`) and
+    /// keeps on wherever the backend runs the op (the CPU runs it for every cache type):
+    /// [`Params::of`] sets it.
     pub flash_attn: bool,
     /// `--swa-full`: full-size cache for sliding-window layers. Default off.
     pub swa_full: bool,
@@ -110,9 +121,21 @@ pub struct Params {
     pub cpu_repack: bool,
 }
 
-impl Default for Params {
-    fn default() -> Self {
+impl Params {
+    /// The defaults of `release`'s command-line tools (`common_params` in common/common.h).
+    pub fn of(release: Release) -> Params {
+        let newer = release >= Release::LlamaCppPython0336;
         Params {
+            release,
+            n_ctx: if newer { 0 } else { 4096 },
+            flash_attn: newer,
+            ..Params::base()
+        }
+    }
+
+    fn base() -> Params {
+        Params {
+            release: Release::LlamaCppPython0316,
             n_ctx: 4096,
             n_batch: 2048,
             n_ubatch: 512,
@@ -130,6 +153,12 @@ impl Default for Params {
             mmap: true,
             cpu_repack: true,
         }
+    }
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params::of(Release::NEWEST)
     }
 }
 
@@ -206,6 +235,8 @@ impl Cache {
 /// What [`estimate`] computes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Estimate {
+    /// The llama.cpp release whose allocation the figures are.
+    pub release: Release,
     /// The hyperparameters read.
     pub hparams: Hparams,
     /// The context size after llama.cpp's padding (`llama_n_ctx`).
@@ -225,8 +256,9 @@ pub struct Estimate {
     /// The compute buffers (estimated); empty when llama.cpp reserves none (no memory module).
     /// `Err`: not estimated, and why: with GPU devices ([`Params::n_gpu_devices`] > 0)
     /// llama.cpp's scheduler (`ggml_backend_sched`) splits the graph across the backends
-    /// ([`compute::NOT_ESTIMATED_GPU`]), and the graphs of [`compute::NOT_MODELLED`] are not
-    /// replayed ([`compute::NOT_ESTIMATED_GRAPH`]); either way no device's figure is given.
+    /// ([`compute::NOT_ESTIMATED_GPU`]), the graphs of [`compute::NOT_MODELLED`] are not
+    /// replayed ([`compute::NOT_ESTIMATED_GRAPH`]), and for 0.3.36 only the dense llama graph
+    /// is ([`compute::NOT_ESTIMATED_RELEASE`]); either way no device's figure is given.
     pub compute: Result<Vec<Buffer>, &'static str>,
 }
 
@@ -384,6 +416,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
         ));
     }
     let hp = Hparams::read(first)?;
+    let newer = params.release >= Release::LlamaCppPython0336;
     if hp.n_vocab == 0 {
         return Err(FitError::new("no vocabulary (`tokenizer.ggml.tokens`)"));
     }
@@ -391,11 +424,34 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
         // llama_init_from_model refuses it.
         return Err(FitError::new("V cache quantization requires flash_attn"));
     }
+    if newer && hp.n_embd_head_k_mla != 0 && params.type_k != params.type_v {
+        return Err(FitError::new(format!(
+            "model does not support different K ({}) and V ({}) cache types",
+            params.type_k.ggml_type_name().unwrap_or("?"),
+            params.type_v.ggml_type_name().unwrap_or("?")
+        )));
+    }
+    if newer && params.flash_attn {
+        // 0.3.36's llama_init_from_model: a quantised cache type's block must divide the head.
+        for (what, ty, head) in [
+            ("K", params.type_k, hp.n_embd_head_k),
+            ("V", params.type_v, hp.n_embd_head_v),
+        ] {
+            let block = ty.block_size().unwrap_or(1);
+            if ty.is_quantized() == Some(true) && u64::from(head) % block != 0 {
+                return Err(FitError::new(format!(
+                    "{what} cache type {} with block size {block} does not divide n_embd_head_{}={head}",
+                    ty.ggml_type_name().unwrap_or("?"),
+                    what.to_lowercase()
+                )));
+            }
+        }
+    }
     if hp.arch == "plm" && params.flash_attn {
-        // Measured on the tiny plm model (scripts/check-fit.sh): its graph's values do not
-        // match the cache rows llama.cpp stores them in with flash attention.
+        // Measured on the tiny plm model (scripts/check-fit.sh), in both releases: its graph's
+        // values do not match the cache rows llama.cpp stores them in with flash attention.
         return Err(FitError::new(
-            "plm with flash attention: llama.cpp 0.3.16 aborts storing the values in the cache \
+            "plm with flash attention: llama.cpp aborts storing the values in the cache \
              (ggml_set_rows: GGML_ASSERT(a->ne[0] == b->ne[0]))",
         ));
     }
@@ -584,7 +640,9 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     } else {
         params.n_batch
     };
-    n_batch = n_batch.max(64); // GGML_KQ_MASK_PAD
+    if !newer {
+        n_batch = n_batch.max(64); // GGML_KQ_MASK_PAD
+    }
     let n_ubatch = n_batch.min(if params.n_ubatch == 0 {
         n_batch
     } else {
@@ -599,10 +657,26 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
             Device::Cpu
         }
     };
-    let padding = if params.flash_attn { 256 } else { 32 };
+    // 0.3.16 pads each cache (256 with flash attention, else 32); 0.3.36 pads the context to
+    // 256 in llama_context's constructor, each sequence's share to 256 again, and no more.
+    let padding = if params.flash_attn || newer { 256 } else { 32 };
     let v_trans = !params.flash_attn;
+    // 0.3.36's cache holds no V for MLA models (`has_v = !is_mla`): V is a view of K.
+    let k_only = newer && hp.n_embd_head_k_mla != 0;
     let mut caches = Vec::new();
-    let mut n_ctx = n_ctx_req;
+    let mut n_ctx = if newer {
+        pad32(n_ctx_req, 256)?
+    } else {
+        n_ctx_req
+    };
+    if newer && !params.kv_unified {
+        n_ctx = pad32(n_ctx / n_seq, 256)?
+            .checked_mul(n_seq)
+            .ok_or_else(|| FitError::new("context size overflows"))?;
+        if n_ctx == 0 {
+            return Err(FitError::new("n_ctx_seq == 0"));
+        }
+    }
     let kv_cache = |filter: &dyn Fn(u32) -> bool,
                     kv_size: u32,
                     n_stream: u32,
@@ -633,9 +707,13 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
                 cells: kv_size,
                 swa,
                 k_bytes: size(params.type_k, ne_k)?,
-                v_bytes: size(params.type_v, ne_v)?,
+                v_bytes: if k_only {
+                    0
+                } else {
+                    size(params.type_v, ne_v)?
+                },
                 k_ne0: ne_k,
-                v_ne0: ne_v,
+                v_ne0: if k_only { 0 } else { ne_v },
             });
         }
         cache_with_buffers(
@@ -691,11 +769,13 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
         MemoryKind::Hybrid => {
             n_ctx = pad32(n_ctx, padding)?;
             let n_stream = if params.kv_unified { 1 } else { n_seq };
+            // 0.3.16 gives each stream the whole context; 0.3.36 its share (`n_ctx_seq`).
+            let kv_size = if newer { n_ctx / n_stream } else { n_ctx };
             let all = hp.arch == "falcon-h1";
             let recurrent = hp.recurrent_layers.clone();
             caches.push(kv_cache(
                 &|il| all || !recurrent[il as usize],
-                n_ctx,
+                kv_size,
                 n_stream,
                 false,
             )?);
@@ -715,12 +795,16 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
             };
             let n_stream = if params.kv_unified { 1 } else { n_seq };
             if hp.swa_type != SwaType::None {
-                let mut size_swa = per_stream.min(pad32(
-                    hp.n_swa
-                        .saturating_mul(if params.kv_unified { n_seq } else { 1 })
-                        .saturating_add(n_ubatch),
-                    padding,
-                )?);
+                let window = hp
+                    .n_swa
+                    .saturating_mul(if params.kv_unified { n_seq } else { 1 })
+                    .saturating_add(n_ubatch);
+                // 0.3.16 pads the window, then takes the smaller; 0.3.36 the reverse.
+                let mut size_swa = if newer {
+                    pad32(per_stream.min(window), padding)?
+                } else {
+                    per_stream.min(pad32(window, padding)?)
+                };
                 if params.swa_full {
                     size_swa = per_stream;
                 }
@@ -753,6 +837,7 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     };
 
     let mut estimate = Estimate {
+        release: params.release,
         hparams: hp,
         n_ctx,
         n_batch,
@@ -765,6 +850,8 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
     };
     if params.n_gpu_devices > 0 {
         estimate.compute = Err(compute::NOT_ESTIMATED_GPU);
+    } else if newer && !alloc::models(&estimate) {
+        estimate.compute = Err(compute::NOT_ESTIMATED_RELEASE);
     } else if compute::NOT_MODELLED.contains(&estimate.hparams.arch.as_str()) {
         estimate.compute = Err(compute::NOT_ESTIMATED_GRAPH);
     } else if estimate.hparams.memory != MemoryKind::None {

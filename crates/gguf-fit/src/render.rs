@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use crate::{Buffer, Device, Estimate};
+use crate::{Buffer, Device, Estimate, Release};
 
 fn mib(bytes: u64) -> String {
     format!("{:.2} MiB", bytes as f64 / 1048576.0)
@@ -84,6 +84,11 @@ pub fn text(estimates: &[Estimate]) -> String {
     out.push_str(
         "* the compute buffer is an estimate; the other figures are what llama.cpp allocates\n",
     );
+    let mut releases: Vec<Release> = estimates.iter().map(|e| e.release).collect();
+    releases.dedup();
+    for release in releases {
+        let _ = writeln!(out, "  (figures of the {})", release.name());
+    }
     let mut reasons: Vec<&str> = estimates
         .iter()
         .filter_map(|e| e.compute.as_ref().err().copied())
@@ -155,7 +160,8 @@ pub fn json(estimates: &[Estimate]) -> String {
             )
         }));
         format!(
-            "{{\"architecture\":{},\"n_ctx\":{},\"n_batch\":{},\"n_ubatch\":{},\"devices\":{},\"weights\":{},\"caches\":{},\"output\":{},\"compute\":{},\"compute_not_estimated\":{}}}",
+            "{{\"release\":{},\"architecture\":{},\"n_ctx\":{},\"n_batch\":{},\"n_ubatch\":{},\"devices\":{},\"weights\":{},\"caches\":{},\"output\":{},\"compute\":{},\"compute_not_estimated\":{}}}",
+            json_str(e.release.version()),
             json_str(&e.hparams.arch),
             e.n_ctx,
             e.n_batch,

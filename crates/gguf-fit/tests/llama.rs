@@ -14,7 +14,7 @@ mod tiny;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use gguf_fit::{estimate_shards, Estimate, Params};
+use gguf_fit::{estimate_shards, Estimate, Params, Release};
 use gguf_grammar::{GgmlType, GgufFile};
 use serde_json::Value;
 
@@ -38,6 +38,12 @@ const EXACT_COMPUTE: &[&str] = &[
 fn probe_args(p: &Params) -> Vec<String> {
     let name = |t: GgmlType| t.ggml_type_name().unwrap_or("?").to_string();
     let b = |x: bool| if x { "1" } else { "0" }.to_string();
+    // The release's defaults are run as they are: 0.3.36's flash attention is `auto`.
+    let flash_attn = if *p == Params::of(p.release) && p.release >= Release::LlamaCppPython0336 {
+        "auto".to_string()
+    } else {
+        b(p.flash_attn)
+    };
     vec![
         "--ctx".into(),
         p.n_ctx.to_string(),
@@ -52,7 +58,7 @@ fn probe_args(p: &Params) -> Vec<String> {
         "--type-v".into(),
         name(p.type_v),
         "--flash-attn".into(),
-        b(p.flash_attn),
+        flash_attn,
         "--mmap".into(),
         b(p.mmap),
         "--swa-full".into(),
@@ -65,7 +71,10 @@ fn probe_args(p: &Params) -> Vec<String> {
 }
 
 fn describe(p: &Params) -> String {
-    let d = Params::default();
+    let d = Params::of(p.release);
+    if *p == d {
+        return "defaults".into();
+    }
     let mut parts = vec![format!("ctx {}", p.n_ctx)];
     if p.n_batch != d.n_batch || p.n_ubatch != d.n_ubatch {
         parts.push(format!("b {} ub {}", p.n_batch, p.n_ubatch));
@@ -81,7 +90,8 @@ fn describe(p: &Params) -> String {
         ));
     }
     for (on, what) in [
-        (p.flash_attn, "fa"),
+        (p.flash_attn && !d.flash_attn, "fa"),
+        (!p.flash_attn && d.flash_attn, "no-fa"),
         (!p.mmap, "no-mmap"),
         (p.swa_full, "swa-full"),
         (p.kv_unified, "kvu"),
@@ -94,11 +104,15 @@ fn describe(p: &Params) -> String {
     parts.join(", ")
 }
 
-fn cases() -> Vec<Params> {
-    let d = Params::default;
-    vec![
+fn cases(release: Release) -> Vec<Params> {
+    let d = || Params {
+        flash_attn: false,
+        ..Params::of(release)
+    };
+    let mut cases = vec![
+        Params::of(release),
+        Params { n_ctx: 4096, ..d() },
         Params { n_ctx: 512, ..d() },
-        d(),
         // The model's training context; a batch under GGML_KQ_MASK_PAD (raised to 64).
         Params { n_ctx: 0, ..d() },
         Params {
@@ -151,15 +165,22 @@ fn cases() -> Vec<Params> {
             type_v: GgmlType::F32,
             ..d()
         },
-    ]
+    ];
+    // 0.3.16's defaults are the 4096 case.
+    cases.dedup();
+    cases
 }
 
 /// The parameter sets for the tiny model of every architecture: the default context, a small
 /// context with small batches, flash attention with a quantised cache (the q8_0 cache needs
 /// rows of 32 values: where a tiny model's are shorter, llama.cpp aborts and the estimate
 /// refuses) and flash attention with the f16 cache.
-fn arch_cases() -> Vec<Params> {
-    let d = Params::default;
+fn arch_cases(release: Release) -> Vec<Params> {
+    let d = || Params {
+        n_ctx: 4096,
+        flash_attn: false,
+        ..Params::of(release)
+    };
     vec![
         d(),
         Params {
@@ -192,14 +213,22 @@ fn summary(e: &Estimate, p: &Params, c: &gguf_fit::Cache) -> String {
     let f = |b: u64| (b as f32 / (1024.0f32 * 1024.0f32)) as f64;
     let t = |t: GgmlType| t.ggml_type_name().unwrap_or("?");
     let n_seq = p.n_parallel.max(1);
-    if c.kind == "rs" {
+    let newer = p.release >= Release::LlamaCppPython0336;
+    if c.kind == "rs" && newer {
+        // 0.3.36 adds the rows kept for rollback (rs_seq, none here) and a PLE row (P, none).
+        format!(
+            "llama_memory_recurrent: size = {:7.2} MiB ({:6} cells, {:3} layers, {:2} seqs {:2} rs_seq), R ({}): {:7.2} MiB, S ({}): {:7.2} MiB, P ({}): {:7.2} MiB",
+            f(c.k_bytes() + c.v_bytes()), c.cells, e.hparams.n_layer, n_seq, 0, t(c.type_k), f(c.k_bytes()), t(c.type_v), f(c.v_bytes()), t(c.type_k), 0.0
+        )
+    } else if c.kind == "rs" {
         format!(
             "llama_memory_recurrent: size = {:7.2} MiB ({:6} cells, {:3} layers, {:2} seqs), R ({}): {:7.2} MiB, S ({}): {:7.2} MiB",
             f(c.k_bytes() + c.v_bytes()), c.cells, e.hparams.n_layer, n_seq, t(c.type_k), f(c.k_bytes()), t(c.type_v), f(c.v_bytes())
         )
     } else {
         format!(
-            "llama_kv_cache_unified: size = {:7.2} MiB ({:6} cells, {:3} layers, {:2}/{} seqs), K ({}): {:7.2} MiB, V ({}): {:7.2} MiB",
+            "{}: size = {:7.2} MiB ({:6} cells, {:3} layers, {:2}/{} seqs), K ({}): {:7.2} MiB, V ({}): {:7.2} MiB",
+            if newer { "llama_kv_cache" } else { "llama_kv_cache_unified" },
             f(c.k_bytes() + c.v_bytes()), c.cells, c.layers.len(), n_seq, c.n_stream, t(c.type_k), f(c.k_bytes()), t(c.type_v), f(c.v_bytes())
         )
     }
@@ -494,6 +523,11 @@ fn tally(what: &str, rows: &[&Row]) -> String {
 #[ignore = "needs FIT_PROBE (scripts/check-fit.sh)"]
 fn matches_llama_cpp() {
     let probe = PathBuf::from(std::env::var("FIT_PROBE").expect("FIT_PROBE: the fit_probe binary"));
+    let release = match std::env::var("FIT_PROBE_RELEASE").as_deref() {
+        Ok("0.3.16") => Release::LlamaCppPython0316,
+        Ok("0.3.36") => Release::LlamaCppPython0336,
+        other => panic!("FIT_PROBE_RELEASE: the probe's release, 0.3.16 or 0.3.36 (got {other:?})"),
+    };
     let dir = std::env::var_os("GGUF_FIT_KEEP")
         .map(PathBuf::from)
         .unwrap_or_else(|| {
@@ -505,11 +539,11 @@ fn matches_llama_cpp() {
     for t in tiny::all() {
         let path = dir.join(t.name);
         std::fs::write(&path, &t.bytes).unwrap();
-        models.push((path, cases(), false));
+        models.push((path, cases(release), false));
     }
     let extra = std::env::var("GGUF_FIT_MODELS").unwrap_or_default();
     for path in extra.split(':').filter(|s| !s.is_empty()) {
-        models.push((PathBuf::from(path), cases(), false));
+        models.push((PathBuf::from(path), cases(release), false));
     }
     // The tiny model of every architecture, as `gguf fixtures --all-archs` wrote them: every
     // .gguf of the folder, so that an architecture added to the table is run too.
@@ -526,7 +560,7 @@ fn matches_llama_cpp() {
             "GGUF_FIT_ARCHS {}: no .gguf",
             archs.display()
         );
-        models.extend(found.into_iter().map(|p| (p, arch_cases(), true)));
+        models.extend(found.into_iter().map(|p| (p, arch_cases(release), true)));
     }
     // cargo runs the test in the crate's folder: a relative path would name another file (the
     // probe would fail to load it, and the comparison would have nothing to compare).
@@ -551,7 +585,7 @@ fn matches_llama_cpp() {
             .ok()
             .and_then(|f| f.parse().ok().map(|g| g.tensors.is_empty()))
             .unwrap_or(false);
-        let default = [Params::default()];
+        let default = [Params::of(release)];
         for p in if vocab_only { &default[..] } else { params } {
             let mut row = compare(model, p, &probe);
             row.arch = *arch;
@@ -561,19 +595,27 @@ fn matches_llama_cpp() {
     if std::env::var_os("GGUF_FIT_KEEP").is_none() {
         let _ = std::fs::remove_dir_all(&dir);
     }
-    println!("Sizes in bytes, equal unless shown as **ours vs llama.cpp**; the compute buffer ours vs llama.cpp.\n");
-    println!("| model | params | weights | KV / recurrent state | cache summary lines | output | n_ctx | compute |");
-    println!("|---|---|---|---|---|---|---|---|");
+    let mut report = String::from("Sizes in bytes, equal unless shown as **ours vs llama.cpp**; the compute buffer ours vs llama.cpp.\n\n");
+    report += "| model | params | weights | KV / recurrent state | cache summary lines | output | n_ctx | compute |\n";
+    report += "|---|---|---|---|---|---|---|---|\n";
     for r in &rows {
-        println!("| {} | {} | {} |", r.model, r.params, r.cells.join(" | "));
+        report += &format!("| {} | {} | {} |\n", r.model, r.params, r.cells.join(" | "));
     }
-    println!("\n{}", tally("all cases", &rows.iter().collect::<Vec<_>>()));
+    report += &format!(
+        "\n{}\n",
+        tally("all cases", &rows.iter().collect::<Vec<_>>())
+    );
     let archs: Vec<&Row> = rows.iter().filter(|r| r.arch).collect();
     if !archs.is_empty() {
-        println!(
-            "\n{}",
+        report += &format!(
+            "\n{}\n",
             tally("the tiny models of `gguf fixtures --all-archs`", &archs)
         );
+    }
+    print!("{report}");
+    // scripts/check-fit.sh --write-results collects each release's report into RESULTS.md.
+    if let Some(path) = std::env::var_os("GGUF_FIT_REPORT") {
+        std::fs::write(&path, &report).expect("write GGUF_FIT_REPORT");
     }
     let failures: Vec<String> = rows
         .iter()

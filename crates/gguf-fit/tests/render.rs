@@ -47,6 +47,7 @@ fn json_and_text_carry_the_same_figures() {
             "n_ctx",
             "n_ubatch",
             "output",
+            "release",
             "weights"
         ]
     );
@@ -71,8 +72,17 @@ fn json_and_text_carry_the_same_figures() {
     assert_eq!(first["devices"][1]["weights"], 74240);
     assert_eq!(first["caches"][0]["layers"].as_array().unwrap().len(), 2);
     let text = render::text(&sweep);
-    // A header, two devices per context size, the footnote and why compute is missing.
-    assert_eq!(text.lines().count(), 1 + 4 + 2, "{text}");
+    // A header, two devices per context size, the footnote, the release and why compute is
+    // missing.
+    assert_eq!(text.lines().count(), 1 + 4 + 3, "{text}");
+    assert!(
+        text.contains(&format!(
+            "(figures of the {})",
+            gguf_fit::Release::NEWEST.name()
+        )),
+        "{text}"
+    );
+    assert_eq!(first["release"], gguf_fit::Release::NEWEST.version());
     assert!(
         text.lines().nth(1).unwrap().starts_with("512    CPU"),
         "{text}"
@@ -104,5 +114,5 @@ fn cpu_only_compute_is_a_figure() {
     assert!(json[0]["compute_not_estimated"].is_null());
     let text = render::text(&[e]);
     assert!(!text.contains("not estimated"), "{text}");
-    assert_eq!(text.lines().count(), 1 + 1 + 1, "{text}");
+    assert_eq!(text.lines().count(), 1 + 1 + 2, "{text}");
 }
