@@ -132,7 +132,13 @@ fn each_release_gives_its_own_figures_at_its_defaults() {
         assert_eq!(e["devices"][0]["compute"], compute, "{release}");
     }
     // 0.3.16 has no flash attention auto: a usage error, not a silent choice.
-    let args: [std::ffi::OsString; 3] = ["fit".into(), "--flash-attn=auto".into(), model.into()];
+    let args: [std::ffi::OsString; 5] = [
+        "fit".into(),
+        "--release".into(),
+        "0.3.16".into(),
+        "--flash-attn=auto".into(),
+        model.into(),
+    ];
     let out = common::gguf(&args, &dir);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
     assert!(String::from_utf8_lossy(&out.stderr).contains("has no auto"));
