@@ -250,12 +250,14 @@ fn judge_all(
     json: bool,
 ) -> (Vec<Diagnostic>, Option<serde_json::Value>) {
     let mut found = judge(gguf, file_len, profile, schema);
+    // Linting renders every template: once, for the model rules and the JSON alike.
+    let model_rules = schema != Schema::Off;
+    let lints = (model_rules || json).then(|| gguf_template::lint::lint_gguf(gguf));
     // A model rule, as the schema's: the container profiles do not read templates.
-    if schema != Schema::Off {
-        found.extend(gguf_template::lint::check(gguf));
+    if let Some(lints) = lints.as_deref().filter(|_| model_rules) {
+        found.extend(gguf_template::lint::diagnostics(gguf, lints));
     }
-    // The report renders every template: only for the JSON that shows it.
-    let template = json.then(|| gguf_template::report::report(gguf, false, true, true));
+    let template = json.then(|| gguf_template::report::report(gguf, false, lints.as_deref(), true));
     (found, template)
 }
 

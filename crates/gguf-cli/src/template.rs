@@ -98,7 +98,12 @@ pub fn run(args: Args) -> Result<(), Failure> {
         return finish(written);
     }
     if args.json {
-        let doc = gguf_template::report::report(gguf, true, true, true);
+        let doc = gguf_template::report::report(
+            gguf,
+            true,
+            Some(&gguf_template::lint::lint_gguf(gguf)),
+            true,
+        );
         finish(json_line(&mut out, &doc, true))?;
     } else {
         if found.is_empty() && errors.is_empty() {

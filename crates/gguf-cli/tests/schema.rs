@@ -305,20 +305,20 @@ const CASES: &[(&str, Mutation, &[&str])] = &[
         &[],
     ),
     (
-        "counts as u64, i32 and u8",
+        "counts as u64, i32 and u8 (llama.cpp reads u32)",
         |b| {
             b.set("llama.block_count", 2u64)
                 .set("llama.context_length", 128i32)
                 .set("tokenizer.ggml.bos_token_id", 1u8);
         },
-        &[],
+        &["schema-key-type"; 3],
     ),
     (
-        "float64 epsilon",
+        "float64 epsilon (llama.cpp reads f32)",
         |b| {
             b.set("llama.attention.layer_norm_rms_epsilon", 1e-5f64);
         },
-        &[],
+        &["schema-key-type"],
     ),
     (
         "shape with a trailing 1",
@@ -461,7 +461,7 @@ const CASES: &[(&str, Mutation, &[&str])] = &[
     (
         "padding id far outside the vocabulary",
         |b| {
-            b.set("tokenizer.ggml.padding_token_id", u64::MAX);
+            b.set("tokenizer.ggml.padding_token_id", u32::MAX);
         },
         &["schema-special-token"],
     ),
@@ -633,7 +633,7 @@ const CASES: &[(&str, Mutation, &[&str])] = &[
     (
         "a hostile block_count",
         |b| {
-            b.set("llama.block_count", u64::MAX);
+            b.set("llama.block_count", u32::MAX);
         },
         &["schema-tensor-missing"; 17],
     ),

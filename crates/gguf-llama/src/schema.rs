@@ -5,7 +5,9 @@
 //!
 //! 1. **Keys** (`schema-key-missing`, `schema-key-type`): the `general.*` and `tokenizer.*` keys
 //!    every file may have must have their types; an architecture in [`ARCHITECTURES`] adds its
-//!    required and optional keys. Counts may be any integer type holding a non-negative value.
+//!    required and optional keys, each of the type llama.cpp reads it as: a count is a u32
+//!    (a per-block count may be an array of u32 or i32), a float an f32; another integer or
+//!    float width is refused with the loader's own "has wrong type" message.
 //! 2. **Tokenizer** (`schema-token-count`, `schema-special-token`, `schema-token-type`,
 //!    `schema-tokenizer-model`, `schema-merges-missing`): tokens, scores and token types have
 //!    one length, equal to `{arch}.vocab_size` when present; special token ids name tokens;
@@ -256,6 +258,48 @@ fn type_matches(value: Value<'_>, ty: KeyType) -> bool {
         },
         KeyType::PerLayer => count(value).is_some() || elements(value).is_some_and(integer),
     }
+}
+
+/// What llama.cpp's loader of `release` says of a key whose value passes [`type_matches`] but
+/// is not the exact type it reads (`GKV<T>::get_kv` in `src/llama-model-loader.cpp`: a count
+/// is read as `uint32_t`, a float as `float`, and a per-block array through `get_arr`, whose
+/// accepted element types changed in 0.3.36). `general.quantization_version` is the one
+/// count llama.cpp never reads.
+fn loader_type_refusal(
+    release: Release,
+    key: &str,
+    value: Value<'_>,
+    ty: KeyType,
+) -> Option<String> {
+    if key == "general.quantization_version" {
+        return None;
+    }
+    let wanted = match ty {
+        KeyType::Count | KeyType::PerLayer => ValueType::U32,
+        KeyType::Float => ValueType::F32,
+        _ => return None,
+    };
+    let Some(array) = value.as_array() else {
+        let found = value.value_type();
+        return (found != wanted).then(|| {
+            format!(
+                "key {key} has wrong type {} but expected type {}",
+                found.short_name(),
+                wanted.short_name()
+            )
+        });
+    };
+    let element = array.element_type().known()?;
+    if ty != KeyType::PerLayer || matches!(element, ValueType::U32 | ValueType::I32) {
+        return None;
+    }
+    Some(match (release, element) {
+        (Release::LlamaCppPython0316, _) => {
+            format!("{key} is not a string/float32/uint32/int32 array")
+        }
+        (_, ValueType::U64) => format!("{key} has wrong array element type u64"),
+        _ => format!("{key} is not a string/float32/uint32/int32/uint64 array"),
+    })
 }
 
 /// How a value's type is named in diagnostics: `uint32`, `int32 -1`, `array of float32`.
@@ -720,7 +764,16 @@ impl<'g, 'a> Checker<'g, 'a> {
                     &name,
                     format!("expected {}, found {}", ty.describe(), describe(value)),
                 ),
-                _ => {}
+                Some(value) => {
+                    if let Some(refusal) = loader_type_refusal(self.release, &name, value, ty) {
+                        let message = format!(
+                            "the {} fails to load it: \"{refusal}\"",
+                            self.release.name()
+                        );
+                        self.push_kv(codes::SCHEMA_KEY_TYPE, &name, message);
+                    }
+                }
+                None => {}
             }
         }
     }

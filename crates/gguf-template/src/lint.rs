@@ -259,8 +259,16 @@ pub fn lint_gguf(gguf: &Gguf<'_>) -> Vec<(String, Vec<Diagnostic>)> {
 /// CLI, the Python package and the inspector alike. None rejects: llama.cpp loads a file
 /// whatever its template.
 pub fn check(gguf: &Gguf<'_>) -> Vec<validate::Diagnostic> {
+    diagnostics(gguf, &lint_gguf(gguf))
+}
+
+/// [`check`]'s diagnostics from `lints`, [`lint_gguf`]'s findings on `gguf`.
+pub fn diagnostics(
+    gguf: &Gguf<'_>,
+    lints: &[(String, Vec<Diagnostic>)],
+) -> Vec<validate::Diagnostic> {
     let mut out = Vec::new();
-    for (key, found) in lint_gguf(gguf) {
+    for (key, found) in lints {
         let Some(index) = gguf
             .kvs
             .iter()

@@ -1,7 +1,7 @@
 //! One JSON document for a file's templates (what `gguf template --json` prints): each
 //! template with its key, size and, on request, its lint diagnostics and screen findings.
 
-use crate::lint::{lint_gguf, Level};
+use crate::lint::{Diagnostic, Level};
 use crate::read::templates;
 use crate::screen::screen;
 use gguf_grammar::Gguf;
@@ -9,13 +9,15 @@ use serde_json::{json, Value};
 
 /// `{"templates": [{"key", "name", "bytes", "family", "source"?, "lint"?, "screen"?}],
 /// "errors": [...]}`: `family` as llama.cpp detects it ([`crate::family`]).
-pub fn report(gguf: &Gguf<'_>, with_source: bool, with_lint: bool, with_screen: bool) -> Value {
+/// `lints` are [`crate::lint::lint_gguf`]'s findings, given by a caller that also reports them
+/// elsewhere, so that every template is linted once; `None` leaves `lint` out.
+pub fn report(
+    gguf: &Gguf<'_>,
+    with_source: bool,
+    lints: Option<&[(String, Vec<Diagnostic>)]>,
+    with_screen: bool,
+) -> Value {
     let (found, errors) = templates(gguf);
-    let lints = if with_lint {
-        lint_gguf(gguf)
-    } else {
-        Vec::new()
-    };
     let items: Vec<Value> = found
         .iter()
         .map(|t| {
@@ -28,7 +30,7 @@ pub fn report(gguf: &Gguf<'_>, with_source: bool, with_lint: bool, with_screen: 
             if with_source {
                 item["source"] = json!(t.source);
             }
-            if with_lint {
+            if let Some(lints) = lints {
                 let diagnostics = lints
                     .iter()
                     .find(|(key, _)| *key == t.key)

@@ -123,7 +123,12 @@ fn smollm2_is_clean() {
 #[test]
 fn the_json_report() {
     let model = phi3();
-    let doc = gguf_template::report::report(model.gguf(), false, true, true);
+    let doc = gguf_template::report::report(
+        model.gguf(),
+        false,
+        Some(&gguf_template::lint::lint_gguf(model.gguf())),
+        true,
+    );
     let t = &doc["templates"][0];
     assert_eq!(t["key"], "tokenizer.chat_template");
     assert_eq!(t["name"], serde_json::Value::Null);

@@ -348,6 +348,31 @@ pub static RULES: &[Rule] = &[
             b.set(key, "1");
         })
     }),
+    rule("key-type-u64", "{arch}.context_length stored as u64, its value kept (the specification's type; llama.cpp reads a u32)", &[gguf_llama::codes::SCHEMA_KEY_TYPE], |i| {
+        let key = known_key(i, keys::CONTEXT_LENGTH)?;
+        let n_ctx = i.gguf.as_ref()?.get_u64(&key).ok()?;
+        rebuild(i, |b| {
+            b.set(key, n_ctx);
+        })
+    }),
+    rule("key-type-f64", "{arch}.attention.layer_norm_rms_epsilon stored as f64, its value kept (llama.cpp reads an f32)", &[gguf_llama::codes::SCHEMA_KEY_TYPE], |i| {
+        let key = known_key(i, "{arch}.attention.layer_norm_rms_epsilon")?;
+        let eps = i.gguf.as_ref()?.get(&key)?.as_f64()?;
+        rebuild(i, |b| {
+            b.set(key, eps);
+        })
+    }),
+    rule("key-type-per-block-u64", "{arch}.attention.head_count stored as an array of u64, one per block, values kept (llama.cpp reads u32 or i32 arrays)", &[gguf_llama::codes::SCHEMA_KEY_TYPE], |i| {
+        let g = i.gguf.as_ref()?;
+        let key = known_key(i, keys::HEAD_COUNT)?;
+        let n_head = g.get_u64(&key).ok()?;
+        let n_layer = g.get_u64(&known_key(i, keys::BLOCK_COUNT)?).ok()?;
+        // One element per block: a bounded count, since a fixture has few blocks.
+        (n_layer <= 64).then_some(())?;
+        rebuild(i, |b| {
+            b.set(key, OwnedValue::array(ValueType::U64, (0..n_layer).map(|_| n_head)));
+        })
+    }),
     rule("heads-not-dividing", "{arch}.attention.head_count set to 3 (embedding_length not a multiple; not made when attention.key_length sets the head size)", &[gguf_llama::codes::SCHEMA_HEAD_COUNT], |i| {
         let embd = known_key(i, keys::EMBEDDING_LENGTH)?;
         let n_embd = i.gguf.as_ref()?.get_u64(&embd).ok()?;

@@ -26,19 +26,31 @@ fn lock(buffer: &'static Mutex<Vec<u8>>) -> MutexGuard<'static, Vec<u8>> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The diagnostics of llama.cpp 0.3.16's model loader that a header shows: the same as
+/// The templates' lint findings ([`gguf_template::lint::lint_gguf`]), computed once per header
+/// for the diagnostics and the template report alike.
+type Lints = Vec<(String, Vec<gguf_template::lint::Diagnostic>)>;
+
+/// The diagnostics of the newest llama.cpp's model loader that a header shows: the same as
 /// `gguf check --profile llama.cpp` (the browser tests compare the two).
 pub fn llama_cpp_diagnostics(gguf: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
+    diagnostics_linted(gguf, file_len, &gguf_template::lint::lint_gguf(gguf))
+}
+
+fn diagnostics_linted(gguf: &Gguf<'_>, file_len: u64, lints: &Lints) -> Vec<Diagnostic> {
     let mut found = gguf_tokenizer::check::llama_cpp(gguf, file_len);
-    found.extend(gguf_template::lint::check(gguf));
+    found.extend(gguf_template::lint::diagnostics(gguf, lints));
     found
 }
 
 /// `{"profile", "accepted", "diagnostics": [...]}`: the document of
 /// `gguf check --profile llama.cpp --json` for one file, without its `"file"`.
 pub fn llama_cpp_verdict(gguf: &Gguf<'_>, file_len: u64) -> Value {
+    verdict_linted(gguf, file_len, &gguf_template::lint::lint_gguf(gguf))
+}
+
+fn verdict_linted(gguf: &Gguf<'_>, file_len: u64, lints: &Lints) -> Value {
     let profile = gguf_llama::loader::CONTAINER;
-    let diagnostics = llama_cpp_diagnostics(gguf, file_len);
+    let diagnostics = diagnostics_linted(gguf, file_len, lints);
     let accepted = gguf_llama::loader::accepts(&diagnostics);
     let rows: Vec<Value> = diagnostics
         .iter()
@@ -67,7 +79,7 @@ pub fn llama_cpp_verdict(gguf: &Gguf<'_>, file_len: u64) -> Value {
         "models": gguf_llama::loader::MODELS,
         "accepted": accepted,
         "diagnostics": rows,
-        "template": gguf_template::report::report(gguf, false, true, true),
+        "template": gguf_template::report::report(gguf, false, Some(lints), true),
     })
 }
 
@@ -76,10 +88,13 @@ pub fn llama_cpp_verdict(gguf: &Gguf<'_>, file_len: u64) -> Value {
 /// "llama_cpp": llama_cpp_verdict}`, or `{"error": MESSAGE}` when it does not parse.
 pub fn analyze(header: &[u8], file_len: u64) -> Value {
     match Gguf::parse(header) {
-        Ok(gguf) => json!({
-            "templates": gguf_template::report::report(&gguf, true, true, true),
-            "llama_cpp": llama_cpp_verdict(&gguf, file_len),
-        }),
+        Ok(gguf) => {
+            let lints = gguf_template::lint::lint_gguf(&gguf);
+            json!({
+                "templates": gguf_template::report::report(&gguf, true, Some(&lints), true),
+                "llama_cpp": verdict_linted(&gguf, file_len, &lints),
+            })
+        }
         Err(e) => json!({ "error": e.to_string() }),
     }
 }
