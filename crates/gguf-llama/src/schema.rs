@@ -264,7 +264,8 @@ fn type_matches(value: Value<'_>, ty: KeyType) -> bool {
 /// is not the exact type it reads (`GKV<T>::get_kv` in `src/llama-model-loader.cpp`: a count
 /// is read as `uint32_t`, a float as `float`, and a per-block array through `get_arr`, whose
 /// accepted element types changed in 0.3.36). `general.quantization_version` is the one
-/// count llama.cpp never reads.
+/// count llama.cpp never reads. A simplification: 0.3.36 reads `{arch}.vocab_size` only for
+/// a model without a vocabulary (`no_vocab`), yet it is asked to be a u32 in every release.
 fn loader_type_refusal(
     release: Release,
     key: &str,
