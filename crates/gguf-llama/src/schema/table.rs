@@ -2009,6 +2009,50 @@ pub const ARCHITECTURES: &[Architecture] = &[
         AllExperts,
         Bpe("cohere2moe"),
     )),
+    since_0336(arch(
+        "talkie",
+        &[BASE_KEYS, RMS_EPS, LOGIT_SCALE, T],
+        layout![TOK_EMBD, OUTPUT, ATTN, QKV_BIAS_OPT, FFN_GLU, TALKIE_BLOCK],
+        Never,
+        Bpe("talkie"),
+    )),
+    // jina-bert-v3 (an encoder, as bert): the loader throws without a token type count.
+    Architecture {
+        gqa: false,
+        ..since_0336(arch(
+            "jina-bert-v3",
+            &[BASE_KEYS, NORM_EPS, CAUSAL, POOLING_OPT, T],
+            layout![
+                TOK_EMBD,
+                JINA_BERT_V3_EMBD,
+                SQUARE_ATTN,
+                ATTN_BIAS_OPT,
+                ATTN_OUT_BIAS_OPT,
+                BERT_BLOCK,
+                FFN_PLAIN,
+                FFN_PLAIN_BIAS_OPT
+            ],
+            Never,
+            TokenizerKind::Wpm,
+        ))
+    },
+    // EuroBERT: an encoder with llama's blocks and no output matrix; its tiny model says
+    // `attention.causal` false, for the loader program to run it as an encoder.
+    since_0336(arch(
+        "eurobert",
+        &[BASE_KEYS, RMS_EPS, CAUSAL_OPT, POOLING_OPT, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            ATTN_NORM,
+            SQUARE_ATTN,
+            ATTN_BIAS_OPT,
+            FFN_NORM,
+            FFN_GLU
+        ],
+        Never,
+        Bpe("llama-bpe"),
+    )),
     // llama's loader with a graph without output head and without KV cache (an embedding
     // model): its tiny model says `attention.causal` false, which llama.cpp reads for every
     // architecture, so that it runs as an encoder.
@@ -2938,4 +2982,16 @@ const COHERE2MOE_SHARED: &[ExpectedTensor] = &[
         true,
         When::ExpertsWith(EXPERT_SHARED_COUNT),
     ),
+];
+/// Talkie: no norm tensors (its norms have no weights), a per-head q norm and a scale of
+/// each block's output.
+const TALKIE_BLOCK: &[ExpectedTensor] = &[
+    block("attn_q_norm.weight", &[One, Heads]),
+    block("layer_output_scale.weight", &[One]),
+];
+/// jina-bert-v3's embeddings: token types optional, the embeddings' layer norm.
+const JINA_BERT_V3_EMBD: &[ExpectedTensor] = &[
+    optional_global("token_types.weight", &[Embd, TokenTypes]),
+    global("token_embd_norm.weight", &[Embd]),
+    global("token_embd_norm.bias", &[Embd]),
 ];
