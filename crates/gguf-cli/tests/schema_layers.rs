@@ -176,8 +176,8 @@ fn edits_give_exactly_their_diagnostics() {
 
 /// Every architecture reads `head_count` and `head_count_kv` as llama.cpp's `get_key_or_arr`
 /// does: a count, or an array with one per block. Each tiny model with both stored as counts,
-/// rewritten with both as arrays of the same values, gets the diagnostics it got (none but
-/// mistral3's, which this llama.cpp does not know). llama.cpp
+/// rewritten with both as arrays of the same values, gets the diagnostics it got (none: the
+/// schema follows 0.3.36, which loads every tiny model). llama.cpp
 /// 0.3.16 loads, tokenizes and decodes all 74 such files (`scripts/llama/loader.cpp`, run by
 /// hand on `CARGO_TARGET_TMPDIR/schema-layers/per-layer-*.gguf`); the schema rejected every
 /// one before (`schema-key-type`).

@@ -128,8 +128,39 @@ pub const SLIDING_WINDOWS: &[(&str, SlidingWindow)] = &[
     ("gemma2", window(2, WindowSize::KeyOr(4096))),
     ("gemma3", window(6, WindowSize::Key)),
     ("gemma3n", window(5, WindowSize::Key)),
+    ("gemma-embedding", window(6, WindowSize::Key)),
+    // Its key is required: the layout applies to every model, but one block, all windowed,
+    // decodes (measured), unlike gemma3's.
+    (
+        "exaone-moe",
+        SlidingWindow {
+            applies: WindowApplies::WindowSet,
+            ..window(4, WindowSize::Key)
+        },
+    ),
+    (
+        "afmoe",
+        SlidingWindow {
+            applies: WindowApplies::WindowSet,
+            ..window(4, WindowSize::Key)
+        },
+    ),
+    (
+        "mellum",
+        SlidingWindow {
+            applies: WindowApplies::WindowSet,
+            ..window(4, WindowSize::Key)
+        },
+    ),
     ("cohere2", window(4, WindowSize::Key)),
     ("gpt-oss", window(2, WindowSize::Key)),
+    (
+        "cohere2moe",
+        SlidingWindow {
+            dense_first: true,
+            ..window(4, WindowSize::Key)
+        },
+    ),
     (
         "exaone4",
         SlidingWindow {
@@ -180,12 +211,15 @@ impl SlidingWindow {
             .collect()
     }
 
-    /// The fewest blocks with which one uses full attention, when every model of the
-    /// architecture has the layout (0 otherwise): with fewer, llama.cpp crashes (SIGSEGV) in
-    /// its first decode.
+    /// The fewest blocks with which one uses full attention and, when the first block is the
+    /// dense one, one the window, when every model of the architecture has the layout (0
+    /// otherwise): with fewer, llama.cpp crashes in its first decode (SIGSEGV; gemma-embedding:
+    /// `GGML_ASSERT(buffer)`), or, without a windowed block (cohere2moe), aborts creating its
+    /// context (`GGML_ASSERT(hparams.is_swa_any())` in 0.3.36's `src/llama-model.cpp`).
     pub fn fewest_blocks(&self) -> u64 {
         match (self.applies, self.dense_first) {
             (WindowApplies::Always, false) => u64::from(self.pattern),
+            (WindowApplies::Always, true) => 2,
             _ => 0,
         }
     }

@@ -257,6 +257,7 @@ fn type_matches(value: Value<'_>, ty: KeyType) -> bool {
             v => v.value_type() == ValueType::I32,
         },
         KeyType::PerLayer => count(value).is_some() || elements(value).is_some_and(integer),
+        KeyType::FloatPerLayer => float(value.value_type()) || elements(value).is_some_and(float),
     }
 }
 
@@ -368,6 +369,8 @@ struct Shapes {
     heads_kv: Option<u64>,
     ff_exp: Option<u64>,
     ff_shexp: Option<u64>,
+    ff_shexp_exp: Option<u64>,
+    ff_shexp_exp_shared: Option<u64>,
     ff_exp_shared: Option<u64>,
     /// `{arch}.leading_dense_block_count`: blocks before it have no experts.
     dense_lead: u64,
@@ -492,6 +495,8 @@ impl Shapes {
             Dim::FfHalf => self.ff.map(|f| f / 2),
             Dim::FfExp => self.ff_exp,
             Dim::FfShexp => self.ff_shexp,
+            Dim::FfShexpExp => self.ff_shexp_exp,
+            Dim::FfShexpExpShared => self.ff_shexp_exp_shared,
             Dim::FfExpShared => self.ff_exp_shared,
             // Latent attention (deepseek2, minicpm3), attention sized by the rotary dimensions, gemma3n
             Dim::QLora => self.q_lora,
@@ -967,11 +972,15 @@ impl<'g, 'a> Checker<'g, 'a> {
         let Some(n) = self.value(&key).and_then(count) else {
             return;
         };
-        let swa_blocks = sliding_window(arch).map_or(0, |w| w.fewest_blocks());
+        let window = sliding_window(arch);
+        let swa_blocks = window.map_or(0, |w| w.fewest_blocks());
         let message = match table {
             _ if n == 0 => "block_count is 0: llama.cpp aborts loading it (src/llama-hparams.cpp:32: fatal error, in llama_hparams::n_head)".to_string(),
+            Some(_) if n < swa_blocks && window.is_some_and(|w| w.dense_first) => format!(
+                "block_count {n} is below {swa_blocks}: {arch}'s first block has full attention and no block uses its sliding window: llama.cpp aborts creating its context (GGML_ASSERT(hparams.is_swa_any()))",
+            ),
             Some(_) if n < swa_blocks => format!(
-                "block_count {n} is below {arch}'s sliding-window pattern of {swa_blocks}: no block uses full attention and llama.cpp crashes (SIGSEGV) in its first decode",
+                "block_count {n} is below {arch}'s sliding-window pattern of {swa_blocks}: no block uses full attention and llama.cpp crashes in its first decode (SIGSEGV; gemma-embedding: GGML_ASSERT(buffer))",
             ),
             Some(t) if n < t.min_blocks => format!(
                 "block_count {n} is below {arch}'s minimum of {}: llama.cpp aborts creating its context (src/llama-hparams.cpp:154: fatal error, in llama_hparams::is_swa of a block past the last)",
@@ -1168,6 +1177,9 @@ impl<'g, 'a> Checker<'g, 'a> {
             heads_kv: head_kv,
             ff_exp,
             ff_shexp: get(EXPERT_SHARED_FF_LENGTH).or(ff),
+            ff_shexp_exp: get(EXPERT_SHARED_FF_LENGTH).or(ff_exp),
+            ff_shexp_exp_shared: get(EXPERT_SHARED_FF_LENGTH)
+                .or(mul(ff_exp, get(EXPERT_SHARED_COUNT))),
             ff_exp_shared: mul(ff_exp, get(EXPERT_SHARED_COUNT)),
             dense_lead: get(LEADING_DENSE_BLOCK_COUNT).unwrap_or(0),
             moe_step: get(INTERLEAVE_MOE_LAYER_STEP).unwrap_or(0),

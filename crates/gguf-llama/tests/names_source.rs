@@ -84,3 +84,29 @@ fn names_are_those_of_each_release_s_source() {
         );
     }
 }
+
+/// Each entry of the architecture table describes only releases whose loader knows the name
+/// (an entry for an architecture new in 0.3.36 names that release and the later ones), and
+/// every architecture the table models has an entry in each release that loads it.
+#[test]
+fn table_entries_name_releases_that_load_them() {
+    use gguf_llama::schema::{Architecture, ARCHITECTURES};
+    for entry in ARCHITECTURES {
+        let mut any = false;
+        for &release in Release::ALL {
+            let loads = loads_architecture(release, entry.name);
+            if entry.releases.contains(release) {
+                assert!(loads, "{} in {}", entry.name, release.name());
+                any = true;
+            }
+            assert_eq!(
+                Architecture::named_in(release, entry.name).is_some(),
+                loads,
+                "{} in {}",
+                entry.name,
+                release.name()
+            );
+        }
+        assert!(any, "{}", entry.name);
+    }
+}

@@ -531,8 +531,9 @@ pub fn all_archs() -> Vec<Fixture> {
         .collect()
 }
 
-/// The architectures [`all_archs`] writes: the table's, less those the llama.cpp the schema
-/// models does not know (`mistral3`: "unknown model architecture").
+/// The architectures [`all_archs`] writes: the table's that the newest release
+/// ([`gguf_llama::Release::NEWEST`]) loads; an older release may refuse some ("unknown model
+/// architecture": the 23 new in 0.3.36 under 0.3.16).
 pub fn arch_names() -> Vec<&'static str> {
     use gguf_llama::schema::{loads_architecture, ARCHITECTURES};
     ARCHITECTURES
@@ -625,10 +626,16 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
     let mut written: Vec<String> = Vec::new();
     for spec in table.keys.iter().flat_map(|g| g.iter()) {
         let name = key(spec.name);
-        if !spec.required || name.starts_with("tokenizer.") || name == "general.architecture" {
+        let suffix = name.strip_prefix(arch).unwrap_or(&name);
+        // An optional `attention.causal` is written too: an embedding model (llama-embed)
+        // runs as an encoder only when its file says so.
+        let causal = spec.ty == KeyType::Bool && suffix == ".attention.causal";
+        if !(spec.required || causal)
+            || name.starts_with("tokenizer.")
+            || name == "general.architecture"
+        {
             continue;
         }
-        let suffix = name.strip_prefix(arch).unwrap_or(&name);
         let value: OwnedValue = match (spec.ty, suffix) {
             _ if tiny(&name).is_some() => tiny(&name)?,
             (KeyType::PerLayer, ".feed_forward_length" | ".attention.head_count") => {
@@ -689,7 +696,7 @@ pub fn tiny_model(arch: &str) -> Option<Vec<u8>> {
                     [half - 2 * (half / 4), half / 4, half / 4, 0],
                 )
             }
-            (KeyType::Float, _) => 1.0f32.into(),
+            (KeyType::Float | KeyType::FloatPerLayer, _) => 1.0f32.into(),
             // An encoder (the BERT family) attends both ways.
             (KeyType::Bool, ".attention.causal") => false.into(),
             (KeyType::Bool, _) => true.into(),

@@ -35,6 +35,9 @@ pub enum KeyType {
     // Recurrent, hybrid and per-layer architectures.
     /// A count, or an array of counts with one per block (llama.cpp's `get_key_or_arr`).
     PerLayer,
+    /// A float, or an array of floats with one per block (`get_key_or_arr` into floats:
+    /// apertus's xIELU parameters).
+    FloatPerLayer,
 }
 
 impl KeyType {
@@ -55,6 +58,7 @@ impl KeyType {
             KeyType::Integers => "an array of integers",
             KeyType::Sections => "four int32 or uint32 (or one int32)",
             KeyType::PerLayer => "a non-negative integer or an array of them, one per block",
+            KeyType::FloatPerLayer => "a float or an array of floats, one per block",
         }
     }
 }
@@ -401,6 +405,11 @@ pub enum Dim {
     FfShexp,
     /// `n_ff_exp × n_expert_shared`: DeepSeek's shared experts.
     FfExpShared,
+    /// `n_ff_shexp`: `{arch}.expert_shared_feed_forward_length`, else `n_ff_exp` (exaone-moe).
+    FfShexpExp,
+    /// `n_ff_shexp`: `{arch}.expert_shared_feed_forward_length`, else `n_ff_exp ×
+    /// n_expert_shared` (cohere2moe).
+    FfShexpExpShared,
     // Multi-head latent attention (deepseek2, minicpm3), attention sized by the
     // rotary dimensions (bailingmoe, gpt-oss), gemma3n's per-layer inputs and AltUp.
     /// `n_lora_q`: `{arch}.attention.q_lora_rank`.
@@ -544,6 +553,8 @@ impl Dim {
             Dim::FfExp => "n_ff_exp",
             Dim::FfShexp => "n_ff_shexp",
             Dim::FfExpShared => "n_ff_exp*n_expert_shared",
+            Dim::FfShexpExp => "n_ff_shexp",
+            Dim::FfShexpExpShared => "n_ff_shexp",
             // Latent attention (deepseek2, minicpm3), attention sized by the rotary dimensions, gemma3n
             Dim::QLora => "n_lora_q",
             Dim::KvLora => "n_lora_kv",

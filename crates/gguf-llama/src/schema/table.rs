@@ -24,7 +24,7 @@
 
 use super::arch::*;
 use super::arch::{opt, req, tensor, TOKENIZER_REQUIRED};
-use crate::Releases;
+use crate::{Release, Releases};
 use Dim::*;
 use ExpertUse::{Always as AllExperts, Never, Optional};
 use KeyType::Float;
@@ -320,6 +320,15 @@ const fn arch(
     }
 }
 
+/// An entry for an architecture new in llama-cpp-python 0.3.36's llama.cpp, whose loader is
+/// `src/models/NAME.cpp` there: older releases refuse it ("unknown model architecture").
+const fn since_0336(entry: Architecture) -> Architecture {
+    Architecture {
+        releases: Releases::since(Release::LlamaCppPython0336),
+        ..entry
+    }
+}
+
 const T: &[KeySpec] = TOKENIZER_REQUIRED;
 const FLOAT_ATTN_SCALE: &[KeySpec] = &[KeySpec {
     name: "{arch}.attention.scale",
@@ -342,13 +351,13 @@ pub const ARCHITECTURES: &[Architecture] = &[
         Optional,
         Spm,
     ),
-    arch(
+    since_0336(arch(
         "mistral3",
         &[BASE_KEYS, RMS_EPS, EXPERT_KEYS, T],
         LLAMA,
         Optional,
         Spm,
-    ),
+    )),
     arch(
         "refact",
         &[BASE_KEYS, RMS_EPS, EXPERT_KEYS, T],
@@ -1635,6 +1644,425 @@ pub const ARCHITECTURES: &[Architecture] = &[
             Plamo2,
         )
     },
+    // New in llama-cpp-python 0.3.36's llama.cpp (`src/models/*.cpp`); their groups are at
+    // the end of the file.
+    since_0336(arch(
+        "seed_oss",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            QKV_BIAS_OPT,
+            POST_ATTN_NORM,
+            FFN_GLU
+        ],
+        Never,
+        Bpe("seed-coder"),
+    )),
+    since_0336(arch(
+        "nanbeige",
+        &[BASE_KEYS, RMS_EPS, NANBEIGE_KEYS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            QKV_BIAS_OPT,
+            ROPE_FREQS,
+            FFN_NORM,
+            FFN_GLU
+        ],
+        Never,
+        Spm,
+    )),
+    since_0336(arch(
+        "maincoder",
+        &[BASE_KEYS, RMS_EPS, T],
+        QK_NORM_LLAMA,
+        Never,
+        Bpe("default"),
+    )),
+    since_0336(arch(
+        "pangu-embedded",
+        &[BASE_KEYS, RMS_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            QKV_BIAS_OPT,
+            ATTN_OUT_BIAS,
+            FFN_NORM,
+            ROPE_FREQS,
+            FFN_GLU
+        ],
+        Never,
+        Spm,
+    )),
+    since_0336(arch(
+        "hunyuan_vl",
+        &[BASE_KEYS, RMS_EPS, ROPE_SECTIONS_OPT, T],
+        QK_NORM_LLAMA,
+        Never,
+        Bpe("hunyuan-dense"),
+    )),
+    since_0336(arch(
+        "qwen3vl",
+        &[BASE_KEYS, RMS_EPS, ROPE_SECTIONS_KEYS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            CLS_OUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            QKV_BIAS_OPT,
+            QK_NORM,
+            FFN_NORM,
+            FFN_GLU
+        ],
+        Never,
+        Bpe("qwen2"),
+    )),
+    since_0336(arch(
+        "qwen3vlmoe",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            ROPE_SECTIONS_KEYS,
+            EXPERT_KEYS_REQUIRED,
+            EXPERT_FF_OPT,
+            T,
+        ],
+        QK_NORM_MOE,
+        AllExperts,
+        Bpe("qwen2"),
+    )),
+    since_0336(arch(
+        "rnd1",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, EXPERT_FF_OPT, T],
+        QK_NORM_MOE,
+        AllExperts,
+        Bpe("qwen2"),
+    )),
+    since_0336(arch(
+        "mellum",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            EXPERT_KEYS_REQUIRED,
+            EXPERT_FF_REQUIRED,
+            SLIDING_WINDOW_OPT,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN,
+            QKV_BIAS_OPT,
+            QK_NORM,
+            FFN_NORM,
+            MOE_FF_EXP
+        ],
+        AllExperts,
+        Bpe("mellum"),
+    )),
+    since_0336(arch(
+        "llada-moe",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS_REQUIRED, EXPERT_FF_OPT, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            SQUARE_ATTN,
+            ATTN_BIAS_OPT,
+            QK_NORM,
+            FFN_NORM,
+            MOE_FF_EXP
+        ],
+        AllExperts,
+        Bpe("llada-moe"),
+    )),
+    since_0336(arch(
+        "jais2",
+        &[BASE_KEYS, NORM_EPS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUT_NORM_B,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN_NORM_B,
+            ATTN,
+            QKV_BIAS_OPT,
+            ATTN_OUT_BIAS,
+            FFN_NORM,
+            FFN_NORM_B,
+            FFN_PLAIN,
+            FFN_PLAIN_BIAS
+        ],
+        Never,
+        Bpe("jais-2"),
+    )),
+    // MiniMax-M2: experts `n_ff` wide with a required selection bias. Its loader reads
+    // `expert_gating_func` as optional, but without it llama.cpp aborts creating the context
+    // (`src/llama-graph.cpp:2072: fatal error`, measured with the tiny model), so the table
+    // requires it.
+    since_0336(arch(
+        "minimax-m2",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            EXPERT_KEYS_REQUIRED,
+            EXPERT_FF_REQUIRED,
+            GATING_FUNC_REQUIRED,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            ATTN,
+            QKV_BIAS_OPT,
+            FULL_QK_NORM,
+            FFN_NORM,
+            MOE_FF_EXP_AS_FF,
+            EXP_PROBS_B
+        ],
+        AllExperts,
+        Bpe("minimax-m2"),
+    )),
+    since_0336(arch(
+        "exaone-moe",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            SLIDING_WINDOW,
+            EXPERT_KEYS_REQUIRED,
+            EXPERT_FF_REQUIRED,
+            GATING_FUNC_REQUIRED,
+            EXAONE_MOE_KEYS,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN,
+            QKV_BIAS_OPT,
+            ROPE_FREQS,
+            ATTN_NORM,
+            QK_NORM,
+            FFN_NORM,
+            FFN_GLU,
+            EXAONE_MOE_EXPERTS
+        ],
+        AllExperts,
+        Bpe("exaone-moe"),
+    )),
+    // An embedding model (non-causal, whatever the file says; the tiny model says so too, for
+    // the loader program to run it as an encoder), gemma3's blocks with a sliding window in
+    // five of every six, both ways.
+    since_0336(arch(
+        "gemma-embedding",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            SLIDING_WINDOW,
+            CAUSAL_OPT,
+            GEMMA_EMBEDDING_KEYS,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            QKV_BIAS_OPT,
+            POST_NORMS,
+            QK_NORM,
+            FFN_NORM,
+            FFN_GLU
+        ],
+        Never,
+        Spm,
+    )),
+    // AFMoE: its graph always takes the sliding-window cache's input; the loader reads
+    // `attention.sliding_window` as optional, but without it llama.cpp crashes creating the
+    // context (SIGSEGV, measured with the tiny model), so the table requires it.
+    since_0336(arch(
+        "afmoe",
+        &[
+            BASE_KEYS,
+            RMS_EPS,
+            EXPERT_KEYS_REQUIRED,
+            EXPERT_FF_REQUIRED,
+            AFMOE_KEYS,
+            SLIDING_WINDOW,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            POST_ATTN_NORM,
+            ATTN,
+            QKV_BIAS_OPT,
+            QK_NORM,
+            ATTN_GATE,
+            FFN_NORM,
+            FFN_POST_NORM,
+            FFN_GLU,
+            MOE_FF_EXP,
+            EXP_PROBS_B,
+            AFMOE_SHARED
+        ],
+        AllExperts,
+        Bpe("afmoe"),
+    )),
+    Architecture {
+        varied_blocks: true,
+        ..since_0336(arch(
+            "lfm2moe",
+            &[
+                BASE_KEYS,
+                RMS_EPS,
+                SHORTCONV_KEYS,
+                EXPERT_KEYS_REQUIRED,
+                EXPERT_FF_REQUIRED,
+                GATING_FUNC_REQUIRED,
+                LEADING_DENSE_OPT,
+                T,
+            ],
+            layout![
+                TOK_EMBD,
+                LFM2_EMBD_NORM,
+                OUTPUT_OPT,
+                FFN_NORM,
+                FFN_GLU,
+                MOE_FF_EXP,
+                EXP_PROBS_B,
+                ATTN_NORM,
+                LFM2_BLOCK,
+                HYBRID_QKV_BIAS_OPT
+            ],
+            AllExperts,
+            Bpe("lfm2"),
+        ))
+    },
+    since_0336(arch(
+        "apertus",
+        &[BASE_KEYS, RMS_EPS, XIELU_KEYS, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT,
+            ATTN_NORM,
+            ROPE_FREQS,
+            ATTN,
+            QKV_BIAS_OPT,
+            ATTN_OUT_BIAS_OPT,
+            FFN_NORM,
+            FFN_PLAIN,
+            APERTUS_QK_NORM
+        ],
+        Never,
+        Bpe("tekken"),
+    )),
+    // Cohere2-MoE: layer norm (`layer_norm_epsilon`, the key its converter writes; the loader
+    // takes `layer_norm_rms_epsilon` instead, for RMS norm), a sliding window in three of every
+    // four blocks from the second, the leading blocks dense without a feed-forward norm.
+    since_0336(arch(
+        "cohere2moe",
+        &[
+            BASE_KEYS,
+            NORM_EPS,
+            LOGIT_SCALE,
+            SLIDING_WINDOW,
+            EXPERT_KEYS_REQUIRED,
+            EXPERT_FF_REQUIRED,
+            COHERE2MOE_KEYS,
+            T,
+        ],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            OUTPUT_OPT,
+            ATTN_NORM,
+            ATTN,
+            QKV_BIAS_OPT,
+            FFN_GLU,
+            MOE_FF_EXP,
+            COHERE2MOE_SHARED
+        ],
+        AllExperts,
+        Bpe("cohere2moe"),
+    )),
+    since_0336(arch(
+        "talkie",
+        &[BASE_KEYS, RMS_EPS, LOGIT_SCALE, T],
+        layout![TOK_EMBD, OUTPUT, ATTN, QKV_BIAS_OPT, FFN_GLU, TALKIE_BLOCK],
+        Never,
+        Bpe("talkie"),
+    )),
+    // jina-bert-v3 (an encoder, as bert): the loader throws without a token type count.
+    Architecture {
+        gqa: false,
+        ..since_0336(arch(
+            "jina-bert-v3",
+            &[BASE_KEYS, NORM_EPS, CAUSAL, POOLING_OPT, T],
+            layout![
+                TOK_EMBD,
+                JINA_BERT_V3_EMBD,
+                SQUARE_ATTN,
+                ATTN_BIAS_OPT,
+                ATTN_OUT_BIAS_OPT,
+                BERT_BLOCK,
+                FFN_PLAIN,
+                FFN_PLAIN_BIAS_OPT
+            ],
+            Never,
+            TokenizerKind::Wpm,
+        ))
+    },
+    // EuroBERT: an encoder with llama's blocks and no output matrix; its tiny model says
+    // `attention.causal` false, for the loader program to run it as an encoder.
+    since_0336(arch(
+        "eurobert",
+        &[BASE_KEYS, RMS_EPS, CAUSAL_OPT, POOLING_OPT, T],
+        layout![
+            TOK_EMBD,
+            OUT_NORM,
+            ATTN_NORM,
+            SQUARE_ATTN,
+            ATTN_BIAS_OPT,
+            FFN_NORM,
+            FFN_GLU
+        ],
+        Never,
+        Bpe("llama-bpe"),
+    )),
+    // llama's loader with a graph without output head and without KV cache (an embedding
+    // model): its tiny model says `attention.causal` false, which llama.cpp reads for every
+    // architecture, so that it runs as an encoder.
+    since_0336(arch(
+        "llama-embed",
+        &[BASE_KEYS, RMS_EPS, EXPERT_KEYS, CAUSAL_OPT, T],
+        LLAMA,
+        Optional,
+        Bpe("llama-bpe"),
+    )),
 ];
 
 // Encoder-only models (bert family).
@@ -2371,4 +2799,199 @@ const PLAMO2_BLOCK: &[ExpectedTensor] = &[
     block("ffn_down.weight", &[Ff, Embd]),
     block("ffn_up.weight", &[Embd, Ff2]),
     block("post_ffw_norm", &[Embd]),
+];
+
+// New in llama-cpp-python 0.3.36's llama.cpp. Its loaders create q, k and v with
+// `create_tensor_qkv`: a fused `attn_qkv` (with its bias, or separate q, k, v biases) when
+// the file has one, else separate q, k, v with optional biases; the table requires the
+// separate form, the one the converters write.
+
+/// The optional q, k and v biases of `create_tensor_qkv`, each as wide as its projection.
+const QKV_BIAS_OPT: &[ExpectedTensor] = &[
+    optional_block("attn_q.bias", &[Q]),
+    optional_block("attn_k.bias", &[K]),
+    optional_block("attn_v.bias", &[V]),
+];
+/// seed_oss: the norm after attention, before the feed-forward block (no `ffn_norm`).
+const POST_ATTN_NORM: &[ExpectedTensor] = &[block("post_attention_norm.weight", &[Embd])];
+/// qwen3vl's optional classifier head (`cls.output`).
+const CLS_OUT_OPT: &[ExpectedTensor] = &[optional_global("cls.output.weight", &[Embd, ClsOut])];
+/// Nanbeige's loops over its blocks (optional; the blocks' weights are shared by each loop).
+const NANBEIGE_KEYS: &[KeySpec] = &[
+    opt("{arch}.num_loops", KeyType::Count),
+    opt("{arch}.skip_loop_final_norm", KeyType::Bool),
+];
+/// `{arch}.expert_feed_forward_length`, optional (`n_ff / n_expert_used` without it).
+const EXPERT_FF_OPT: &[KeySpec] = &[opt(EXPERT_FF_LENGTH, KeyType::Count)];
+/// M-RoPE's sections, optional (hunyuan_vl: plain RoPE without them).
+const ROPE_SECTIONS_OPT: &[KeySpec] = &[opt(ROPE_SECTIONS, KeyType::Sections)];
+/// Whether attention is causal, optional (llama.cpp reads it for every architecture).
+const CAUSAL_OPT: &[KeySpec] = &[opt("{arch}.attention.causal", KeyType::Bool)];
+/// A llama block with q and k normalised per head (maincoder, hunyuan_vl).
+const QK_NORM_LLAMA: &[&[ExpectedTensor]] = &[
+    TOK_EMBD,
+    OUT_NORM,
+    OUTPUT_OPT,
+    ATTN_NORM,
+    ATTN,
+    QKV_BIAS_OPT,
+    QK_NORM,
+    FFN_NORM,
+    FFN_GLU,
+];
+/// Qwen3-MoE's block (qwen3vlmoe, rnd1): q and k norms, experts in every block.
+const QK_NORM_MOE: &[&[ExpectedTensor]] = &[
+    TOK_EMBD,
+    OUT_NORM,
+    OUTPUT_OPT,
+    ATTN_NORM,
+    ATTN,
+    QKV_BIAS_OPT,
+    QK_NORM,
+    FFN_NORM,
+    MOE_FF_EXP,
+];
+/// MiniMax-M2: q and k normalised across all heads (`n_head × n_embd_head_k` and
+/// `n_head_kv × n_embd_head_k` wide).
+const FULL_QK_NORM: &[ExpectedTensor] = &[
+    block("attn_q_norm.weight", &[Q]),
+    block("attn_k_norm.weight", &[K]),
+];
+/// The experts' selection bias (`exp_probs_b`), required.
+const EXP_PROBS_B: &[ExpectedTensor] = &[expert_block("exp_probs_b.bias", &[Experts], true)];
+/// EXAONE-MoE's optional expert keys (its NextN layers, `nextn_predict_layers`, are not
+/// modelled).
+const EXAONE_MOE_KEYS: &[KeySpec] = &[
+    opt(EXPERT_SHARED_COUNT, KeyType::Count),
+    opt(EXPERT_SHARED_FF_LENGTH, KeyType::Count),
+    opt("{arch}.expert_weights_scale", KeyType::Float),
+    opt("{arch}.expert_weights_norm", KeyType::Bool),
+    opt(LEADING_DENSE_BLOCK_COUNT, KeyType::Count),
+];
+/// EXAONE-MoE's experts after the leading dense blocks: selection bias optional, one shared
+/// expert `n_ff_shexp` wide (else `n_ff_exp`), always.
+const EXAONE_MOE_EXPERTS: &[ExpectedTensor] = &[
+    expert_block("ffn_gate_inp.weight", &[Embd, Experts], true),
+    expert_block("exp_probs_b.bias", &[Experts], false),
+    expert_block("ffn_gate_exps.weight", &[Embd, FfExp, Experts], true),
+    expert_block("ffn_down_exps.weight", &[FfExp, Embd, Experts], true),
+    expert_block("ffn_up_exps.weight", &[Embd, FfExp, Experts], true),
+    expert_block("ffn_gate_shexp.weight", &[Embd, FfShexpExp], true),
+    expert_block("ffn_down_shexp.weight", &[FfShexpExp, Embd], true),
+    expert_block("ffn_up_shexp.weight", &[Embd, FfShexpExp], true),
+];
+/// EmbeddingGemma's optional dense projections after pooling (`dense_2`, `dense_3`; not
+/// their tensors: the table does not model them).
+const GEMMA_EMBEDDING_KEYS: &[KeySpec] = &[
+    opt("{arch}.dense_2_feat_in", KeyType::Count),
+    opt("{arch}.dense_2_feat_out", KeyType::Count),
+    opt("{arch}.dense_3_feat_in", KeyType::Count),
+    opt("{arch}.dense_3_feat_out", KeyType::Count),
+];
+/// AFMoE's required shared-expert count and optional expert keys (the gating function is
+/// sigmoid without its key).
+const AFMOE_KEYS: &[KeySpec] = &[
+    req(EXPERT_SHARED_COUNT, KeyType::Count),
+    opt(LEADING_DENSE_BLOCK_COUNT, KeyType::Count),
+    opt("{arch}.expert_gating_func", KeyType::Count),
+    opt("{arch}.expert_weights_scale", KeyType::Float),
+    opt("{arch}.expert_weights_norm", KeyType::Bool),
+];
+/// AFMoE's attention output gate.
+const ATTN_GATE: &[ExpectedTensor] = &[block("attn_gate.weight", &[Embd, Q])];
+const FFN_POST_NORM: &[ExpectedTensor] = &[block("post_ffw_norm.weight", &[Embd])];
+/// AFMoE's shared experts, `n_ff_exp × n_expert_shared` wide, when `expert_shared_count` > 0.
+const AFMOE_SHARED: &[ExpectedTensor] = &[
+    tensor(
+        "ffn_gate_shexp.weight",
+        Block,
+        &[Embd, FfExpShared],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_COUNT),
+    ),
+    tensor(
+        "ffn_down_shexp.weight",
+        Block,
+        &[FfExpShared, Embd],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_COUNT),
+    ),
+    tensor(
+        "ffn_up_shexp.weight",
+        Block,
+        &[Embd, FfExpShared],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_COUNT),
+    ),
+];
+/// `{arch}.leading_dense_block_count`, optional (0 without it).
+const LEADING_DENSE_OPT: &[KeySpec] = &[opt(LEADING_DENSE_BLOCK_COUNT, KeyType::Count)];
+/// The optional q, k and v biases of a hybrid's attention blocks (`create_tensor_qkv`).
+const HYBRID_QKV_BIAS_OPT: &[ExpectedTensor] = &[
+    tensor("attn_q.bias", Block, &[Embd], false, When::Attention),
+    tensor("attn_k.bias", Block, &[K], false, When::Attention),
+    tensor("attn_v.bias", Block, &[V], false, When::Attention),
+];
+/// Apertus's xIELU activation parameters, per block or one for all (required; named
+/// without the architecture).
+const XIELU_KEYS: &[KeySpec] = &[
+    req("xielu.alpha_n", KeyType::FloatPerLayer),
+    req("xielu.alpha_p", KeyType::FloatPerLayer),
+    req("xielu.beta", KeyType::FloatPerLayer),
+    req("xielu.eps", KeyType::FloatPerLayer),
+];
+/// Apertus's q and k norms, biases optional.
+const APERTUS_QK_NORM: &[ExpectedTensor] = &[
+    block("attn_q_norm.weight", &[HeadK]),
+    optional_block("attn_q_norm.bias", &[HeadK]),
+    block("attn_k_norm.weight", &[HeadK]),
+    optional_block("attn_k_norm.bias", &[HeadK]),
+];
+/// Cohere2-MoE's expert keys: the leading dense blocks (required), shared experts and the
+/// gating (optional: sigmoid without it).
+const COHERE2MOE_KEYS: &[KeySpec] = &[
+    req(LEADING_DENSE_BLOCK_COUNT, KeyType::Count),
+    opt(EXPERT_SHARED_COUNT, KeyType::Count),
+    opt(EXPERT_SHARED_FF_LENGTH, KeyType::Count),
+    opt("{arch}.expert_weights_norm", KeyType::Bool),
+    opt("{arch}.expert_weights_scale", KeyType::Float),
+    opt("{arch}.expert_gating_func", KeyType::Count),
+];
+/// Cohere2-MoE's shared experts, when `expert_shared_count` > 0 (its MTP blocks,
+/// `nextn_predict_layers`, are not modelled; nor the fused `ffn_gate_up_exps` its loader also
+/// takes).
+const COHERE2MOE_SHARED: &[ExpectedTensor] = &[
+    tensor(
+        "ffn_gate_shexp.weight",
+        Block,
+        &[Embd, FfShexpExpShared],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_COUNT),
+    ),
+    tensor(
+        "ffn_down_shexp.weight",
+        Block,
+        &[FfShexpExpShared, Embd],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_COUNT),
+    ),
+    tensor(
+        "ffn_up_shexp.weight",
+        Block,
+        &[Embd, FfShexpExpShared],
+        true,
+        When::ExpertsWith(EXPERT_SHARED_COUNT),
+    ),
+];
+/// Talkie: no norm tensors (its norms have no weights), a per-head q norm and a scale of
+/// each block's output.
+const TALKIE_BLOCK: &[ExpectedTensor] = &[
+    block("attn_q_norm.weight", &[One, Heads]),
+    block("layer_output_scale.weight", &[One]),
+];
+/// jina-bert-v3's embeddings: token types optional, the embeddings' layer norm.
+const JINA_BERT_V3_EMBD: &[ExpectedTensor] = &[
+    optional_global("token_types.weight", &[Embd, TokenTypes]),
+    global("token_embd_norm.weight", &[Embd]),
+    global("token_embd_norm.bias", &[Embd]),
 ];
