@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build llama.cpp's own tools and libraries, the references the tests run: llama-gguf-split
 # and llama-gguf-hash (`gguf split`/`merge`/`hash` are compared with them byte for byte),
-# llama-tokenize and llama-simple, and the static libraries (libllama, libggml*, the common
-# library) that the reference programs in scripts/llama/ link against.
+# llama-tokenize and llama-simple (these four of 0.3.16 only), and the static libraries
+# (libllama, libggml*, the common library) that the reference programs in scripts/llama/ link
+# against.
 #
 # Usage: scripts/build-llama-tools.sh [--release 0.3.16|0.3.36] [--help]
 #
@@ -37,11 +38,14 @@ case "$version" in
     0.3.16)
         want_sha="34ed0f9bd9431af045bb63d9324ae620ad0536653740e9bb163a2e1fcb973be6"
         common_targets=(common)
+        tools=(llama-gguf-split llama-gguf-hash llama-tokenize llama-simple)
         options+=(-DLLAMA_CURL=OFF)
         ;;
     0.3.36)
         want_sha="832db0699007f1be95a7e41ef12e88926b02ba836461e36a36372db2760c1a2e"
         common_targets=(llama-common llama-common-base)
+        # The tests run only this release's libraries (through scripts/llama/*.cpp).
+        tools=()
         options+=(-DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_APP=OFF -DLLAMA_BUILD_UI=OFF
             -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_LLGUIDANCE=OFF)
         ;;
@@ -91,12 +95,11 @@ build="$cache/build"
 rm -rf "$build"
 {
     cmake -S "$src" -B "$build" "${options[@]}"
-    cmake --build "$build" -j "$(nproc)" --target llama-gguf-split llama-gguf-hash \
-        llama-tokenize llama-simple llama "${common_targets[@]}"
+    cmake --build "$build" -j "$(nproc)" --target "${tools[@]}" llama "${common_targets[@]}"
 } >&2
 
 mkdir -p "$bin"
-for tool in llama-gguf-split llama-gguf-hash llama-tokenize llama-simple; do
+for tool in "${tools[@]}"; do
     cp "$build/bin/$tool" "$bin/"
 done
 touch "$stamp"
