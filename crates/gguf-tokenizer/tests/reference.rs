@@ -262,7 +262,8 @@ fn rwkv_escape(bytes: &[u8]) -> Vec<u8> {
 fn rwkv_vocabulary(base: &Path) -> Vec<u8> {
     let bytes = std::fs::read(base).unwrap();
     let g = Gguf::parse(&bytes).unwrap();
-    let tok = Tokenizer::from_gguf(&g).unwrap();
+    let tok =
+        Tokenizer::from_gguf_release(&g, gguf_tokenizer::Release::LlamaCppPython0316).unwrap();
     let mut seen = std::collections::HashSet::new();
     let mut texts: Vec<Vec<u8>> = Vec::new();
     let raw = (0..=255u8).map(|b| vec![b]);
