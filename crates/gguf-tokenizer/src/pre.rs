@@ -22,9 +22,11 @@ const DIGIT_GROUPS: [&str; 2] = ["\\p{AFMoE_digits}", "\\d{1,3}(?=(?:\\d{3})*\\b
 /// superbpe's: an empty match before each group of three digits that ends a run of digits.
 const THOUSANDS: &str = "(?=(\\d{3})+(?!\\d))";
 
-/// The expressions of `llm_tokenizer_bpe` for one pre-tokenizer type, in order, extracted
-/// mechanically from llama.cpp's source with non-ASCII characters escaped (so that no editor
-/// can normalise them); `tests/pre_source.rs` checks them against the cached source.
+/// The expressions of `llm_tokenizer_bpe` for one list (named as gguf-llama's
+/// `PreSettings::expressions` names it, which says which pre-tokenizers of which release use
+/// it), in order, extracted mechanically from llama.cpp's source with non-ASCII characters
+/// escaped (so that no editor can normalise them); `scripts/check-tokenizer.sh` checks them
+/// against each release's source (a list is the same in every release that has it).
 #[rustfmt::skip]
 pub(crate) fn regex_exprs(pre: &str) -> Option<&'static [&'static str]> {
     Some(match pre {

@@ -1,12 +1,13 @@
-//! Against llama.cpp itself (`scripts/llama/tokenizer-ref.cpp`, libllama in-process, the
-//! binary named by `$GGUF_TOKENIZER_REF`; `scripts/check-tokenizer.sh` builds it): a generated
+//! Against llama.cpp itself, each release under its own (`scripts/llama/tokenizer-ref.cpp`,
+//! libllama in-process, the binary named by `$GGUF_TOKENIZER_REF` for 0.3.16 and
+//! `$GGUF_TOKENIZER_REF_0_3_36` for 0.3.36; `scripts/check-tokenizer.sh` builds it): a generated
 //! text set (random code points from many scripts, whitespace runs, digits, special-token
 //! texts, invalid UTF-8) for every vocabulary of llama.cpp's `models/` and an RWKV one made
 //! from llama-spm's pieces (`models/` has none), with and without
 //! `add_special` and `parse_special`; and test-tokenizer-1's token round trip, whose
 //! failures must be the same tokens as llama.cpp's. Every difference fails. Without llama.cpp
-//! built, the same cases of the repository's corpus vocabularies are compared with llama.cpp
-//! 0.3.16's recorded answers (`tests/data/reference-0.3.16.txt`).
+//! built, the same cases of the repository's corpus vocabularies are compared with the
+//! release's recorded answers (`tests/data/reference-RELEASE.txt`).
 
 mod common;
 
@@ -16,13 +17,17 @@ use std::process::Command;
 
 use gguf_tokenizer::gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_tokenizer::gguf_grammar::{Gguf, ValueType};
-use gguf_tokenizer::{attr, Tokenizer};
+use gguf_tokenizer::{attr, Release, Tokenizer};
 
 /// The reference binary and llama.cpp's source, or `None` (the recorded digests are compared
 /// then) unless `GGUF_REQUIRE_LLAMA=1`, which makes their absence a failure.
-fn reference() -> Option<(PathBuf, PathBuf)> {
-    let src = common::llama_src()?;
-    match std::env::var_os("GGUF_TOKENIZER_REF") {
+fn reference(release: Release) -> Option<(PathBuf, PathBuf)> {
+    let src = common::llama_src_of(release)?;
+    let var = match release {
+        Release::LlamaCppPython0316 => "GGUF_TOKENIZER_REF".to_string(),
+        r => format!("GGUF_TOKENIZER_REF_{}", r.version().replace('.', "_")),
+    };
+    match std::env::var_os(var) {
         Some(p) => Some((PathBuf::from(p), src)),
         None if std::env::var("GGUF_REQUIRE_LLAMA").as_deref() == Ok("1") => {
             panic!(
@@ -35,8 +40,9 @@ fn reference() -> Option<(PathBuf, PathBuf)> {
 
 /// Where llama.cpp's answers are recorded: a line per vocabulary and mode, `NAME ADD PARSE
 /// CASES DIGEST`, the FNV-1a digest of its output lines for the generated cases.
-fn record_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference-0.3.16.txt")
+fn record_path(release: Release) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/data/reference-{}.txt", release.version()))
 }
 
 /// FNV-1a, 64 bits, over the lines: enough to tell a changed answer from the recorded one.
@@ -226,7 +232,7 @@ fn cases(tok: &Tokenizer, seed: u64, n: usize) -> Vec<Vec<u8>> {
 }
 
 /// A `tokenizer.ggml.pre` for each expression list of llama.cpp's `llm_tokenizer_bpe` that
-/// no vocabulary of `models/` uses.
+/// no vocabulary of `models/` uses (0.3.36: and [`UNUSED_PRE_0336`]).
 const UNUSED_PRE: &[&str] = &[
     "deepseek-v3",
     "poro-chat",
@@ -239,6 +245,23 @@ const UNUSED_PRE: &[&str] = &[
     "superbpe",
     "bailingmoe",
     "seed-coder",
+];
+
+/// The lists 0.3.36 added that no vocabulary of its `models/` uses (gemma4's and qwen35's
+/// are; `whitespace` needs its own tokenizer model).
+const UNUSED_PRE_0336: &[&str] = &[
+    "jais-2",
+    "spark2_5",
+    "youtu",
+    "granite-embed-multi-97m",
+    "tiny_aya",
+    "ufakzeka",
+    "grok-2",
+    "afmoe",
+    "laguna",
+    "exaone-moe",
+    "sarvam-moe",
+    "minicpm5",
 ];
 
 /// RWKV's escaped text of raw bytes, as its vocabularies store them.
@@ -262,8 +285,7 @@ fn rwkv_escape(bytes: &[u8]) -> Vec<u8> {
 fn rwkv_vocabulary(base: &Path) -> Vec<u8> {
     let bytes = std::fs::read(base).unwrap();
     let g = Gguf::parse(&bytes).unwrap();
-    let tok =
-        Tokenizer::from_gguf_release(&g, gguf_tokenizer::Release::LlamaCppPython0316).unwrap();
+    let tok = Tokenizer::from_gguf_release(&g, Release::LlamaCppPython0316).unwrap();
     let mut seen = std::collections::HashSet::new();
     let mut texts: Vec<Vec<u8>> = Vec::new();
     let raw = (0..=255u8).map(|b| vec![b]);
@@ -332,8 +354,18 @@ const MODES: [(bool, bool); 4] = [(false, false), (true, false), (false, true), 
 /// same cases of the vocabularies of the repository's `tests/corpus/` (llama.cpp's own files)
 /// and those made from them, against the recorded digests; no round trip.
 #[test]
-fn generated_texts_and_round_trips_equal_llama_cpp() {
-    let live = reference();
+fn generated_texts_and_round_trips_equal_llama_cpp_0316() {
+    compare(Release::LlamaCppPython0316);
+}
+
+#[test]
+fn generated_texts_and_round_trips_equal_llama_cpp_0336() {
+    compare(Release::LlamaCppPython0336);
+}
+
+fn compare(release: Release) {
+    let live = reference(release);
+    let record_path = record_path(release);
     let models = match &live {
         Some((_, src)) => src.join("models"),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus"),
@@ -342,12 +374,16 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
-    let recorded_text = std::fs::read_to_string(record_path()).unwrap_or_default();
+    let recorded_text = std::fs::read_to_string(&record_path).unwrap_or_default();
     let recorded: std::collections::HashMap<&str, &str> = recorded_text
         .lines()
         .filter_map(|l| l.rsplit_once(' '))
         .collect();
-    let dir = std::env::temp_dir().join(format!("gguf-tokenizer-ref-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "gguf-tokenizer-ref-{}-{}",
+        release.version(),
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let mut report = Vec::new();
     let mut failures = Vec::new();
@@ -362,7 +398,11 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
     vocabularies.push(rwkv);
     let gpt2 = std::fs::read(models.join("ggml-vocab-gpt-2.gguf")).unwrap();
     let mut encodes_only = Vec::new();
-    for pre in UNUSED_PRE {
+    let new_pre = match release {
+        Release::LlamaCppPython0316 => &[][..],
+        _ => UNUSED_PRE_0336,
+    };
+    for pre in UNUSED_PRE.iter().chain(new_pre) {
         let g = Gguf::parse(&gpt2).unwrap();
         let mut b = GgufBuilder::from_gguf(&g);
         b.set("tokenizer.ggml.pre", *pre);
@@ -373,7 +413,7 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
     }
     for path in &vocabularies {
         let name = common::name(path);
-        let tok = common::load(path);
+        let tok = common::load_as(path, release);
         let texts = cases(&tok, seed_of(&name), per_vocab);
         let file = dir.join(format!("{name}.cases"));
         let mut f = std::fs::File::create(&file).unwrap();
@@ -392,7 +432,7 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
                     Some(want) if *want == format!("{:016x}", digest(&got)) => {}
                     Some(_) => {
                         differ += 1;
-                        failures.push(format!("{key}: the answers differ from llama.cpp 0.3.16's recorded ones (scripts/check-tokenizer.sh shows which)"));
+                        failures.push(format!("{key}: the answers differ from the {}'s recorded ones (scripts/check-tokenizer.sh shows which)", release.name()));
                     }
                     None => failures.push(format!("{key}: nothing recorded")),
                 }
@@ -470,7 +510,7 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     if live.is_some() && std::env::var("GGUF_TOKENIZER_RECORD").as_deref() == Ok("1") {
-        std::fs::write(record_path(), record.join("\n") + "\n").unwrap();
+        std::fs::write(&record_path, record.join("\n") + "\n").unwrap();
     }
     eprintln!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));
