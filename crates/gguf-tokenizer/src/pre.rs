@@ -780,6 +780,21 @@ fn kimi_k2_chunk(c: &Chunk, out: &mut Vec<usize>) {
 mod tests {
     use super::*;
 
+    /// The expressions given to hand-written splitters are llama.cpp's lists, as extracted.
+    #[test]
+    fn the_written_out_expressions_are_the_lists() {
+        let list = |key| regex_exprs(key).unwrap();
+        assert_eq!(list("llama3"), [LLAMA3_B]);
+        assert_eq!(list("qwen2"), [QWEN2]);
+        assert_eq!(list("qwen35"), [QWEN35]);
+        assert_eq!(list("gemma4"), [NEWLINES]);
+        assert_eq!(list("laguna")[0], NEWLINES);
+        assert_eq!(list("afmoe")[0], DIGIT_GROUPS[0]);
+        assert_eq!(list("tiny-aya")[0], DIGIT_GROUPS[1]);
+        assert_eq!(list("kimi-k2"), [KIMI_K2]);
+        assert_eq!(list("superbpe")[1], THOUSANDS);
+    }
+
     /// The written-out [`THOUSANDS`] splits as the expression does, on texts of ASCII and
     /// other digits, letters and spaces (the expression's `\d` is ASCII, as ECMAScript's).
     #[test]

@@ -321,6 +321,74 @@ fn rwkv_vocabulary(base: &Path) -> Vec<u8> {
     b.build().unwrap()
 }
 
+/// gpt-2's vocabulary as 0.3.36's `tokenizer.ggml.model` `model` (`whitespace`: with its
+/// pre-tokenizer; `hybriddna`: plus the `<dna>`, `</dna>` and `<oov>` tokens and every
+/// ACGT 6-mer with its U+E000 marker, all normal tokens).
+fn bpe_session_vocabulary(gpt2: &[u8], model: &str) -> Vec<u8> {
+    let g = Gguf::parse(gpt2).unwrap();
+    let mut b = GgufBuilder::from_gguf(&g);
+    b.set("tokenizer.ggml.model", model);
+    if model == "whitespace" {
+        b.set("tokenizer.ggml.pre", "whitespace");
+        return b.build().unwrap();
+    }
+    let tokens = g.get_array("tokenizer.ggml.tokens").unwrap();
+    let mut texts: Vec<String> = tokens
+        .strings()
+        .unwrap()
+        .map(|s| s.to_str().unwrap().to_string())
+        .collect();
+    texts.extend(["<dna>", "</dna>", "<oov>"].map(String::from));
+    for k in 0..4096 {
+        let kmer: String = (0..6)
+            .map(|i| b"ACGT"[(k >> (2 * i)) & 3] as char)
+            .collect();
+        texts.push(kmer + "\u{E000}");
+    }
+    let mut types = g
+        .get_array("tokenizer.ggml.token_type")
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    types.resize(texts.len(), 1);
+    b.set(
+        "tokenizer.ggml.tokens",
+        OwnedValue::array(ValueType::String, texts.into_iter().map(OwnedValue::string)),
+    );
+    b.set(
+        "tokenizer.ggml.token_type",
+        OwnedValue::array(ValueType::I32, types),
+    );
+    b.build().unwrap()
+}
+
+/// Texts with DNA spans: closed, unclosed, empty, lower case, not ACGT, not a multiple of 6.
+fn dna_cases(seed: u64, n: usize) -> Vec<Vec<u8>> {
+    let mut rng = Rng(seed);
+    let mut out = vec![
+        b"<dna></dna>".to_vec(),
+        b"<dna>".to_vec(),
+        b"x</dna>y".to_vec(),
+    ];
+    while out.len() < n {
+        let mut c = Vec::new();
+        for _ in 0..1 + rng.below(4) {
+            c.extend_from_slice(rng.pick(WORDS).as_bytes());
+            if rng.below(4) > 0 {
+                c.extend_from_slice(b"<dna>");
+            }
+            for _ in 0..rng.below(20) {
+                c.push(*rng.pick(&b"ACGTACGTacgtNX "[..]));
+            }
+            if rng.below(3) > 0 {
+                c.extend_from_slice(b"</dna>");
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn run_reference(bin: &Path, args: &[&str]) -> String {
     let out = Command::new(bin)
         .args(args)
@@ -398,6 +466,13 @@ fn compare(release: Release) {
     vocabularies.push(rwkv);
     let gpt2 = std::fs::read(models.join("ggml-vocab-gpt-2.gguf")).unwrap();
     let mut encodes_only = Vec::new();
+    if release != Release::LlamaCppPython0316 {
+        for model in ["whitespace", "hybriddna"] {
+            let path = dir.join(format!("ggml-vocab-gpt-2-{model}.gguf"));
+            std::fs::write(&path, bpe_session_vocabulary(&gpt2, model)).unwrap();
+            vocabularies.push(path);
+        }
+    }
     let new_pre = match release {
         Release::LlamaCppPython0316 => &[][..],
         _ => UNUSED_PRE_0336,
@@ -414,7 +489,10 @@ fn compare(release: Release) {
     for path in &vocabularies {
         let name = common::name(path);
         let tok = common::load_as(path, release);
-        let texts = cases(&tok, seed_of(&name), per_vocab);
+        let mut texts = cases(&tok, seed_of(&name), per_vocab);
+        if name.ends_with("hybriddna") {
+            texts.extend(dna_cases(seed_of(&name), per_vocab));
+        }
         let file = dir.join(format!("{name}.cases"));
         let mut f = std::fs::File::create(&file).unwrap();
         for t in &texts {
