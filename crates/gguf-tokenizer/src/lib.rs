@@ -522,13 +522,29 @@ impl Tokenizer {
             .strings()
             .ok_or_else(|| Error::Invalid("tokenizer.ggml.tokens: not a string array".into()))?;
         let n = list.len();
-        let scores: Option<Vec<f32>> =
-            match opt(g.get_array("tokenizer.ggml.scores"))? {
-                Some(a) => Some(a.to_vec::<f32>().ok_or_else(|| {
-                    Error::Invalid("tokenizer.ggml.scores: not an f32 array".into())
-                })?),
-                None => None,
-            };
+        // i32 scores: 0.3.36 converts them to floats; 0.3.16 reads their bits as floats
+        // (negative ones are NaNs, which its SPM queue orders as the C++ library happens to).
+        let scores: Option<Vec<f32>> = match opt(g.get_array("tokenizer.ggml.scores"))? {
+            Some(a) => Some(match (a.to_vec::<f32>(), a.to_vec::<i32>()) {
+                (Some(f), _) => f,
+                (None, Some(i)) if release != Release::LlamaCppPython0316 => {
+                    i.into_iter().map(|i| i as f32).collect()
+                }
+                (None, Some(_)) => {
+                    return Err(Error::Unsupported(
+                        "tokenizer.ggml.scores: i32 scores, whose bits llama.cpp 0.3.16 reads \
+                         as floats (NaN scores)"
+                            .into(),
+                    ))
+                }
+                _ => {
+                    return Err(Error::Invalid(
+                        "tokenizer.ggml.scores: not an f32 array".into(),
+                    ))
+                }
+            }),
+            None => None,
+        };
         let types: Option<Vec<i32>> = match opt(g.get_array("tokenizer.ggml.token_type"))? {
             Some(a) => Some(a.to_vec::<i32>().ok_or_else(|| {
                 Error::Invalid("tokenizer.ggml.token_type: not an i32 array".into())
@@ -583,10 +599,19 @@ impl Tokenizer {
 
         let mut merge_ids: Map<Vec<u8>, u32> = Map::default();
         let mut ranks: Map<(u32, u32), u32> = Map::default();
-        if kind == Kind::Bpe {
-            let merges = g
-                .get_array("tokenizer.ggml.merges")
-                .map_err(|_| Error::Invalid("cannot find tokenizer merges in model file".into()))?;
+        // 0.3.36 loads a kimi-k2 vocabulary without merges.
+        let merges_optional = release != Release::LlamaCppPython0316 && pre_name == "kimi-k2";
+        let merges = match g.get_array("tokenizer.ggml.merges") {
+            Err(GetError::Missing { .. }) if merges_optional => None,
+            Ok(a) if kind == Kind::Bpe => Some(a),
+            _ if kind == Kind::Bpe => {
+                return Err(Error::Invalid(
+                    "cannot find tokenizer merges in model file".into(),
+                ))
+            }
+            _ => None,
+        };
+        if let Some(merges) = merges {
             let merges = merges.strings().ok_or_else(|| {
                 Error::Invalid("tokenizer.ggml.merges: not a string array".into())
             })?;

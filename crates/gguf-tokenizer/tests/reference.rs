@@ -362,6 +362,36 @@ fn bpe_session_vocabulary(gpt2: &[u8], model: &str) -> Vec<u8> {
     b.build().unwrap()
 }
 
+/// What 0.3.36 loads and 0.3.16 does not: gpt-2's vocabulary as kimi-k2's without merges,
+/// and llama-spm's with its scores rounded to i32.
+fn loads_since_0336(models: &Path, name: &str) -> Vec<u8> {
+    let base = if name == "kimi-k2-no-merges" {
+        "gpt-2"
+    } else {
+        "llama-spm"
+    };
+    let bytes = std::fs::read(models.join(format!("ggml-vocab-{base}.gguf"))).unwrap();
+    let g = Gguf::parse(&bytes).unwrap();
+    let mut b = GgufBuilder::from_gguf(&g);
+    if name == "kimi-k2-no-merges" {
+        b.set("tokenizer.ggml.pre", "kimi-k2");
+        b.remove("tokenizer.ggml.merges");
+    } else {
+        let scores = g.get_array("tokenizer.ggml.scores").unwrap();
+        let ints: Vec<i32> = scores
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|f| f.round() as i32)
+            .collect();
+        b.set(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(ValueType::I32, ints),
+        );
+    }
+    b.build().unwrap()
+}
+
 /// Texts with DNA spans: closed, unclosed, empty, lower case, not ACGT, not a multiple of 6.
 fn dna_cases(seed: u64, n: usize) -> Vec<Vec<u8>> {
     let mut rng = Rng(seed);
@@ -470,6 +500,11 @@ fn compare(release: Release) {
         for model in ["whitespace", "hybriddna"] {
             let path = dir.join(format!("ggml-vocab-gpt-2-{model}.gguf"));
             std::fs::write(&path, bpe_session_vocabulary(&gpt2, model)).unwrap();
+            vocabularies.push(path);
+        }
+        for name in ["kimi-k2-no-merges", "llama-spm-i32-scores"] {
+            let path = dir.join(format!("ggml-vocab-{name}.gguf"));
+            std::fs::write(&path, loads_since_0336(&models, name)).unwrap();
             vocabularies.push(path);
         }
     }
