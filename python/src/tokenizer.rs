@@ -50,17 +50,31 @@ impl Tokenizer {
 
 #[pymethods]
 impl Tokenizer {
-    /// The tokenizer of the GGUF file at `path` (memory-mapped; only the header is read).
+    /// The tokenizer of the GGUF file at `path` (memory-mapped; only the header is read), as
+    /// llama.cpp `release` tokenizes ("0.3.16" or "0.3.36", the llama-cpp-python version that
+    /// vendors it; default the newest).
     #[new]
-    fn new(py: Python<'_>, path: std::path::PathBuf) -> PyResult<Self> {
-        Tokenizer::from_document(&Document::open(py, path)?)
+    #[pyo3(signature = (path, release = None))]
+    fn new(py: Python<'_>, path: std::path::PathBuf, release: Option<&str>) -> PyResult<Self> {
+        Tokenizer::from_document(&Document::open(py, path)?, release)
     }
 
-    /// The tokenizer of a parsed document.
+    /// The tokenizer of a parsed document (`release` as for the constructor).
     #[staticmethod]
-    fn from_document(doc: &Document) -> PyResult<Self> {
+    #[pyo3(signature = (doc, release = None))]
+    fn from_document(doc: &Document, release: Option<&str>) -> PyResult<Self> {
+        let release = match release {
+            None => gguf_tokenizer::Release::NEWEST,
+            Some(v) => *gguf_tokenizer::Release::ALL
+                .iter()
+                .find(|r| r.version() == v)
+                .ok_or_else(|| {
+                    PyValueError::new_err(format!("release {v:?}: not 0.3.16 or 0.3.36"))
+                })?,
+        };
         let gguf = doc.parsed()?;
-        let inner = gguf_tokenizer::Tokenizer::from_gguf(&gguf).map_err(tokenizer_error)?;
+        let inner = gguf_tokenizer::Tokenizer::from_gguf_release(&gguf, release)
+            .map_err(tokenizer_error)?;
         Ok(Tokenizer { inner })
     }
 

@@ -26,8 +26,9 @@ def llama_src():
 
 @functools.lru_cache(maxsize=None)
 def tokenizer(path: Path) -> gguf_grammar.Tokenizer:
-    """One tokenizer per vocabulary for the whole module (building one takes a while)."""
-    return gguf_grammar.Tokenizer(path)
+    """One tokenizer per vocabulary for the whole module (building one takes a while), as
+    llama.cpp 0.3.16 (the release of the vectors and binaries compared) tokenizes."""
+    return gguf_grammar.Tokenizer(path, release="0.3.16")
 
 
 SEP = b"\n__ggml_vocab_test__\n"

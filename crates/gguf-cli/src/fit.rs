@@ -150,7 +150,7 @@ fn memory_size(text: &str) -> Result<u64, String> {
 }
 
 /// The releases `--release` names, by their llama-cpp-python version.
-fn release(version: &str) -> Result<Release, String> {
+pub(crate) fn release(version: &str) -> Result<Release, String> {
     Release::ALL
         .iter()
         .copied()

@@ -1,11 +1,12 @@
 //! `gguf tokenize` and `gguf detokenize`: text to token ids and back with the file's own
-//! vocabulary, as llama.cpp 0.3.16 does (crate `gguf-tokenizer`).
+//! vocabulary, as a release of llama.cpp (`--release`, default the newest) does (crate
+//! `gguf-tokenizer`).
 
 use std::io::{self, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 use gguf_grammar::escape::terminal;
-use gguf_tokenizer::{TokenId, Tokenizer};
+use gguf_tokenizer::{Release, TokenId, Tokenizer};
 
 use crate::Failure;
 
@@ -26,6 +27,10 @@ pub struct Args {
     model: PathBuf,
     /// The text (or use --file or --stdin).
     text: Option<String>,
+    /// The llama.cpp release whose tokenizer is followed: that of llama-cpp-python 0.3.16 or
+    /// 0.3.36 (they differ on some vocabularies).
+    #[arg(long, value_parser = crate::fit::release, default_value = Release::NEWEST.version())]
+    release: Release,
     /// Read the text from a file.
     #[arg(short = 'f', long, conflicts_with_all = ["text", "stdin"])]
     file: Option<PathBuf>,
@@ -72,6 +77,9 @@ pub struct DetokenizeArgs {
     /// Token ids, separated by spaces or commas (brackets allowed, as --ids prints them).
     #[arg(required = true)]
     ids: Vec<String>,
+    /// The llama.cpp release whose detokenizer is followed (0.3.16 or 0.3.36).
+    #[arg(long, value_parser = crate::fit::release, default_value = Release::NEWEST.version())]
+    release: Release,
     /// Drop a leading BOS and trailing EOS that the vocabulary adds.
     #[arg(long)]
     remove_special: bool,
@@ -80,9 +88,9 @@ pub struct DetokenizeArgs {
     no_special: bool,
 }
 
-fn load(path: &Path) -> Result<Tokenizer, Failure> {
+fn load(path: &Path, release: Release) -> Result<Tokenizer, Failure> {
     let (model, _) = crate::input::header(path)?;
-    Tokenizer::from_gguf(model.gguf())
+    Tokenizer::from_gguf_release(model.gguf(), release)
         .map_err(|e| Failure::Invalid(format!("{}: {e}", crate::shown(path))))
 }
 
@@ -128,7 +136,7 @@ fn strtol2(x: &[u8]) -> Option<u8> {
 }
 
 pub fn run(args: Args) -> Result<(), Failure> {
-    let mut tok = load(&args.model)?;
+    let mut tok = load(&args.model, args.release)?;
     if let Some(steps) = args.work_per_byte {
         tok.set_work_per_byte(steps);
     }
@@ -203,7 +211,7 @@ pub fn run(args: Args) -> Result<(), Failure> {
 }
 
 pub fn run_detokenize(args: DetokenizeArgs) -> Result<(), Failure> {
-    let tok = load(&args.model)?;
+    let tok = load(&args.model, args.release)?;
     let mut ids = Vec::new();
     for word in args
         .ids

@@ -64,6 +64,18 @@ fn releases(file: &Path) -> (i32, Vec<Row>) {
     (code, rows)
 }
 
+/// `gguf tokenize --release RELEASE --ids FILE TEXT`: exit code, output, error.
+fn tokenize(release: &str, file: &Path, text: &str) -> (i32, String, String) {
+    outcome(gguf_in_root(&[
+        "tokenize".as_ref(),
+        "--release".as_ref(),
+        release.as_ref(),
+        "--ids".as_ref(),
+        file.as_os_str(),
+        text.as_ref(),
+    ]))
+}
+
 fn check(profile: &str, file: &Path) -> (i32, String) {
     let (code, out, _) = outcome(gguf_in_root(&[
         "check".as_ref(),
@@ -80,11 +92,31 @@ fn llama_cpp_s_own_gemma4_and_qwen35_vocabularies_load_in_0_3_36_only() {
     let Some(models) = llama_cpp_0336_models() else {
         return;
     };
-    for (name, refusal) in [
-        ("ggml-vocab-gemma-4.gguf", "schema-architecture-unsupported"),
-        ("ggml-vocab-qwen35.gguf", "schema-tokenizer-pre"),
+    for (name, refusal, ids, unknown) in [
+        (
+            "ggml-vocab-gemma-4.gguf",
+            "schema-architecture-unsupported",
+            "[2, 9259, 1902]",
+            "unknown tokenizer: 'gemma4'",
+        ),
+        (
+            "ggml-vocab-qwen35.gguf",
+            "schema-tokenizer-pre",
+            "[9707, 1879]",
+            "unknown pre-tokenizer type: 'qwen35'",
+        ),
     ] {
         let file = models.join(name);
+        // llama-tokenize's ids in 0.3.36 (the default release); 0.3.16's refusal.
+        for release in ["0.3.36", "0.3.16"] {
+            let (code, out, err) = tokenize(release, &file, "Hello world");
+            if release == "0.3.36" {
+                assert_eq!((code, out.trim()), (0, ids), "{name}: {err}");
+            } else {
+                assert_eq!(code, 1, "{name}: {out}");
+                assert!(err.contains(unknown), "{name}: {err}");
+            }
+        }
         let (code, out) = check("llama.cpp", &file);
         assert_eq!(code, 0, "{name}: {out}");
         assert!(!out.contains("error["), "{name}: {out}");
@@ -130,6 +162,15 @@ fn a_pre_tokenizer_new_in_0_3_36_is_refused_by_0_3_16_only() {
         file.as_os_str(),
     ]));
     assert_eq!(code, 0, "{err}");
+    // llama-tokenize's ids in 0.3.36; 0.3.16's refusal.
+    let (code, out, err) = tokenize("0.3.36", &file, "Hello world");
+    assert_eq!((code, out.trim()), (0, "[15496, 995]"), "{err}");
+    let (code, _, err) = tokenize("0.3.16", &file, "Hello world");
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("unknown pre-tokenizer type: 'qwen35' (llama.cpp vendored in llama-cpp-python 0.3.16); known to llama-cpp-python 0.3.36"),
+        "{err}"
+    );
     let (code, rows) = releases(&file);
     assert_eq!(code, 0);
     assert_eq!(

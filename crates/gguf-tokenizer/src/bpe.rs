@@ -1,11 +1,16 @@
 //! `llm_tokenizer_bpe_session`: pre-tokenize into words, then in each word merge the
-//! adjacent pair of lowest merge rank until none is left.
+//! adjacent pair of lowest merge rank until none is left; and the sessions 0.3.36 derives
+//! from it for the `whitespace` and `hybriddna` tokenizers.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use crate::unicode::len_utf8;
-use crate::{Budget, Error, Map, TokenId, Tokenizer};
+use crate::unicode::{self, len_utf8};
+use crate::{BpeSession, Budget, Error, Map, TokenId, Tokenizer};
+
+/// The reserved suffix (U+E000) of `hybriddna`'s k-mer tokens.
+const DNA_KMER_MARKER: &str = "\u{E000}";
+const DNA_K: usize = 6;
 
 /// No interned id: a text that is neither a token nor a merge side can take part in no merge.
 const NONE: u32 = u32::MAX;
@@ -45,6 +50,111 @@ impl Session {
         budget: &mut Budget,
         out: &mut Vec<TokenId>,
     ) -> Result<(), Error> {
+        match tok.bpe_session {
+            BpeSession::Plain => self.plain(tok, text, budget, out),
+            BpeSession::Whitespace => self.whitespace(tok, text, budget, out),
+            BpeSession::HybridDna => self.hybrid_dna(tok, text, budget, out),
+        }
+    }
+
+    /// `llm_tokenizer_whitespace_session`: the text between whitespace code points, each
+    /// piece lowercased if the normalizer says so, tokenized on its own.
+    fn whitespace(
+        &mut self,
+        tok: &Tokenizer,
+        text: &[u8],
+        budget: &mut Budget,
+        out: &mut Vec<TokenId>,
+    ) -> Result<(), Error> {
+        let mut segment = Vec::new();
+        for c in unicode::cpts_from_utf8(text) {
+            if unicode::flags(c).is_whitespace() {
+                if !segment.is_empty() {
+                    self.plain(tok, &segment, budget, out)?;
+                    segment.clear();
+                }
+                continue;
+            }
+            let c = if tok.lowercase {
+                unicode::tolower(c)
+            } else {
+                c
+            };
+            unicode::cpt_to_utf8(c, &mut segment).ok_or_else(|| {
+                Error::Unsupported(format!(
+                    "code point 0x{c:X} past U+10FFFF (llama.cpp throws)"
+                ))
+            })?;
+        }
+        if !segment.is_empty() {
+            self.plain(tok, &segment, budget, out)?;
+        }
+        Ok(())
+    }
+
+    /// `llm_tokenizer_hybriddna_session`: each `<dna>..</dna>` span (to the end of the text
+    /// if unclosed) as its tags' tokens around the upper-cased sequence's 6-mers (the last
+    /// padded with `A`; one that is no token is `<oov>`), the rest as plain BPE text. Plain
+    /// BPE throughout if a tag or `<oov>` is no token.
+    fn hybrid_dna(
+        &mut self,
+        tok: &Tokenizer,
+        text: &[u8],
+        budget: &mut Budget,
+        out: &mut Vec<TokenId>,
+    ) -> Result<(), Error> {
+        const OPEN: &[u8] = b"<dna>";
+        const CLOSE: &[u8] = b"</dna>";
+        let (Some(open), Some(close), Some(oov)) = (
+            tok.text_to_token(OPEN),
+            tok.text_to_token(CLOSE),
+            tok.text_to_token(b"<oov>"),
+        ) else {
+            return self.plain(tok, text, budget, out);
+        };
+        let find = |hay: &[u8], needle: &[u8], from: usize| {
+            hay.get(from..)?
+                .windows(needle.len())
+                .position(|w| w == needle)
+                .map(|p| p + from)
+        };
+        let mut pos = 0;
+        let mut kmer = Vec::with_capacity(DNA_K + DNA_KMER_MARKER.len());
+        while pos < text.len() {
+            let Some(start) = find(text, OPEN, pos) else {
+                return self.plain(tok, &text[pos..], budget, out);
+            };
+            if start > pos {
+                self.plain(tok, &text[pos..start], budget, out)?;
+            }
+            out.push(open);
+            let content = start + OPEN.len();
+            let end = find(text, CLOSE, content);
+            let seq = &text[content..end.unwrap_or(text.len())];
+            for chunk in seq.chunks(DNA_K) {
+                budget.charge(1)?;
+                kmer.clear();
+                kmer.extend(chunk.iter().map(u8::to_ascii_uppercase));
+                kmer.resize(DNA_K, b'A');
+                kmer.extend_from_slice(DNA_KMER_MARKER.as_bytes());
+                out.push(tok.text_to_token(&kmer).unwrap_or(oov));
+            }
+            let Some(end) = end else {
+                break;
+            };
+            out.push(close);
+            pos = end + CLOSE.len();
+        }
+        Ok(())
+    }
+
+    fn plain(
+        &mut self,
+        tok: &Tokenizer,
+        text: &[u8],
+        budget: &mut Budget,
+        out: &mut Vec<TokenId>,
+    ) -> Result<(), Error> {
         let pre = tok.pre_tokenizer.as_ref().expect("BPE pre-tokenizer");
         pre.split(text, |word| {
             if let Some(ids) = self.cache.get(word) {
@@ -77,6 +187,12 @@ impl Session {
             return Ok(());
         }
         if tok.ignore_merges {
+            if let Some(id) = tok.text_to_token(word) {
+                out.push(id);
+                return Ok(());
+            }
+        }
+        if tok.newline_words && word.iter().all(|&b| b == b'\n') {
             if let Some(id) = tok.text_to_token(word) {
                 out.push(id);
                 return Ok(());
@@ -142,6 +258,11 @@ impl Session {
             let piece = &word[s.start..s.start + s.n];
             match tok.text_to_token(piece) {
                 Some(id) => out.push(id),
+                None if tok.byte_tokens_hex => out.extend(
+                    piece
+                        .iter()
+                        .filter_map(|&b| tok.text_to_token(format!("<0x{b:02X}>").as_bytes())),
+                ),
                 None => out.extend(piece.iter().filter_map(|&b| tok.text_to_token(&[b]))),
             }
         }

@@ -1,6 +1,7 @@
 //! What tokenization reveals about a vocabulary (`gguf check --profile llama.cpp`): merges
 //! that name no tokens, byte tokens a vocabulary needs and lacks or cannot decode, and
-//! special-token ids that decode as text. Each rule cites what llama.cpp 0.3.16 does.
+//! special-token ids that decode as text. Each rule cites what the release of llama.cpp
+//! checked against does (the newest unless another is asked for).
 
 use crate::codes;
 use gguf_grammar::error::Segment;
@@ -40,7 +41,7 @@ pub fn llama_cpp(g: &Gguf<'_>, file_len: u64) -> Vec<Diagnostic> {
 /// `--vocab-only`, `gguf check --releases`).
 pub fn llama_cpp_in(g: &Gguf<'_>, file_len: u64, release: Release, load: Load) -> Vec<Diagnostic> {
     let mut found = gguf_llama::loader::check_in(g, file_len, release, load);
-    found.extend(check(g));
+    found.extend(check_in(g, release));
     found
 }
 
@@ -55,9 +56,15 @@ pub fn model(g: &Gguf<'_>) -> Vec<Diagnostic> {
 /// The tokenizer diagnostics of a file. Nothing when no tokenizer can be built from it: the
 /// schema's codes (`schema-tokenizer-model`, `schema-token-count`, ...) say why.
 pub fn check(g: &Gguf<'_>) -> Vec<Diagnostic> {
+    check_in(g, Release::NEWEST)
+}
+
+/// [`check`] as llama.cpp `release` builds and uses the vocabulary.
+pub fn check_in(g: &Gguf<'_>, release: Release) -> Vec<Diagnostic> {
     let mut out = Diagnostics::default();
-    if let Ok(tok) = Tokenizer::from_gguf(g) {
-        if tok.kind == Kind::Bpe {
+    if let Ok(tok) = Tokenizer::from_gguf_release(g, release) {
+        // A BPE vocabulary without the byte alphabet (gemma4's) needs none of its characters.
+        if tok.kind == Kind::Bpe && !tok.byte_tokens_hex {
             merges(g, &tok, &mut out);
             byte_alphabet(g, &tok, &mut out);
         }
@@ -177,10 +184,13 @@ fn byte_text(text: &[u8]) -> bool {
 /// under 3 bytes throws `std::out_of_range` there); a WPM one aborts (`GGML_ABORT` in
 /// `token_to_byte`); a BPE one decodes to nothing.
 fn byte_tokens(g: &Gguf<'_>, tok: &Tokenizer, out: &mut Diagnostics) {
+    // 0.3.16 decodes no BPE byte token; 0.3.36 reads `<0xXX>` as SPM does.
+    let bpe_reads_hex = tok.release != Release::LlamaCppPython0316;
     let mut bad = tok.tokens.iter().enumerate().filter(|(_, t)| {
         t.attr & attr::BYTE != 0
             && match tok.kind {
                 Kind::Spm | Kind::Ugm => !byte_text(&t.text),
+                Kind::Bpe if bpe_reads_hex => !byte_text(&t.text),
                 Kind::Wpm | Kind::Bpe => true,
                 Kind::Rwkv | Kind::Plamo2 => false,
             }
@@ -189,7 +199,7 @@ fn byte_tokens(g: &Gguf<'_>, tok: &Tokenizer, out: &mut Diagnostics) {
     let rest = bad.count();
     let what = match tok.kind {
         Kind::Wpm => "a WPM vocabulary has no byte tokens: llama.cpp aborts loading it (GGML_ABORT in token_to_byte)".to_string(),
-        Kind::Bpe => "a BPE vocabulary has no byte tokens: llama.cpp decodes it to nothing".to_string(),
+        Kind::Bpe if !bpe_reads_hex => "a BPE vocabulary has no byte tokens: llama.cpp decodes it to nothing".to_string(),
         _ if t.text.len() < 3 => "its text is not <0xXX>: llama.cpp throws std::out_of_range loading it (token_to_byte's substr)".to_string(),
         _ => format!(
             "its text is not <0xXX>: llama.cpp decodes it to byte 0x{:02X}",

@@ -10,7 +10,7 @@ gguf_grammar::diagnostic_codes! {
     /// need.
     TOKENIZER_BYTE_ALPHABET = "tokenizer-byte-alphabet", Warning, References::NONE;
     /// A byte-type token llama.cpp cannot decode to a byte (its text is not `<0xXX>`, or the
-    /// vocabulary is BPE or WPM).
+    /// vocabulary is WPM, or BPE before 0.3.36).
     TOKENIZER_BYTE_TOKEN = "tokenizer-byte-token", Error, References::NONE;
     /// A special-token id naming a token that is not a control, user-defined or unknown
     /// token: it decodes as text.

@@ -1,11 +1,14 @@
 //! A tokenizer built from a GGUF file's `tokenizer.ggml.*` keys, giving the token ids that
-//! llama.cpp (0.3.16, as vendored by llama-cpp-python) gives: its SPM (`llama`), BPE
-//! (`gpt2`, with every `tokenizer.ggml.pre` pre-tokenizer), WPM (`bert`), UGM (`t5`) and
-//! RWKV (`rwkv`) tokenizers, special-token parsing, `token_to_piece` and `detokenize`.
+//! llama.cpp gives, as one [`Release`] of it (vendored by llama-cpp-python 0.3.16 or 0.3.36)
+//! does: its SPM (`llama`), BPE (`gpt2`, with every `tokenizer.ggml.pre` pre-tokenizer of the
+//! release; 0.3.36's `gemma4`, `whitespace` and `hybriddna`), WPM (`bert`), UGM (`t5`), RWKV
+//! (`rwkv`) and PLaMo-2 (`plamo2`) tokenizers, special-token parsing, `token_to_piece` and
+//! `detokenize`.
 //!
 //! ```no_run
+//! use gguf_tokenizer::{Release, Tokenizer};
 //! let model = gguf_grammar::OwnedGguf::open("model.gguf")?;
-//! let tok = gguf_tokenizer::Tokenizer::from_gguf(model.gguf())?;
+//! let tok = Tokenizer::from_gguf_release(model.gguf(), Release::LlamaCppPython0316)?;
 //! let ids = tok.encode(b"Hello world", true, true)?;
 //! assert_eq!(tok.decode(&ids, false, true), b"Hello world");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -23,10 +26,10 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use gguf_grammar::{GetError, Gguf};
-use gguf_llama::schema::{pre_tokenizer, PreSettings};
-use gguf_llama::Release;
+use gguf_llama::schema::{forced_pre_tokenizer, loads_tokenizer_model, pre_tokenizer, PreSettings};
 
 pub use gguf_grammar;
+pub use gguf_llama::Release;
 
 /// A token id, as llama.cpp's `llama_token`.
 pub type TokenId = u32;
@@ -58,9 +61,10 @@ pub enum Error {
     Key(GetError),
     /// A key's value is unusable; the message names it.
     Invalid(String),
-    /// `tokenizer.ggml.model` is not one llama.cpp 0.3.16 supports.
+    /// `tokenizer.ggml.model` is not one the release supports (the message names the release
+    /// and any other that knows it).
     UnknownModel(String),
-    /// `tokenizer.ggml.pre` is not one llama.cpp 0.3.16 supports.
+    /// `tokenizer.ggml.pre` is not one the release supports (as for `UnknownModel`).
     UnknownPre(String),
     /// A pre-tokenizer expression did not compile.
     Regex(String),
@@ -76,8 +80,8 @@ impl std::fmt::Display for Error {
         match self {
             Error::Key(e) => write!(f, "{e}"),
             Error::Invalid(m) => write!(f, "{m}"),
-            Error::UnknownModel(m) => write!(f, "unknown tokenizer: '{}'", m.escape_debug()),
-            Error::UnknownPre(m) => write!(f, "unknown pre-tokenizer type: '{}'", m.escape_debug()),
+            Error::UnknownModel(m) => write!(f, "unknown tokenizer: {m}"),
+            Error::UnknownPre(m) => write!(f, "unknown pre-tokenizer type: {m}"),
             Error::Regex(m) => write!(f, "pre-tokenizer expression: {m}"),
             Error::Unsupported(m) | Error::Limit(m) => write!(f, "{m}"),
         }
@@ -213,10 +217,33 @@ pub struct Token {
     pub attr: u32,
 }
 
+/// How a BPE vocabulary's text reaches the merges (`llm_tokenizer_bpe_session` and the
+/// sessions 0.3.36 derives from it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BpeSession {
+    Plain,
+    /// `whitespace`: words between whitespace, each lowercased if the normalizer says so.
+    Whitespace,
+    /// `hybriddna`: `<dna>...</dna>` spans as 6-mers, the rest plain.
+    HybridDna,
+}
+
 /// A tokenizer built from a GGUF vocabulary.
 #[derive(Debug)]
 pub struct Tokenizer {
+    release: Release,
     kind: Kind,
+    bpe_session: BpeSession,
+    /// 0.3.36's gemma4 pre-tokenizer: a word of newlines only is looked up whole.
+    newline_words: bool,
+    /// A byte with no token of its own falls back to the `<0xXX>` token (BPE without the
+    /// byte alphabet), not to the byte's text.
+    byte_tokens_hex: bool,
+    /// `normalizer_opts` (0.3.36; 0.3.16's WPM always lowercases and never strips marks).
+    lowercase: bool,
+    strip_accents: bool,
+    /// WPM decomposes each code point first (0.3.36: when it strips accents).
+    nfd: bool,
     pre: String,
     tokens: Vec<Token>,
     token_to_id: Map<Vec<u8>, TokenId>,
@@ -268,10 +295,28 @@ fn opt<T>(r: Result<T, GetError>) -> Result<Option<T>, Error> {
     }
 }
 
-/// llama.cpp's settings for `tokenizer.ggml.pre` = `pre` (an empty name is `default`).
-fn pre_settings(pre: &str) -> Option<PreSettings> {
+/// llama.cpp `release`'s settings for `tokenizer.ggml.pre` = `pre` (an empty name is
+/// `default`).
+fn pre_settings(release: Release, pre: &str) -> Option<PreSettings> {
     let pre = if pre.is_empty() { "default" } else { pre };
-    pre_tokenizer(Release::NEWEST, pre).map(|p| p.settings)
+    pre_tokenizer(release, pre).map(|p| p.settings)
+}
+
+/// The message of an unknown name: the release, and the others that know it.
+fn unknown(name: &str, release: Release, known: impl Fn(Release) -> bool) -> String {
+    let others: Vec<&str> = Release::ALL
+        .iter()
+        .filter(|&&r| known(r))
+        .map(|r| r.version())
+        .collect();
+    let mut m = format!("'{}' ({})", name.escape_debug(), release.name());
+    if !others.is_empty() {
+        m.push_str(&format!(
+            "; known to llama-cpp-python {}",
+            others.join(", ")
+        ));
+    }
+    m
 }
 
 const EOT_TEXTS: &[&str] = &[
@@ -285,6 +330,8 @@ const EOT_TEXTS: &[&str] = &[
     "<｜end▁of▁sentence｜>",
     "<end_of_utterance>",
 ];
+/// The texts 0.3.36 added to [`EOT_TEXTS`].
+const EOT_TEXTS_0336: &[&str] = &["<|end_of_text|>", "[EOT]"];
 const EOG_TEXTS: &[&str] = &[
     "<|eot_id|>",
     "<|im_end|>",
@@ -299,8 +346,22 @@ const EOG_TEXTS: &[&str] = &[
     "<|end_of_text|>",
     "<end_of_utterance>",
 ];
-/// The FIM token texts llama.cpp recognises, one list per FIM id key.
-const FIM_TEXTS: &[(&str, &str, &[&str])] = &[
+/// The texts 0.3.36 added to [`EOG_TEXTS`].
+const EOG_TEXTS_0336: &[&str] = &[
+    "<|flush|>",
+    "<|calls|>",
+    "</s>",
+    "[EOT]",
+    "[EOS]",
+    "<eos>",
+    "<turn|>",
+    "<|tool_response>",
+    "<｜end▁of▁sentence｜>",
+    "[e~[",
+];
+/// The FIM token texts llama.cpp recognises, one list per FIM id key, then the texts 0.3.36
+/// added to it.
+const FIM_TEXTS: &[(&str, &str, &[&str], &[&str])] = &[
     (
         "fim_pre",
         "prefix",
@@ -313,6 +374,7 @@ const FIM_TEXTS: &[(&str, &str, &[&str])] = &[
             "▁<PRE>",
             "<|code_prefix|>",
         ],
+        &["<|prefix|>"],
     ),
     (
         "fim_suf",
@@ -326,6 +388,7 @@ const FIM_TEXTS: &[(&str, &str, &[&str])] = &[
             "▁<SUF>",
             "<|code_suffix|>",
         ],
+        &["<|suffix|>"],
     ),
     (
         "fim_mid",
@@ -339,11 +402,13 @@ const FIM_TEXTS: &[(&str, &str, &[&str])] = &[
             "▁<MID>",
             "<|code_middle|>",
         ],
+        &["<|middle|>"],
     ),
     (
         "fim_pad",
         "",
         &["<|fim_pad|>", "<fim-pad>", "<fim_pad>", "<PAD>"],
+        &["[PAD]"],
     ),
     (
         "fim_rep",
@@ -355,33 +420,73 @@ const FIM_TEXTS: &[(&str, &str, &[&str])] = &[
             "<REPO>",
             "<reponame>",
         ],
+        &[],
     ),
-    ("fim_sep", "", &["<|file_sep|>"]),
+    ("fim_sep", "", &["<|file_sep|>"], &[]),
 ];
 
+/// A list of texts as `release` has it: `base`, plus `added` since 0.3.36.
+fn texts_of<'a>(release: Release, base: &[&'a str], added: &[&'a str]) -> Vec<&'a str> {
+    let mut v = base.to_vec();
+    if release != Release::LlamaCppPython0316 {
+        v.extend_from_slice(added);
+    }
+    v
+}
+
 impl Tokenizer {
-    /// Builds the tokenizer from a parsed GGUF file, as llama.cpp's `llama_vocab::load` does.
+    /// Builds the tokenizer from a parsed GGUF file as the newest release
+    /// ([`Release::NEWEST`]) of llama.cpp's `llama_vocab::load` does.
     pub fn from_gguf(g: &Gguf<'_>) -> Result<Tokenizer, Error> {
+        Tokenizer::from_gguf_release(g, Release::NEWEST)
+    }
+
+    /// Builds the tokenizer from a parsed GGUF file as llama.cpp `release`'s
+    /// `llama_vocab::load` does; it then tokenizes as that release does.
+    pub fn from_gguf_release(g: &Gguf<'_>, release: Release) -> Result<Tokenizer, Error> {
         let model = g.get_str("tokenizer.ggml.model")?;
         let pre_name = opt(g.get_str("tokenizer.ggml.pre"))?.unwrap_or("");
+        if !loads_tokenizer_model(release, model) {
+            return Err(Error::UnknownModel(unknown(model, release, |r| {
+                loads_tokenizer_model(r, model)
+            })));
+        }
+        let pre_name = forced_pre_tokenizer(model).unwrap_or(pre_name);
         let (kind, mut bos, mut eos, mut unk, mut sep) = match model {
             "llama" => (Kind::Spm, Some(1), Some(2), Some(0), None),
             "bert" => (Kind::Wpm, Some(101), None, Some(100), Some(102)),
-            "gpt2" => (Kind::Bpe, Some(11), Some(11), None, None),
+            "gpt2" | "hybriddna" | "whitespace" => (Kind::Bpe, Some(11), Some(11), None, None),
+            "gemma4" => (Kind::Bpe, None, None, None, None),
             "t5" => (Kind::Ugm, None, Some(1), Some(2), None),
             "rwkv" => (Kind::Rwkv, None, None, None, None),
             "plamo2" => (Kind::Plamo2, Some(1), Some(2), Some(0), None),
-            other => return Err(Error::UnknownModel(other.to_string())),
+            other => return Err(Error::UnknownModel(unknown(other, release, |_| false))),
+        };
+        let bpe_session = match model {
+            "whitespace" => BpeSession::Whitespace,
+            "hybriddna" => BpeSession::HybridDna,
+            _ => BpeSession::Plain,
         };
         let mut add_space_prefix = false;
         let (mut add_bos, mut add_eos, mut add_sep) = (false, false, kind == Kind::Wpm);
         let mut ignore_merges = false;
         let mut clean_spaces = false;
         let mut pre = String::new();
+        let mut byte_encode = true;
+        let mut escape_whitespaces = true;
+        let mut lowercase = true;
         match kind {
             Kind::Bpe => {
-                let p = pre_settings(pre_name)
-                    .ok_or_else(|| Error::UnknownPre(pre_name.to_string()))?;
+                let p = pre_settings(release, pre_name).ok_or_else(|| {
+                    let name = if pre_name.is_empty() {
+                        "default"
+                    } else {
+                        pre_name
+                    };
+                    Error::UnknownPre(unknown(pre_name, release, |r| {
+                        pre_tokenizer(r, name).is_some()
+                    }))
+                })?;
                 ignore_merges = p.ignore_merges;
                 add_bos = p.add_bos;
                 clean_spaces = p.clean_spaces;
@@ -390,6 +495,9 @@ impl Tokenizer {
                     bos = None;
                 }
                 pre = p.expressions.to_string();
+                byte_encode = p.byte_encode;
+                escape_whitespaces = p.escape_whitespaces;
+                lowercase = p.lowercase;
             }
             Kind::Spm => {
                 add_space_prefix = true;
@@ -414,13 +522,29 @@ impl Tokenizer {
             .strings()
             .ok_or_else(|| Error::Invalid("tokenizer.ggml.tokens: not a string array".into()))?;
         let n = list.len();
-        let scores: Option<Vec<f32>> =
-            match opt(g.get_array("tokenizer.ggml.scores"))? {
-                Some(a) => Some(a.to_vec::<f32>().ok_or_else(|| {
-                    Error::Invalid("tokenizer.ggml.scores: not an f32 array".into())
-                })?),
-                None => None,
-            };
+        // i32 scores: 0.3.36 converts them to floats; 0.3.16 reads their bits as floats
+        // (negative ones are NaNs, which its SPM queue orders as the C++ library happens to).
+        let scores: Option<Vec<f32>> = match opt(g.get_array("tokenizer.ggml.scores"))? {
+            Some(a) => Some(match (a.to_vec::<f32>(), a.to_vec::<i32>()) {
+                (Some(f), _) => f,
+                (None, Some(i)) if release != Release::LlamaCppPython0316 => {
+                    i.into_iter().map(|i| i as f32).collect()
+                }
+                (None, Some(_)) => {
+                    return Err(Error::Unsupported(
+                        "tokenizer.ggml.scores: i32 scores, whose bits llama.cpp 0.3.16 reads \
+                         as floats (NaN scores)"
+                            .into(),
+                    ))
+                }
+                _ => {
+                    return Err(Error::Invalid(
+                        "tokenizer.ggml.scores: not an f32 array".into(),
+                    ))
+                }
+            }),
+            None => None,
+        };
         let types: Option<Vec<i32>> = match opt(g.get_array("tokenizer.ggml.token_type"))? {
             Some(a) => Some(a.to_vec::<i32>().ok_or_else(|| {
                 Error::Invalid("tokenizer.ggml.token_type: not an i32 array".into())
@@ -475,10 +599,19 @@ impl Tokenizer {
 
         let mut merge_ids: Map<Vec<u8>, u32> = Map::default();
         let mut ranks: Map<(u32, u32), u32> = Map::default();
-        if kind == Kind::Bpe {
-            let merges = g
-                .get_array("tokenizer.ggml.merges")
-                .map_err(|_| Error::Invalid("cannot find tokenizer merges in model file".into()))?;
+        // 0.3.36 loads a kimi-k2 vocabulary without merges.
+        let merges_optional = release != Release::LlamaCppPython0316 && pre_name == "kimi-k2";
+        let merges = match g.get_array("tokenizer.ggml.merges") {
+            Err(GetError::Missing { .. }) if merges_optional => None,
+            Ok(a) if kind == Kind::Bpe => Some(a),
+            _ if kind == Kind::Bpe => {
+                return Err(Error::Invalid(
+                    "cannot find tokenizer merges in model file".into(),
+                ))
+            }
+            _ => None,
+        };
+        if let Some(merges) = merges {
             let merges = merges.strings().ok_or_else(|| {
                 Error::Invalid("tokenizer.ggml.merges: not a string array".into())
             })?;
@@ -506,7 +639,7 @@ impl Tokenizer {
 
         let pre_tokenizer = if kind == Kind::Bpe {
             let exprs = pre::regex_exprs(&pre).ok_or_else(|| Error::UnknownPre(pre.clone()))?;
-            Some(pre::PreTokenizer::new(exprs)?)
+            Some(pre::PreTokenizer::new(exprs, release, byte_encode)?)
         } else {
             None
         };
@@ -535,6 +668,23 @@ impl Tokenizer {
                 *slot = v;
             }
         }
+        let new = release != Release::LlamaCppPython0316;
+        // 0.3.36 adds a BOS to every gemma4 text whatever the file says.
+        let gemma4 = new && kind == Kind::Bpe && pre == "gemma4";
+        add_bos |= gemma4;
+        // 0.3.36's BertNormalizer options (0.3.16's WPM lowercases and decomposes, and keeps
+        // the marks).
+        let (mut strip_accents, mut nfd) = (false, kind == Kind::Wpm);
+        if new {
+            if let Some(v) = opt(g.get_bool("tokenizer.ggml.normalizer.lowercase"))? {
+                lowercase = v;
+            }
+            strip_accents = lowercase;
+            if let Some(v) = opt(g.get_bool("tokenizer.ggml.normalizer.strip_accents"))? {
+                strip_accents = v;
+            }
+            nfd = strip_accents;
+        }
 
         // Tokens llama.cpp recognises by text become control tokens (its load's "auto-detect
         // special tokens by text"). Where several texts of one list exist and the id key is
@@ -548,19 +698,31 @@ impl Tokenizer {
         };
         let mut control = Vec::new();
         let has_key = |name: &str| id_key(name).map(|v| v.is_some_and(|v| v < n as u64));
-        if !has_key("eot")? {
-            control.extend(make_control(EOT_TEXTS).into_iter().min());
+        let mut eot = id_key("eot")?.filter(|&v| v < n as u64).map(|v| v as usize);
+        if eot.is_none() {
+            eot = make_control(&texts_of(release, EOT_TEXTS, EOT_TEXTS_0336))
+                .into_iter()
+                .min();
+            control.extend(eot);
         }
-        if !has_key("eom")? {
-            control.extend(make_control(&["<|eom_id|>"]));
+        let mut eom = id_key("eom")?.filter(|&v| v < n as u64).map(|v| v as usize);
+        if eom.is_none() {
+            let found = make_control(&["<|eom_id|>"]);
+            eom = found.first().copied();
+            control.extend(found);
         }
-        for (name, old, texts) in FIM_TEXTS {
+        for (name, old, base, added) in FIM_TEXTS {
             if !has_key(name)? && !has_key(old)? {
-                control.extend(make_control(texts).into_iter().min());
+                control.extend(
+                    make_control(&texts_of(release, base, added))
+                        .into_iter()
+                        .min(),
+                );
             }
         }
-        control.extend(make_control(EOG_TEXTS));
-        for i in control {
+        let eog = make_control(&texts_of(release, EOG_TEXTS, EOG_TEXTS_0336));
+        control.extend(&eog);
+        for &i in &control {
             tokens[i].attr |= attr::CONTROL;
         }
         for t in ["<|channel|>", "<|message|>", "<|start|>", "<|constrain|>"] {
@@ -569,8 +731,31 @@ impl Tokenizer {
             }
         }
         let end = |t: &str| token_to_id.get(t.as_bytes()).copied();
-        if let (Some(_), Some(_), Some(e)) = (end("<|return|>"), end("<|call|>"), end("<|end|>")) {
+        let harmony = end("<|return|>").is_some() && end("<|call|>").is_some();
+        // 0.3.36: solar-open's "<|calls|>" and "<|flush|>" do the same.
+        let solar = release != Release::LlamaCppPython0316
+            && end("<|calls|>").is_some()
+            && end("<|flush|>").is_some();
+        if let Some(e) = end("<|end|>").filter(|_| harmony || solar) {
             tokens[e as usize].attr = attr::USER_DEFINED;
+        }
+        // 0.3.36: where the end-of-generation tokens hold gemma4's "<|tool_response>" or
+        // PLaMo's "<|plamo:eos|>", "</s>" (made one by its text above) is a normal token.
+        if release != Release::LlamaCppPython0316 {
+            let eos_id = eos.map(|e| e as usize).filter(|&e| e < n);
+            let eog: Vec<usize> = eog
+                .iter()
+                .copied()
+                .chain(eos_id)
+                .chain(eot)
+                .chain(eom)
+                .collect();
+            let has = |t: &str| eog.iter().any(|&i| tokens[i].text == t.as_bytes());
+            if has("<|tool_response>") || has("<|plamo:eos|>") {
+                if let Some(&s) = eog.iter().find(|&&i| tokens[i].text == b"</s>") {
+                    tokens[s].attr = attr::NORMAL;
+                }
+            }
         }
 
         let mut special_tokens: Vec<TokenId> = (0..n as TokenId)
@@ -581,7 +766,6 @@ impl Tokenizer {
         // llama.cpp's std::sort is not stable; equal lengths keep id order here.
         special_tokens.sort_by_key(|&i| std::cmp::Reverse(tokens[i as usize].text.len()));
 
-        let escape_whitespaces = true;
         let treat_whitespace_as_suffix = false;
         let ugm = if kind == Kind::Ugm {
             let charsmap = match opt(g.get_array("tokenizer.ggml.precompiled_charsmap"))? {
@@ -602,7 +786,14 @@ impl Tokenizer {
         });
 
         let mut tok = Tokenizer {
+            release,
             kind,
+            bpe_session,
+            newline_words: gemma4,
+            byte_tokens_hex: !byte_encode,
+            lowercase,
+            strip_accents,
+            nfd,
             pre,
             tokens,
             token_to_id,
@@ -649,6 +840,18 @@ impl Tokenizer {
                  {text_bytes} bytes of token text)"
             )));
         }
+        if bpe_session == BpeSession::HybridDna {
+            // The k-mers (the tokens after "<oov>") lose their marker suffix in their texts
+            // (not in the text-to-id map): they detokenize to the bare sequence.
+            if let Some(&oov) = tok.token_to_id.get(&b"<oov>"[..]) {
+                let marker = "\u{E000}".as_bytes();
+                for t in &mut tok.tokens[oov as usize + 1..] {
+                    if t.text.len() > marker.len() && t.text.ends_with(marker) {
+                        t.text.truncate(t.text.len() - marker.len());
+                    }
+                }
+            }
+        }
         tok.pieces = (0..n as TokenId).map(|i| tok.piece_uncached(i)).collect();
 
         // Per-model attributes set after the caches, by name (llama.cpp's load, last block).
@@ -691,6 +894,11 @@ impl Tokenizer {
     /// Raises (or lowers) the work `encode` may do per byte of text ([`WORK_PER_BYTE`]).
     pub fn set_work_per_byte(&mut self, steps: u64) {
         self.work_per_byte = steps;
+    }
+
+    /// The llama.cpp release the tokenizer follows.
+    pub fn release(&self) -> Release {
+        self.release
     }
 
     /// The vocabulary type.
@@ -831,8 +1039,14 @@ impl Tokenizer {
                     out.push(self.special("BOS", self.bos)?);
                 }
                 let mut session = bpe::Session::default();
+                // 0.3.36 escapes spaces for SentencePiece-style BPE (gemma4).
+                let escape = self.escape_whitespaces && self.release != Release::LlamaCppPython0316;
                 for f in &frags {
                     match *f {
+                        Frag::Text(a, b) if escape => {
+                            let t = replace(&text[a..b], b" ", "▁".as_bytes());
+                            session.tokenize(self, &t, &mut budget, &mut out)?
+                        }
                         Frag::Text(a, b) => {
                             session.tokenize(self, &text[a..b], &mut budget, &mut out)?
                         }
@@ -1012,10 +1226,19 @@ impl Tokenizer {
                 }
             }
             Kind::Bpe => {
+                let new = self.release != Release::LlamaCppPython0316;
                 if t.attr & special != 0 {
                     t.text.clone()
                 } else if t.attr & attr::NORMAL != 0 {
-                    decode_text(&t.text)
+                    if new && self.escape_whitespaces {
+                        replace(&t.text, "▁".as_bytes(), b" ")
+                    } else {
+                        decode_text(&t.text)
+                    }
+                } else if new && t.attr & attr::BYTE != 0 {
+                    vec![strtol_hex(
+                        t.text.get(3..t.text.len().min(5)).unwrap_or(&[]),
+                    )]
                 } else {
                     Vec::new()
                 }

@@ -1,9 +1,11 @@
 //! BPE pre-tokenization: llama.cpp's `unicode_regex_split`, its hand-written splitters for
-//! the GPT-2, Llama 3 and Kimi-K2 expressions, and for the others the same "collapsed" text
-//! that llama.cpp hands to `std::regex` (every code point >= 128 replaced by one stand-in per
+//! the GPT-2, Llama 3 and Kimi-K2 expressions (and, since 0.3.36, for the Qwen2, Qwen3.5,
+//! newline-run and digit-group ones), and for the others the same "collapsed" text that
+//! llama.cpp hands to `std::regex` (every code point >= 128 replaced by one stand-in per
 //! Unicode category), matched here with `fancy-regex` on the same text.
 
 use fancy_regex::Regex;
+use gguf_llama::Release;
 
 use crate::unicode::{self, flags, Flags, ACCENT_MARK, LETTER, NUMBER, PUNCTUATION, SYMBOL};
 use crate::Error;
@@ -12,12 +14,19 @@ const GPT2: &str = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p
 const LLAMA3_A: &str = "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 const LLAMA3_B: &str = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
 const KIMI_K2: &str = "\\p{Han}+";
+const QWEN2: &str = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const QWEN35: &str = "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+const NEWLINES: &str = "[^\\n]+|[\\n]+";
+/// afmoe's name for its digit grouping, and tiny_aya's expression llama.cpp splits the same.
+const DIGIT_GROUPS: [&str; 2] = ["\\p{AFMoE_digits}", "\\d{1,3}(?=(?:\\d{3})*\\b)"];
 /// superbpe's: an empty match before each group of three digits that ends a run of digits.
 const THOUSANDS: &str = "(?=(\\d{3})+(?!\\d))";
 
-/// The expressions of `llm_tokenizer_bpe` for one pre-tokenizer type, in order, extracted
-/// mechanically from llama.cpp's source with non-ASCII characters escaped (so that no editor
-/// can normalise them); `tests/pre_source.rs` checks them against the cached source.
+/// The expressions of `llm_tokenizer_bpe` for one list (named as gguf-llama's
+/// `PreSettings::expressions` names it, which says which pre-tokenizers of which release use
+/// it), in order, extracted mechanically from llama.cpp's source with non-ASCII characters
+/// escaped (so that no editor can normalise them); `scripts/check-tokenizer.sh` checks them
+/// against each release's source (a list is the same in every release that has it).
 #[rustfmt::skip]
 pub(crate) fn regex_exprs(pre: &str) -> Option<&'static [&'static str]> {
     Some(match pre {
@@ -40,6 +49,21 @@ pub(crate) fn regex_exprs(pre: &str) -> Option<&'static [&'static str]> {
         "superbpe" => &["\\p{N}+", "(?=(\\d{3})+(?!\\d))"],
         "bailingmoe" => &["'(?:[sSdDmMtT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]|\\s+(?!\\S)|\\s+"],
         "seed-coder" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1}| ?[^\\s\\p{L}\\p{N}\\r\\n]+|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "jais2" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s{512}(?!\\S)|\\s{256}(?!\\S)|\\s{128}(?!\\S)|\\s{64}(?!\\S)|\\s{32}(?!\\S)|\\s{16}(?!\\S)|\\s{8}(?!\\S)|\\s{4}(?!\\S)|\\s{1,2}(?!\\S)|\\s{1}"],
+        "spark2-5" => &["\\p{N}{1,3}", "[\u{4E00}-\u{9FA5}\u{3040}-\u{309F}\u{30A0}-\u{30FF}]+", "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+|[\r\n]|\\s+(?!\\S)|\\s+", "\\p{N}"],
+        "youtu" => &["[\u{AC00}-\u{D7A3}\u{3131}-\u{318E}]+|[\u{FF01}\u{2026}\u{201C}\u{201D}\u{2018}\u{2019}\u{2014}\u{FF1A}\u{FF1B}\u{FF0C}\u{3001}-\u{303F}\u{FE30}-\u{FE4F}]+|[\u{3105}-\u{312F}]+|[\u{4E00}-\u{9FA5}\u{3040}-\u{309F}\u{30A0}-\u{30FF}]+", "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "qwen35" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "granite-emb-multi" => &["[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}\\p{M}])([^a-z]))*((?=[\\p{L}\\p{M}])([^A-Z]))+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\\r\\n\\p{L}\\p{N}]?((?=[\\p{L}\\p{M}])([^a-z]))+((?=[\\p{L}\\p{M}])([^A-Z]))*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "tiny-aya" => &["\\d{1,3}(?=(?:\\d{3})*\\b)", "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])?|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "ufakzeka" => &["[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "grok-2" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "afmoe" => &["\\p{AFMoE_digits}", "[\u{4E00}-\u{9FFF}\u{3400}-\u{4DBF}\u{8C48}-\u{FAFF}\u{3040}-\u{309F}\u{30A0}-\u{30FF}\u{FF65}-\u{FF9F}\u{2F00}-\u{2FDF}\u{E40}-\u{E7F}\u{E80}-\u{EFF}\u{1780}-\u{17FF}\u{1000}-\u{109F}\u{AA60}-\u{AA7F}\u{A9E0}-\u{A9FF}\u{AC00}-\u{D7AF}\u{1100}-\u{11FF}]+", "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "laguna" => &["[^\\n]+|[\\n]+", "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "exaone-moe" => &["(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?(?:\\p{L}\\p{M}*(?: \\p{L}\\p{M}*)*)+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]?|\\s*[\\r\\n]|\\s+(?!\\S)|\\s+"],
+        "gemma4" => &["[^\\n]+|[\\n]+"],
+        "sarvam-moe" => &["[^\\n]+|[\\n]+"],
+        "minicpm5" => &["\\p{N}{1,3}", "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}+| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"],
+        "whitespace" => &["\\S+"],
         "default" => &["[\\p{P}\\$\\+<=>\\^~\\|]+", "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)", "\\p{N}+", "[0-9][0-9][0-9]"],
         _ => return None,
     })
@@ -50,6 +74,14 @@ enum Splitter {
     Gpt2,
     Llama3,
     KimiK2,
+    /// [`QWEN2`] (0.3.36's `unicode_regex_split_custom_qwen2`; 0.3.16 matches the expression).
+    Qwen2,
+    /// [`QWEN35`]: Qwen2's, with combining marks in letter runs.
+    Qwen35,
+    /// [`NEWLINES`]: runs of newlines and runs of anything else.
+    Newlines,
+    /// [`DIGIT_GROUPS`]: each run of digits as 1-2 leading digits then groups of three.
+    DigitGroups,
     /// [`THOUSANDS`], written out: a backtracking engine scans to the end of the run of
     /// digits from every position in it (quadratic in the run's length).
     Thousands,
@@ -64,15 +96,36 @@ enum Splitter {
 pub(crate) struct PreTokenizer {
     splitters: Vec<Splitter>,
     need_collapse: bool,
+    /// `byte_encode`: words are handed on in the GPT-2 byte alphabet (else as UTF-8).
+    byte_encode: bool,
 }
 
-const UCATS: [(&str, u16); 5] = [
-    ("\\p{N}", NUMBER),
-    ("\\p{L}", LETTER),
-    ("\\p{P}", PUNCTUATION),
-    ("\\p{M}", ACCENT_MARK),
-    ("\\p{S}", SYMBOL),
-];
+/// The `\p{..}` names `unicode_regex_split` rewrites for the collapsed text, per release
+/// (0.3.36 added the letter subcategories, all as letters).
+fn ucats(release: Release) -> &'static [(&'static str, u16)] {
+    const ALL: [(&str, u16); 10] = [
+        ("\\p{N}", NUMBER),
+        ("\\p{L}", LETTER),
+        ("\\p{P}", PUNCTUATION),
+        ("\\p{M}", ACCENT_MARK),
+        ("\\p{S}", SYMBOL),
+        ("\\p{Lu}", LETTER),
+        ("\\p{Ll}", LETTER),
+        ("\\p{Lt}", LETTER),
+        ("\\p{Lm}", LETTER),
+        ("\\p{Lo}", LETTER),
+    ];
+    match release {
+        Release::LlamaCppPython0316 => &ALL[..5],
+        _ => &ALL,
+    }
+}
+
+/// Whether `release` has the hand-written splitters added after 0.3.16 (Qwen2, Qwen3.5,
+/// newline runs, digit groups).
+fn has_new_splitters(release: Release) -> bool {
+    release != Release::LlamaCppPython0316
+}
 
 fn ucat_cpt(cat: u16) -> Option<u8> {
     Some(match cat {
@@ -85,13 +138,16 @@ fn ucat_cpt(cat: u16) -> Option<u8> {
     })
 }
 
-fn ucat_map(cat: u16) -> &'static str {
+/// The ASCII members of a category in the collapsed expression. 0.3.36 added `~` to the
+/// symbols (0.3.16's `\p{S}` misses it).
+fn ucat_map(cat: u16, release: Release) -> &'static str {
     match cat {
         NUMBER => "\x30-\x39",
         LETTER => "\x41-\x5A\x61-\x7A",
         PUNCTUATION => "\x21-\x23\x25-\x2A\x2C-\x2F\x3A-\x3B\x3F-\x40\\\x5B-\\\x5D\x5F\\\x7B\\\x7D",
         ACCENT_MARK => "",
-        _ => "\\\x24\\\x2B\x3C-\x3E\x5E\x60\\\x7C",
+        _ if release == Release::LlamaCppPython0316 => "\\\x24\\\x2B\x3C-\x3E\x5E\x60\\\x7C",
+        _ => "\\\x24\\\x2B\x3C-\x3E\x5E\x60\\\x7C\\\x7E",
     }
 }
 
@@ -104,10 +160,11 @@ fn compile(expr: &str) -> Result<Regex, Error> {
     Regex::new(&ecmascript(expr)).map_err(|e| Error::Regex(format!("{expr}: {e}")))
 }
 
-/// llama.cpp's rewrite of an expression for the collapsed text: each `\p{X}` becomes its
-/// stand-in byte plus the ASCII members of the category. Bytes >= 0x80 are written as the
-/// code point of the same value, as the collapsed text is.
-fn collapse_expr(expr: &str) -> String {
+/// llama.cpp's rewrite of an expression for the collapsed text: each `\p{..}` it knows becomes
+/// its stand-in byte plus the ASCII members of the category. Bytes >= 0x80 are written as the
+/// code point of the same value, as the collapsed text is. (0.3.16 reads `\p{X}` of one
+/// letter only, 0.3.36 up to its closing brace: the same on the names 0.3.16 knows.)
+fn collapse_expr(expr: &str, release: Release) -> String {
     let b = expr.as_bytes();
     let mut out = String::new();
     let mut inside = false;
@@ -125,22 +182,27 @@ fn collapse_expr(expr: &str) -> String {
             i += 1;
             continue;
         }
-        if b[i] == b'\\'
-            && i + 4 < b.len()
-            && b[i + 1] == b'p'
-            && b[i + 2] == b'{'
-            && b[i + 4] == b'}'
-        {
-            if let Some(&(_, cat)) = UCATS.iter().find(|(p, _)| p.as_bytes() == &b[i..i + 5]) {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b'p') && b.get(i + 2) == Some(&b'{') {
+            let close = b[i + 3..]
+                .iter()
+                .position(|&c| c == b'}')
+                .map(|p| i + 3 + p);
+            let known = close.and_then(|e| {
+                ucats(release)
+                    .iter()
+                    .find(|(p, _)| p.as_bytes() == &b[i..=e])
+                    .map(|&(_, cat)| (e, cat))
+            });
+            if let Some((e, cat)) = known {
                 if !inside {
                     out.push('[');
                 }
                 out.push(char::from(ucat_cpt(cat).unwrap_or(0xD0)));
-                out.push_str(ucat_map(cat));
+                out.push_str(ucat_map(cat, release));
                 if !inside {
                     out.push(']');
                 }
-                i += 5;
+                i = e + 1;
                 continue;
             }
         }
@@ -151,8 +213,14 @@ fn collapse_expr(expr: &str) -> String {
 }
 
 impl PreTokenizer {
-    pub(crate) fn new(exprs: &[&str]) -> Result<PreTokenizer, Error> {
-        let uses_ucat = |e: &str| UCATS.iter().any(|(p, _)| e.contains(p));
+    /// The pre-tokenizer of `exprs` as llama.cpp `release` runs it.
+    pub(crate) fn new(
+        exprs: &[&str],
+        release: Release,
+        byte_encode: bool,
+    ) -> Result<PreTokenizer, Error> {
+        let uses_ucat = |e: &str| ucats(release).iter().any(|(p, _)| e.contains(p));
+        let new = has_new_splitters(release);
         let mut splitters = Vec::new();
         for &e in exprs {
             splitters.push(if e == GPT2 {
@@ -161,6 +229,14 @@ impl PreTokenizer {
                 Splitter::Llama3
             } else if e == KIMI_K2 {
                 Splitter::KimiK2
+            } else if new && e == QWEN2 {
+                Splitter::Qwen2
+            } else if new && e == QWEN35 {
+                Splitter::Qwen35
+            } else if new && e == NEWLINES {
+                Splitter::Newlines
+            } else if new && DIGIT_GROUPS.contains(&e) {
+                Splitter::DigitGroups
             } else if e == THOUSANDS {
                 Splitter::Thousands
             } else if uses_ucat(e) {
@@ -169,7 +245,7 @@ impl PreTokenizer {
                         "{e}: both unicode categories and non-ASCII characters"
                     )));
                 }
-                Splitter::Collapsed(compile(&collapse_expr(e))?)
+                Splitter::Collapsed(compile(&collapse_expr(e, release))?)
             } else {
                 Splitter::Wide(compile(e)?)
             });
@@ -177,6 +253,7 @@ impl PreTokenizer {
         Ok(PreTokenizer {
             splitters,
             need_collapse: exprs.iter().any(|e| uses_ucat(e)),
+            byte_encode,
         })
     }
 
@@ -198,6 +275,10 @@ impl PreTokenizer {
                 Splitter::Gpt2 => custom(&cpts, &offsets, gpt2_chunk),
                 Splitter::Llama3 => custom(&cpts, &offsets, llama3_chunk),
                 Splitter::KimiK2 => custom(&cpts, &offsets, kimi_k2_chunk),
+                Splitter::Qwen2 => custom(&cpts, &offsets, qwen2_chunk),
+                Splitter::Qwen35 => custom(&cpts, &offsets, qwen35_chunk),
+                Splitter::Newlines => custom(&cpts, &offsets, newlines_chunk),
+                Splitter::DigitGroups => custom(&cpts, &offsets, digit_groups_chunk),
                 Splitter::Thousands => custom(&cpts, &offsets, thousands_chunk),
                 Splitter::Collapsed(re) => {
                     let (hay, pos) = collapsed.get_or_insert_with(|| {
@@ -224,11 +305,16 @@ impl PreTokenizer {
             for &c in &cpts[start..start + len] {
                 unicode::cpt_to_utf8(c, &mut utf8)?;
             }
-            word.clear();
-            for &b in &utf8 {
-                unicode::byte_to_utf8(b, &mut word);
-            }
-            if let Err(e) = each(&word) {
+            let word = if self.byte_encode {
+                word.clear();
+                for &b in &utf8 {
+                    unicode::byte_to_utf8(b, &mut word);
+                }
+                &word
+            } else {
+                &utf8
+            };
+            if let Err(e) = each(word) {
                 return Some(Err(e));
             }
             start += len;
@@ -375,6 +461,11 @@ fn is_other(f: Flags) -> bool {
     !(f.is_whitespace() || f.is_letter() || f.is_number()) && f.0 != 0
 }
 
+/// Qwen3.5's `[^\s\p{L}\p{M}\p{N}]`.
+fn is_other_or_mark(f: Flags, marks: bool) -> bool {
+    is_other(f) && !(marks && f.is_accent_mark())
+}
+
 /// `unicode_regex_split_custom_gpt2`.
 fn gpt2_chunk(c: &Chunk, out: &mut Vec<usize>) {
     let mut t = Tokens {
@@ -445,14 +536,16 @@ fn is_crlf(c: u32) -> bool {
 /// The tail the Llama 3 and Kimi-K2 splitters share: ` ?[^\s\p{L}\p{N}]+[\r\n]*`,
 /// `\s*[\r\n]+`, `\s+(?!\S)`, `\s+`, else one code point. `other_first` is the flags the
 /// first test reads (llama.cpp's Llama 3 code tests the current code point's `as_uint`).
-fn tail(c: &Chunk, t: &mut Tokens, pos: &mut usize, f: Flags, kimi: bool) {
+/// `marks`: Qwen3.5's, where marks are not "other".
+fn tail(c: &Chunk, t: &mut Tokens, pos: &mut usize, f: Flags, kimi: bool, marks: bool) {
     let cpt = c.cpt(*pos);
     let space = cpt == u32::from(b' ');
     let mut f2 = if space { c.flags(*pos + 1) } else { f };
     let nonzero = if kimi { f2.0 != 0 } else { f.0 != 0 };
-    if !(f2.is_whitespace() || f2.is_letter() || f2.is_number()) && nonzero {
+    let mark = marks && f2.is_accent_mark();
+    if !(f2.is_whitespace() || f2.is_letter() || f2.is_number() || mark) && nonzero {
         *pos += usize::from(space);
-        while is_other(f2) {
+        while is_other_or_mark(f2, marks) {
             *pos += 1;
             f2 = c.flags(*pos);
         }
@@ -503,10 +596,27 @@ fn numbers_1_3(c: &Chunk, t: &mut Tokens, pos: &mut usize) {
 
 /// `unicode_regex_split_custom_llama3`.
 fn llama3_chunk(c: &Chunk, out: &mut Vec<usize>) {
+    llama3_like(c, out, true, false);
+}
+
+/// `unicode_regex_split_custom_qwen2` (0.3.36): Llama 3's with one digit per word.
+fn qwen2_chunk(c: &Chunk, out: &mut Vec<usize>) {
+    llama3_like(c, out, false, false);
+}
+
+/// `unicode_regex_split_custom_qwen35` (0.3.36): Qwen2's with marks as letters.
+fn qwen35_chunk(c: &Chunk, out: &mut Vec<usize>) {
+    llama3_like(c, out, false, true);
+}
+
+/// The Llama 3 splitter; `digits3`: `\p{N}{1,3}` (else `\p{N}`); `marks`: `[\p{L}\p{M}]+`
+/// letter runs (else `\p{L}+`).
+fn llama3_like(c: &Chunk, out: &mut Vec<usize>, digits3: bool, marks: bool) {
     let mut t = Tokens {
         out,
         prev_end: c.ini,
     };
+    let letter = |f: Flags| f.is_letter() || (marks && f.is_accent_mark());
     let mut pos = c.ini;
     while pos < c.end {
         let cpt = c.cpt(pos);
@@ -516,19 +626,69 @@ fn llama3_chunk(c: &Chunk, out: &mut Vec<usize>) {
             pos += t.add(pos + n);
             continue;
         }
-        if !(is_crlf(cpt) || f.is_number()) && (f.is_letter() || c.flags(pos + 1).is_letter()) {
+        if !(is_crlf(cpt) || f.is_number()) && (letter(f) || letter(c.flags(pos + 1))) {
             pos += 1;
-            while c.flags(pos).is_letter() {
+            while letter(c.flags(pos)) {
                 pos += 1;
             }
             t.add(pos);
             continue;
         }
         if f.is_number() {
-            numbers_1_3(c, &mut t, &mut pos);
+            if digits3 {
+                numbers_1_3(c, &mut t, &mut pos);
+            } else {
+                pos += 1;
+                t.add(pos);
+            }
             continue;
         }
-        tail(c, &mut t, &mut pos, f, false);
+        tail(c, &mut t, &mut pos, f, false, marks);
+    }
+}
+
+/// `unicode_regex_split_custom_newlines` (0.3.36).
+fn newlines_chunk(c: &Chunk, out: &mut Vec<usize>) {
+    let mut pos = c.ini;
+    while pos < c.end {
+        let newline = c.cpts[pos] == u32::from(b'\n');
+        let start = pos;
+        while pos < c.end && (c.cpts[pos] == u32::from(b'\n')) == newline {
+            pos += 1;
+        }
+        out.push(pos - start);
+    }
+}
+
+/// `unicode_regex_split_custom_afmoe` (0.3.36): a run of n digits as its first n % 3
+/// digits, then groups of three, the text before the run joined to the first of these; the
+/// rest of the chunk as one.
+fn digit_groups_chunk(c: &Chunk, out: &mut Vec<usize>) {
+    let mut t = Tokens {
+        out,
+        prev_end: c.ini,
+    };
+    let mut pos = c.ini;
+    while pos < c.end {
+        if !c.flags(pos).is_number() {
+            pos += 1;
+            continue;
+        }
+        let start = pos;
+        while c.flags(pos).is_number() && pos < c.end {
+            pos += 1;
+        }
+        let mut current = start + (pos - start) % 3;
+        if current > start {
+            t.add(current);
+        }
+        while current < pos {
+            current += 3;
+            t.add(current);
+        }
+    }
+    if t.prev_end < c.end {
+        t.add(c.end);
     }
 }
 
@@ -612,13 +772,28 @@ fn kimi_k2_chunk(c: &Chunk, out: &mut Vec<usize>) {
             numbers_1_3(c, &mut t, &mut pos);
             continue;
         }
-        tail(c, &mut t, &mut pos, f, true);
+        tail(c, &mut t, &mut pos, f, true, false);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The expressions given to hand-written splitters are llama.cpp's lists, as extracted.
+    #[test]
+    fn the_written_out_expressions_are_the_lists() {
+        let list = |key| regex_exprs(key).unwrap();
+        assert_eq!(list("llama3"), [LLAMA3_B]);
+        assert_eq!(list("qwen2"), [QWEN2]);
+        assert_eq!(list("qwen35"), [QWEN35]);
+        assert_eq!(list("gemma4"), [NEWLINES]);
+        assert_eq!(list("laguna")[0], NEWLINES);
+        assert_eq!(list("afmoe")[0], DIGIT_GROUPS[0]);
+        assert_eq!(list("tiny-aya")[0], DIGIT_GROUPS[1]);
+        assert_eq!(list("kimi-k2"), [KIMI_K2]);
+        assert_eq!(list("superbpe")[1], THOUSANDS);
+    }
 
     /// The written-out [`THOUSANDS`] splits as the expression does, on texts of ASCII and
     /// other digits, letters and spaces (the expression's `\d` is ASCII, as ECMAScript's).
@@ -627,8 +802,9 @@ mod tests {
         let by_regex = PreTokenizer {
             splitters: vec![Splitter::Wide(compile(THOUSANDS).unwrap())],
             need_collapse: false,
+            byte_encode: true,
         };
-        let written = PreTokenizer::new(&[THOUSANDS]).unwrap();
+        let written = PreTokenizer::new(&[THOUSANDS], Release::NEWEST, true).unwrap();
         assert!(matches!(written.splitters[0], Splitter::Thousands));
         let words = |p: &PreTokenizer, text: &[u8]| {
             let mut out = Vec::new();

@@ -40,6 +40,9 @@ impl Flags {
     pub fn is_control(self) -> bool {
         self.0 & CONTROL != 0
     }
+    pub fn is_accent_mark(self) -> bool {
+        self.0 & ACCENT_MARK != 0
+    }
     pub fn is_whitespace(self) -> bool {
         self.0 & WHITESPACE_FLAG != 0
     }

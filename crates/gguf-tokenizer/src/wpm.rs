@@ -1,5 +1,6 @@
 //! `llm_tokenizer_wpm_session`: llama.cpp's BERT pre-processing (its one-code-point NFD,
-//! lowercase, punctuation and CJK split off), then greedy longest match per word.
+//! lowercase, punctuation and CJK split off; since 0.3.36 the marks stripped, all three as
+//! the vocabulary's normalizer options say), then greedy longest match per word.
 //!
 //! llama.cpp builds the list of words first and then matches each; here each word is matched
 //! as soon as it ends, in one reused buffer. The ids are the same (a code point past U+10FFFF
@@ -38,7 +39,8 @@ pub(crate) fn tokenize(
     let mut offset = 0;
     while offset < text.len() {
         let c = match unicode::cpt_from_utf8(text, &mut offset) {
-            Some(c) => unicode::nfd(c),
+            Some(c) if tok.nfd => unicode::nfd(c),
+            Some(c) => c,
             None => {
                 offset += 1;
                 0xFFFD
@@ -52,11 +54,19 @@ pub(crate) fn tokenize(
         if c == 0 || c == 0xFFFD || f.is_control() {
             continue;
         }
+        if tok.strip_accents && f.is_accent_mark() {
+            continue;
+        }
         let split = f.is_punctuation() || (c < 0x7F && f.is_symbol()) || is_chinese_char(c);
         if split {
             flush(&mut word, out)?;
         }
-        unicode::cpt_to_utf8(unicode::tolower(c), &mut word).ok_or_else(|| {
+        let c = if tok.lowercase {
+            unicode::tolower(c)
+        } else {
+            c
+        };
+        unicode::cpt_to_utf8(c, &mut word).ok_or_else(|| {
             Error::Unsupported(format!(
                 "code point 0x{c:X} past U+10FFFF (llama.cpp throws)"
             ))

@@ -14,7 +14,7 @@ use std::process::Command;
 
 use gguf_tokenizer::gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_tokenizer::gguf_grammar::{Ctx, Gguf, ValueType};
-use gguf_tokenizer::{Kind, Tokenizer};
+use gguf_tokenizer::{Kind, Release, Tokenizer};
 
 const NORMAL: i32 = 1;
 const UNKNOWN: i32 = 2;
@@ -209,7 +209,9 @@ const MODES: [(bool, bool); 4] = [(false, false), (true, false), (false, true), 
 /// Our ids for every vocabulary, case and mode, one line each, as tokenizer-ref prints them
 /// (an error as "ERROR").
 fn ours(name: &str, bytes: &[u8], texts: &[Vec<u8>]) -> String {
-    let tok = Tokenizer::from_gguf(&Gguf::parse(bytes).unwrap()).unwrap();
+    let tok =
+        Tokenizer::from_gguf_release(&Gguf::parse(bytes).unwrap(), Release::LlamaCppPython0316)
+            .unwrap();
     assert_eq!(tok.kind(), Kind::Plamo2);
     let mut out = String::new();
     for (add, parse) in MODES {

@@ -1,12 +1,13 @@
-//! Against llama.cpp itself (`scripts/llama/tokenizer-ref.cpp`, libllama in-process, the
-//! binary named by `$GGUF_TOKENIZER_REF`; `scripts/check-tokenizer.sh` builds it): a generated
+//! Against llama.cpp itself, each release under its own (`scripts/llama/tokenizer-ref.cpp`,
+//! libllama in-process, the binary named by `$GGUF_TOKENIZER_REF` for 0.3.16 and
+//! `$GGUF_TOKENIZER_REF_0_3_36` for 0.3.36; `scripts/check-tokenizer.sh` builds it): a generated
 //! text set (random code points from many scripts, whitespace runs, digits, special-token
 //! texts, invalid UTF-8) for every vocabulary of llama.cpp's `models/` and an RWKV one made
 //! from llama-spm's pieces (`models/` has none), with and without
 //! `add_special` and `parse_special`; and test-tokenizer-1's token round trip, whose
 //! failures must be the same tokens as llama.cpp's. Every difference fails. Without llama.cpp
-//! built, the same cases of the repository's corpus vocabularies are compared with llama.cpp
-//! 0.3.16's recorded answers (`tests/data/reference-0.3.16.txt`).
+//! built, the same cases of the repository's corpus vocabularies are compared with the
+//! release's recorded answers (`tests/data/reference-RELEASE.txt`).
 
 mod common;
 
@@ -16,13 +17,17 @@ use std::process::Command;
 
 use gguf_tokenizer::gguf_grammar::write::{GgufBuilder, OwnedValue};
 use gguf_tokenizer::gguf_grammar::{Gguf, ValueType};
-use gguf_tokenizer::{attr, Tokenizer};
+use gguf_tokenizer::{attr, Release, Tokenizer};
 
 /// The reference binary and llama.cpp's source, or `None` (the recorded digests are compared
 /// then) unless `GGUF_REQUIRE_LLAMA=1`, which makes their absence a failure.
-fn reference() -> Option<(PathBuf, PathBuf)> {
-    let src = common::llama_src()?;
-    match std::env::var_os("GGUF_TOKENIZER_REF") {
+fn reference(release: Release) -> Option<(PathBuf, PathBuf)> {
+    let src = common::llama_src_of(release)?;
+    let var = match release {
+        Release::LlamaCppPython0316 => "GGUF_TOKENIZER_REF".to_string(),
+        r => format!("GGUF_TOKENIZER_REF_{}", r.version().replace('.', "_")),
+    };
+    match std::env::var_os(var) {
         Some(p) => Some((PathBuf::from(p), src)),
         None if std::env::var("GGUF_REQUIRE_LLAMA").as_deref() == Ok("1") => {
             panic!(
@@ -35,8 +40,9 @@ fn reference() -> Option<(PathBuf, PathBuf)> {
 
 /// Where llama.cpp's answers are recorded: a line per vocabulary and mode, `NAME ADD PARSE
 /// CASES DIGEST`, the FNV-1a digest of its output lines for the generated cases.
-fn record_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/reference-0.3.16.txt")
+fn record_path(release: Release) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/data/reference-{}.txt", release.version()))
 }
 
 /// FNV-1a, 64 bits, over the lines: enough to tell a changed answer from the recorded one.
@@ -226,7 +232,7 @@ fn cases(tok: &Tokenizer, seed: u64, n: usize) -> Vec<Vec<u8>> {
 }
 
 /// A `tokenizer.ggml.pre` for each expression list of llama.cpp's `llm_tokenizer_bpe` that
-/// no vocabulary of `models/` uses.
+/// no vocabulary of `models/` uses (0.3.36: and [`UNUSED_PRE_0336`]).
 const UNUSED_PRE: &[&str] = &[
     "deepseek-v3",
     "poro-chat",
@@ -239,6 +245,23 @@ const UNUSED_PRE: &[&str] = &[
     "superbpe",
     "bailingmoe",
     "seed-coder",
+];
+
+/// The lists 0.3.36 added that no vocabulary of its `models/` uses (gemma4's and qwen35's
+/// are; `whitespace` needs its own tokenizer model).
+const UNUSED_PRE_0336: &[&str] = &[
+    "jais-2",
+    "spark2_5",
+    "youtu",
+    "granite-embed-multi-97m",
+    "tiny_aya",
+    "ufakzeka",
+    "grok-2",
+    "afmoe",
+    "laguna",
+    "exaone-moe",
+    "sarvam-moe",
+    "minicpm5",
 ];
 
 /// RWKV's escaped text of raw bytes, as its vocabularies store them.
@@ -262,7 +285,7 @@ fn rwkv_escape(bytes: &[u8]) -> Vec<u8> {
 fn rwkv_vocabulary(base: &Path) -> Vec<u8> {
     let bytes = std::fs::read(base).unwrap();
     let g = Gguf::parse(&bytes).unwrap();
-    let tok = Tokenizer::from_gguf(&g).unwrap();
+    let tok = Tokenizer::from_gguf_release(&g, Release::LlamaCppPython0316).unwrap();
     let mut seen = std::collections::HashSet::new();
     let mut texts: Vec<Vec<u8>> = Vec::new();
     let raw = (0..=255u8).map(|b| vec![b]);
@@ -298,6 +321,104 @@ fn rwkv_vocabulary(base: &Path) -> Vec<u8> {
     b.build().unwrap()
 }
 
+/// gpt-2's vocabulary as 0.3.36's `tokenizer.ggml.model` `model` (`whitespace`: with its
+/// pre-tokenizer; `hybriddna`: plus the `<dna>`, `</dna>` and `<oov>` tokens and every
+/// ACGT 6-mer with its U+E000 marker, all normal tokens).
+fn bpe_session_vocabulary(gpt2: &[u8], model: &str) -> Vec<u8> {
+    let g = Gguf::parse(gpt2).unwrap();
+    let mut b = GgufBuilder::from_gguf(&g);
+    b.set("tokenizer.ggml.model", model);
+    if model == "whitespace" {
+        b.set("tokenizer.ggml.pre", "whitespace");
+        return b.build().unwrap();
+    }
+    let tokens = g.get_array("tokenizer.ggml.tokens").unwrap();
+    let mut texts: Vec<String> = tokens
+        .strings()
+        .unwrap()
+        .map(|s| s.to_str().unwrap().to_string())
+        .collect();
+    texts.extend(["<dna>", "</dna>", "<oov>"].map(String::from));
+    for k in 0..4096 {
+        let kmer: String = (0..6)
+            .map(|i| b"ACGT"[(k >> (2 * i)) & 3] as char)
+            .collect();
+        texts.push(kmer + "\u{E000}");
+    }
+    let mut types = g
+        .get_array("tokenizer.ggml.token_type")
+        .unwrap()
+        .to_vec::<i32>()
+        .unwrap();
+    types.resize(texts.len(), 1);
+    b.set(
+        "tokenizer.ggml.tokens",
+        OwnedValue::array(ValueType::String, texts.into_iter().map(OwnedValue::string)),
+    );
+    b.set(
+        "tokenizer.ggml.token_type",
+        OwnedValue::array(ValueType::I32, types),
+    );
+    b.build().unwrap()
+}
+
+/// What 0.3.36 loads and 0.3.16 does not: gpt-2's vocabulary as kimi-k2's without merges,
+/// and llama-spm's with its scores rounded to i32.
+fn loads_since_0336(models: &Path, name: &str) -> Vec<u8> {
+    let base = if name == "kimi-k2-no-merges" {
+        "gpt-2"
+    } else {
+        "llama-spm"
+    };
+    let bytes = std::fs::read(models.join(format!("ggml-vocab-{base}.gguf"))).unwrap();
+    let g = Gguf::parse(&bytes).unwrap();
+    let mut b = GgufBuilder::from_gguf(&g);
+    if name == "kimi-k2-no-merges" {
+        b.set("tokenizer.ggml.pre", "kimi-k2");
+        b.remove("tokenizer.ggml.merges");
+    } else {
+        let scores = g.get_array("tokenizer.ggml.scores").unwrap();
+        let ints: Vec<i32> = scores
+            .to_vec::<f32>()
+            .unwrap()
+            .iter()
+            .map(|f| f.round() as i32)
+            .collect();
+        b.set(
+            "tokenizer.ggml.scores",
+            OwnedValue::array(ValueType::I32, ints),
+        );
+    }
+    b.build().unwrap()
+}
+
+/// Texts with DNA spans: closed, unclosed, empty, lower case, not ACGT, not a multiple of 6.
+fn dna_cases(seed: u64, n: usize) -> Vec<Vec<u8>> {
+    let mut rng = Rng(seed);
+    let mut out = vec![
+        b"<dna></dna>".to_vec(),
+        b"<dna>".to_vec(),
+        b"x</dna>y".to_vec(),
+    ];
+    while out.len() < n {
+        let mut c = Vec::new();
+        for _ in 0..1 + rng.below(4) {
+            c.extend_from_slice(rng.pick(WORDS).as_bytes());
+            if rng.below(4) > 0 {
+                c.extend_from_slice(b"<dna>");
+            }
+            for _ in 0..rng.below(20) {
+                c.push(*rng.pick(&b"ACGTACGTacgtNX "[..]));
+            }
+            if rng.below(3) > 0 {
+                c.extend_from_slice(b"</dna>");
+            }
+        }
+        out.push(c);
+    }
+    out
+}
+
 fn run_reference(bin: &Path, args: &[&str]) -> String {
     let out = Command::new(bin)
         .args(args)
@@ -331,8 +452,18 @@ const MODES: [(bool, bool); 4] = [(false, false), (true, false), (false, true), 
 /// same cases of the vocabularies of the repository's `tests/corpus/` (llama.cpp's own files)
 /// and those made from them, against the recorded digests; no round trip.
 #[test]
-fn generated_texts_and_round_trips_equal_llama_cpp() {
-    let live = reference();
+fn generated_texts_and_round_trips_equal_llama_cpp_0316() {
+    compare(Release::LlamaCppPython0316);
+}
+
+#[test]
+fn generated_texts_and_round_trips_equal_llama_cpp_0336() {
+    compare(Release::LlamaCppPython0336);
+}
+
+fn compare(release: Release) {
+    let live = reference(release);
+    let record_path = record_path(release);
     let models = match &live {
         Some((_, src)) => src.join("models"),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus"),
@@ -341,12 +472,16 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(300);
-    let recorded_text = std::fs::read_to_string(record_path()).unwrap_or_default();
+    let recorded_text = std::fs::read_to_string(&record_path).unwrap_or_default();
     let recorded: std::collections::HashMap<&str, &str> = recorded_text
         .lines()
         .filter_map(|l| l.rsplit_once(' '))
         .collect();
-    let dir = std::env::temp_dir().join(format!("gguf-tokenizer-ref-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "gguf-tokenizer-ref-{}-{}",
+        release.version(),
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let mut report = Vec::new();
     let mut failures = Vec::new();
@@ -361,7 +496,23 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
     vocabularies.push(rwkv);
     let gpt2 = std::fs::read(models.join("ggml-vocab-gpt-2.gguf")).unwrap();
     let mut encodes_only = Vec::new();
-    for pre in UNUSED_PRE {
+    if release != Release::LlamaCppPython0316 {
+        for model in ["whitespace", "hybriddna"] {
+            let path = dir.join(format!("ggml-vocab-gpt-2-{model}.gguf"));
+            std::fs::write(&path, bpe_session_vocabulary(&gpt2, model)).unwrap();
+            vocabularies.push(path);
+        }
+        for name in ["kimi-k2-no-merges", "llama-spm-i32-scores"] {
+            let path = dir.join(format!("ggml-vocab-{name}.gguf"));
+            std::fs::write(&path, loads_since_0336(&models, name)).unwrap();
+            vocabularies.push(path);
+        }
+    }
+    let new_pre = match release {
+        Release::LlamaCppPython0316 => &[][..],
+        _ => UNUSED_PRE_0336,
+    };
+    for pre in UNUSED_PRE.iter().chain(new_pre) {
         let g = Gguf::parse(&gpt2).unwrap();
         let mut b = GgufBuilder::from_gguf(&g);
         b.set("tokenizer.ggml.pre", *pre);
@@ -372,8 +523,11 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
     }
     for path in &vocabularies {
         let name = common::name(path);
-        let tok = common::load(path);
-        let texts = cases(&tok, seed_of(&name), per_vocab);
+        let tok = common::load_as(path, release);
+        let mut texts = cases(&tok, seed_of(&name), per_vocab);
+        if name.ends_with("hybriddna") {
+            texts.extend(dna_cases(seed_of(&name), per_vocab));
+        }
         let file = dir.join(format!("{name}.cases"));
         let mut f = std::fs::File::create(&file).unwrap();
         for t in &texts {
@@ -391,7 +545,7 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
                     Some(want) if *want == format!("{:016x}", digest(&got)) => {}
                     Some(_) => {
                         differ += 1;
-                        failures.push(format!("{key}: the answers differ from llama.cpp 0.3.16's recorded ones (scripts/check-tokenizer.sh shows which)"));
+                        failures.push(format!("{key}: the answers differ from the {}'s recorded ones (scripts/check-tokenizer.sh shows which)", release.name()));
                     }
                     None => failures.push(format!("{key}: nothing recorded")),
                 }
@@ -469,7 +623,7 @@ fn generated_texts_and_round_trips_equal_llama_cpp() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     if live.is_some() && std::env::var("GGUF_TOKENIZER_RECORD").as_deref() == Ok("1") {
-        std::fs::write(record_path(), record.join("\n") + "\n").unwrap();
+        std::fs::write(&record_path, record.join("\n") + "\n").unwrap();
     }
     eprintln!("{}", report.join("\n"));
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -1,20 +1,35 @@
 //! llama.cpp's `test-tokenizer-0`: every `models/ggml-vocab-*.gguf.inp` case tokenizes
-//! (no special tokens added, none parsed) to exactly the ids of the `.out` line.
+//! (no special tokens added, none parsed) to exactly the ids of the `.out` line, each
+//! release's vectors under that release.
 //!
-//! With llama.cpp 0.3.16's source (`$GGUF_LLAMA_SRC` or the cache of
-//! `scripts/build-llama-tools.sh`), all 13 of its vocabularies with vectors are checked, and
-//! the copies recorded in `tests/data/test-tokenizer-0-0.3.16/` must equal its files. Without
-//! it, the recorded vectors are checked against the vocabularies of the repository's
-//! `tests/corpus/` that have them (9 of the 13; the corpus files are llama.cpp's own).
+//! With a release's source (`common::llama_src_of`), all its vocabularies with vectors are
+//! checked (0.3.16: 13; 0.3.36: 15, gemma-4 and qwen35 added), and the copies recorded in
+//! `tests/data/test-tokenizer-0-RELEASE/` must equal its files. Without it, the recorded
+//! vectors are checked against the vocabularies of the repository's `tests/corpus/` that
+//! have them (9 per release; the corpus files are llama.cpp's own). A recorded `NAME.inp`
+//! holds the cases of a vocabulary whose `.inp` is not the common `cases.inp`.
 
 mod common;
 
 use std::path::{Path, PathBuf};
 
+use gguf_tokenizer::Release;
+
 const SEPARATOR: &[u8] = b"\n__ggml_vocab_test__\n";
 
-fn recorded() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test-tokenizer-0-0.3.16")
+fn recorded(release: Release) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("tests/data/test-tokenizer-0-{}", release.version()))
+}
+
+/// The recorded cases of the vocabulary file `name`.
+fn recorded_inp(release: Release, name: &str) -> PathBuf {
+    let own = recorded(release).join(format!("{name}.inp"));
+    if own.exists() {
+        own
+    } else {
+        recorded(release).join("cases.inp")
+    }
 }
 
 /// The cases of an `.inp` file.
@@ -36,9 +51,10 @@ fn split_cases(raw: &[u8]) -> Vec<&[u8]> {
     cases
 }
 
-/// The differences of `vocabulary` from the vectors `inp`/`out`, one line each.
-fn differences(vocabulary: &Path, inp: &Path, out: &Path) -> Vec<String> {
-    let tok = common::load(vocabulary);
+/// The differences of `vocabulary` under `release` from the vectors `inp`/`out`, one line
+/// each.
+fn differences(release: Release, vocabulary: &Path, inp: &Path, out: &Path) -> Vec<String> {
+    let tok = common::load_as(vocabulary, release);
     let raw = std::fs::read(inp).unwrap();
     let cases = split_cases(&raw);
     let expected: Vec<Vec<u32>> = std::fs::read_to_string(out)
@@ -52,14 +68,16 @@ fn differences(vocabulary: &Path, inp: &Path, out: &Path) -> Vec<String> {
         let got = tok.encode(text, false, false).unwrap();
         if &got != want {
             failures.push(format!(
-                "{}: {:?}\n  want {want:?}\n  got  {got:?}",
+                "{} ({}): {:?}\n  want {want:?}\n  got  {got:?}",
                 common::name(vocabulary),
+                release.version(),
                 String::from_utf8_lossy(text)
             ));
         }
     }
     eprintln!(
-        "{:16} {:3} cases, {} differ",
+        "{} {:16} {:3} cases, {} differ",
+        release.version(),
         common::name(vocabulary),
         cases.len(),
         failures.len()
@@ -67,11 +85,10 @@ fn differences(vocabulary: &Path, inp: &Path, out: &Path) -> Vec<String> {
     failures
 }
 
-#[test]
-fn every_inp_line_gives_the_out_ids() {
+fn check(release: Release, with_source: usize, in_corpus: usize) {
     let mut failures = Vec::new();
-    let recorded = recorded();
-    if let Some(src) = common::llama_src() {
+    let recorded = recorded(release);
+    if let Some(src) = common::llama_src_of(release) {
         let mut vocabularies = 0;
         for path in common::vocabularies(&src) {
             let inp = path.with_extension("gguf.inp");
@@ -80,10 +97,13 @@ fn every_inp_line_gives_the_out_ids() {
                 continue;
             }
             vocabularies += 1;
-            failures.extend(differences(&path, &inp, &out));
+            failures.extend(differences(release, &path, &inp, &out));
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
             assert_eq!(
                 std::fs::read(&inp).unwrap(),
-                std::fs::read(recorded.join("cases.inp")).unwrap()
+                std::fs::read(recorded_inp(release, &name)).unwrap(),
+                "{}",
+                inp.display()
             );
             let copy = recorded.join(out.file_name().unwrap());
             if copy.exists() {
@@ -96,26 +116,37 @@ fn every_inp_line_gives_the_out_ids() {
             }
         }
         assert_eq!(
-            vocabularies, 13,
-            "llama.cpp 0.3.16 ships 13 .inp/.out pairs"
+            vocabularies,
+            with_source,
+            "the .inp/.out pairs of {}",
+            release.name()
         );
     } else {
         let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
         let mut vocabularies = 0;
         for path in common::vocabularies_in(&corpus) {
-            let out = recorded.join(format!(
-                "{}.out",
-                path.file_name().unwrap().to_string_lossy()
-            ));
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let out = recorded.join(format!("{name}.out"));
             if out.exists() {
                 vocabularies += 1;
-                failures.extend(differences(&path, &recorded.join("cases.inp"), &out));
+                let inp = recorded_inp(release, &name);
+                failures.extend(differences(release, &path, &inp, &out));
             }
         }
         assert_eq!(
-            vocabularies, 9,
+            vocabularies, in_corpus,
             "the corpus vocabularies with recorded vectors"
         );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_inp_line_gives_the_out_ids_0316() {
+    check(Release::LlamaCppPython0316, 13, 9);
+}
+
+#[test]
+fn every_inp_line_gives_the_out_ids_0336() {
+    check(Release::LlamaCppPython0336, 15, 9);
 }
