@@ -29,8 +29,9 @@ def fit(
     kv_unified: bool = False,
     embeddings: bool = False,
     repack: bool = True,
+    release: str = "0.3.16",
 ) -> dict[str, Any]:
-    """The buffers llama.cpp (0.3.16) allocates to run the model at ``path`` with these
+    """The buffers the llama.cpp of ``release`` allocates to run the model at ``path`` with these
     settings (``llama-cli``'s flags: ``--ctx-size`` (0: the training context), ``--batch-size``,
     ``--ubatch-size``, ``--parallel``, ``--cache-type-k/-v``, ``--flash-attn``,
     ``--n-gpu-layers``, ``--tensor-split``, ``--no-kv-offload``, ``--no-mmap``,
@@ -39,7 +40,10 @@ def fit(
     ``name``, ``device``, ``bytes``), ``caches`` (KV or recurrent, per layer), ``output``,
     ``compute`` (an estimate; ``None`` with ``gpus`` > 0, where it is not estimated, as
     ``compute_not_estimated`` says), ``devices`` (totals; their ``compute`` is ``None`` then). For the first shard of a set
-    (``NAME-00001-of-0000N.gguf``) every shard is read. Raises ``ValueError`` for a model
+    (``NAME-00001-of-0000N.gguf``) every shard is read. ``release`` is the llama-cpp-python
+    version whose llama.cpp is modelled: ``"0.3.16"``, whose defaults the other arguments' are,
+    or ``"0.3.36"`` (its defaults, as ``gguf fit --release 0.3.36``: ``ctx_size=0``,
+    ``flash_attn=True``). Raises ``ValueError`` for a model
     llama.cpp would not load (a vocabulary-only file, an unknown architecture, …).
 
     >>> import gguf_grammar
@@ -68,5 +72,6 @@ def fit(
             kv_unified=kv_unified,
             embeddings=embeddings,
             repack=repack,
+            release=release,
         )
     )

@@ -30,7 +30,7 @@ fn cache_type(what: &str, name: &str) -> PyResult<GgmlType> {
     documents, ctx_size = 4096, batch_size = 2048, ubatch_size = 512, parallel = 1,
     cache_type_k = "f16", cache_type_v = "f16", flash_attn = false, n_gpu_layers = 0, gpus = 0,
     tensor_split = Vec::new(), no_kv_offload = false, mmap = true, swa_full = false,
-    kv_unified = false, embeddings = false, repack = true
+    kv_unified = false, embeddings = false, repack = true, release = "0.3.16"
 ))]
 #[allow(clippy::too_many_arguments)]
 pub fn fit(
@@ -51,8 +51,10 @@ pub fn fit(
     kv_unified: bool,
     embeddings: bool,
     repack: bool,
+    release: &str,
 ) -> PyResult<String> {
     let params = Params {
+        release: crate::release(Some(release))?,
         n_ctx: ctx_size,
         n_batch: batch_size,
         n_ubatch: ubatch_size,

@@ -334,6 +334,19 @@ fn utf8<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyAny>> {
     }
 }
 
+/// The llama.cpp release named by its llama-cpp-python version ("0.3.16", "0.3.36"); `None`:
+/// the newest.
+fn release(version: Option<&str>) -> PyResult<gguf_llama::Release> {
+    let Some(v) = version else {
+        return Ok(gguf_llama::Release::NEWEST);
+    };
+    gguf_llama::Release::ALL
+        .iter()
+        .copied()
+        .find(|r| r.version() == v)
+        .ok_or_else(|| PyValueError::new_err(format!("release {v:?}: not 0.3.16 or 0.3.36")))
+}
+
 /// `Document.check`'s profiles: the library's, and `llama.cpp` (the newest release) or
 /// `llama.cpp-0.3.16` (`gguf_llama::loader`, as `gguf check --profile llama.cpp`); for the
 /// latter, the release whose loader it follows.

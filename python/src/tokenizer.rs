@@ -63,15 +63,7 @@ impl Tokenizer {
     #[staticmethod]
     #[pyo3(signature = (doc, release = None))]
     fn from_document(doc: &Document, release: Option<&str>) -> PyResult<Self> {
-        let release = match release {
-            None => gguf_tokenizer::Release::NEWEST,
-            Some(v) => *gguf_tokenizer::Release::ALL
-                .iter()
-                .find(|r| r.version() == v)
-                .ok_or_else(|| {
-                    PyValueError::new_err(format!("release {v:?}: not 0.3.16 or 0.3.36"))
-                })?,
-        };
+        let release = crate::release(release)?;
         let gguf = doc.parsed()?;
         let inner = gguf_tokenizer::Tokenizer::from_gguf_release(&gguf, release)
             .map_err(tokenizer_error)?;
