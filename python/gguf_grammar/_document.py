@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple, Optional, Union, overload
@@ -146,6 +147,13 @@ class Document:
             Diagnostic(c, s, start, end, p, m, tuple(r))
             for c, s, start, end, p, m, r in self._native.check(profile, schema)
         ]
+
+    def releases(self) -> list[dict[str, Any]]:
+        """Which llama.cpp releases load the file, newest first, as ``gguf check --releases
+        --json`` gives them: ``release`` (the llama-cpp-python version), ``profile``,
+        ``models``, ``loads``, ``vocab_only`` and ``reason`` (``code``, ``offset``, ``path``,
+        ``message``; ``None`` when it loads)."""
+        return json.loads(self._native.releases_json())
 
     def accepts(self, profile: str = "strict", schema: bool = False) -> bool:
         """Whether ``profile`` (and the schema, with ``schema=True``) accepts the file."""

@@ -737,6 +737,13 @@ impl Document {
         )
     }
 
+    /// `gguf check --releases --json`'s rows for the file, newest release first, as JSON.
+    fn releases_json(&self) -> PyResult<String> {
+        let gguf = self.parsed()?;
+        let rows = gguf_tokenizer::check::releases(&gguf, self.bytes().len() as u64);
+        Ok(serde_json::Value::Array(rows.iter().map(|r| r.json()).collect()).to_string())
+    }
+
     /// Whether `profile` accepts the file (and, with `schema`, the schema too).
     #[pyo3(signature = (profile = "strict", schema = false))]
     fn accepts(&self, profile: &str, schema: bool) -> PyResult<bool> {

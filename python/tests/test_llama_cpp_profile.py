@@ -110,3 +110,36 @@ def test_the_minimal_fixture_before_its_fix():
     assert not accepted
     codes = {c for c, s, *_ in found if s == "error"}
     assert {"schema-block-count", "schema-byte-tokens"} <= codes
+
+
+def test_releases_are_the_cli_s_and_each_release_s(cases):
+    """Document.releases() against `gguf check --releases --json` on every file of the record,
+    and each release's row against that release's own loader (tests/llama/verdicts.json for
+    0.3.16, verdicts-0.3.36.json for 0.3.36) on the files with tensors: a file without tensors
+    is judged as llama.cpp loads it with vocab_only, which the recorded loader runs did not."""
+    names = sorted(cases)
+    cli = subprocess.run([gguf_bin(), "check", "--releases", "--json", *[str(cases[n]) for n in names]], capture_output=True)
+    assert cli.returncode in (0, 1), cli.stderr
+    documents = json.loads(cli.stdout)
+    assert len(documents) == len(names)
+    records = {
+        "0.3.16": {c["file"]: c for c in json.loads((REPO / "tests" / "llama" / "verdicts.json").read_text())["cases"]},
+        "0.3.36": {c["file"]: c for c in RECORD["cases"]},
+    }
+    agree = {release: [0, 0] for release in records}
+    for name, d in zip(names, documents):
+        try:
+            rows = gguf_grammar.open(cases[name]).releases()
+        except gguf_grammar.GGUFParseError:
+            assert not any(r["loads"] for r in d["releases"]), name
+            continue
+        assert rows == d["releases"], name
+        assert [r["release"] for r in rows] == ["0.3.36", "0.3.16"], name
+        for row in rows:
+            if not row["vocab_only"]:
+                count = agree[row["release"]]
+                count[0] += row["loads"] == (records[row["release"]][name]["verdict"] == "ok")
+                count[1] += 1
+    for release, (same, total) in agree.items():
+        print(f"\n{release}: Document.releases() agrees with the release's loader on {same} of {total} files with tensors")
+        assert same / total >= 0.99, release

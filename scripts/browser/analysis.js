@@ -100,6 +100,11 @@ async function compare(page, file, name, fits) {
   check(accepted === String(checked.accepted), `${name}: the loader panel says accepted=${accepted}`);
   const said = await page.locator('#advice li[data-item="loader"]').textContent();
   check(said.includes(checked.accepted ? "loader accepts it" : "loader rejects it"), `${name}: the advisory says "${said}"`);
+  // Each release's row, as gguf check --releases --json gives them.
+  const releases = JSON.parse(spawnSync(gguf, ["check", "--releases", "--json", file], { maxBuffer: 1 << 30 }).stdout.toString())[0].releases;
+  check(canonical(a.releases) === canonical(releases), `${name}: release rows differ from gguf check --releases --json:\n  page ${canonical(a.releases).slice(0, 300)}\n  cli  ${canonical(releases).slice(0, 300)}`);
+  const loads = await page.evaluate(() => [...document.querySelectorAll("#loader tr[data-release]")].map((tr) => [tr.dataset.release, tr.dataset.loads]));
+  check(JSON.stringify(loads) === JSON.stringify(releases.map((r) => [r.release, String(r.loads)])), `${name}: the release table shows ${JSON.stringify(loads)}`);
   const rows = await page.locator("#loader li").count();
   check(rows === checked.diagnostics.length, `${name}: the loader panel lists ${rows} diagnostics, gguf check ${checked.diagnostics.length}`);
   // Every template, its findings and its source as text.

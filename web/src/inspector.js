@@ -146,7 +146,7 @@ function advise(file, m, r) {
   items.push(templates
     ? ["warn", `Code: ${templates} chat template${templates > 1 ? "s" : ""} (Jinja programs that runtimes execute on every request, not inert data): render only in a sandboxed engine, never with an unsandboxed jinja2 (CVE-2024-34359), and screen ${templates > 1 ? "them" : "it"} (below).`, "template"]
     : [true, "No chat template: nothing in this header is code; the rest is data, safe to parse under the limits above.", "template"]);
-  items.push([true, "llama.cpp 0.3.16's model loader: analysing the header…", "loader"]);
+  items.push([true, "llama.cpp's model loader: analysing the header…", "loader"]);
   const ul = document.createElement("ul");
   for (const [ok, text, name] of items) {
     const li = document.createElement("li");
@@ -176,7 +176,7 @@ function analyse(header, size, state) {
         for (const id of ["templates", "loader"]) status(id, `the crate's parser refuses this header: ${a.error}`, "bad");
       } else {
         showTemplates(a.templates);
-        showLoader(a.llama_cpp);
+        showLoader(a.llama_cpp, a.releases);
       }
       state.analysed = true;
       askFit();
@@ -256,19 +256,31 @@ function showTemplates(report) {
   }
 }
 
-// llama.cpp 0.3.16's verdict from the header, as `gguf check --profile llama.cpp`.
-function showLoader(v) {
+// The newest llama.cpp's verdict from the header, as `gguf check --profile llama.cpp`, and
+// each release's, as `gguf check --releases` (newest first).
+function showLoader(v, releases) {
+  const newest = `llama.cpp (llama-cpp-python ${releases[0].release})`;
   const verdict = v.accepted
-    ? el("div", "Accepts this file, as far as the header shows (the container rules of ggml-0.3.16-data and the model schema of its architecture; the tensor data is not read).", "ok verdict")
-    : el("div", "Rejects this file: its loader fails or aborts on it.", "bad verdict");
+    ? el("div", `${newest} accepts this file, as far as the header shows (the container rules of its ggml and the model schema of its architecture; the tensor data is not read).`, "ok verdict")
+    : el("div", `${newest} rejects this file: its loader fails or aborts on it.`, "bad verdict");
   verdict.dataset.accepted = v.accepted;
+  const table = el("table", undefined, "releases");
+  for (const r of releases) {
+    const tr = el("tr");
+    tr.dataset.release = r.release;
+    tr.dataset.loads = r.loads;
+    const why = r.reason ? `: [${r.reason.code}] ${r.reason.path ? r.reason.path + ": " : ""}${r.reason.message}` : "";
+    const said = r.loads ? (r.vocab_only ? "loads the vocabulary (vocab_only; no tensors)" : "loads") : "does not load";
+    tr.append(el("td", `llama-cpp-python ${r.release}`), el("td", said + why, r.loads ? "" : "bad"));
+    table.append(tr);
+  }
   const rows = v.diagnostics.map((d) => [`${d.level} [${d.code}] ${d.path ? d.path + ": " : ""}${d.message}`, d.level === "error" ? "bad" : d.level === "warning" ? "warn" : ""]);
-  panel("loader", verdict, ...(rows.length ? [list(rows)] : []));
+  panel("loader", verdict, table, ...(rows.length ? [list(rows)] : []));
   const item = document.querySelector('#advice li[data-item="loader"]');
   const errors = v.diagnostics.filter((d) => d.level === "error").length;
   item.textContent = v.accepted
-    ? "llama.cpp 0.3.16's model loader accepts it, as far as the header shows (the rules below)."
-    : `llama.cpp 0.3.16's model loader rejects it (${errors} error${errors === 1 ? "" : "s"} below): reject it too, or tell the uploader why.`;
+    ? `${newest}'s model loader accepts it, as far as the header shows (the rules below).`
+    : `${newest}'s model loader rejects it (${errors} error${errors === 1 ? "" : "s"} below): reject it too, or tell the uploader why.`;
   item.className = v.accepted ? "" : "bad";
 }
 

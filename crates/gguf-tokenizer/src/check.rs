@@ -10,7 +10,7 @@ use gguf_grammar::Gguf;
 use gguf_llama::loader::Load;
 use gguf_llama::Release;
 
-use crate::{attr, unicode, Kind, Tokenizer};
+use crate::{attr, unicode, Error, Kind, Tokenizer};
 
 /// The special-token id keys of llama.cpp's vocab loader.
 const SPECIAL_IDS: &[&str] = &[
@@ -45,6 +45,111 @@ pub fn llama_cpp_in(g: &Gguf<'_>, file_len: u64, release: Release, load: Load) -
     found
 }
 
+/// What one llama.cpp release does with a file: a row of `gguf check --releases`, of the
+/// inspector and of the Python package's `Document.releases()`.
+#[derive(Clone, Debug)]
+pub struct ReleaseVerdict {
+    /// The release.
+    pub release: Release,
+    /// It loads the file: the whole model, or with `vocab_only` when [`Self::vocab_only`].
+    pub loads: bool,
+    /// The file has no tensors: judged as llama.cpp loads it with `vocab_only`.
+    pub vocab_only: bool,
+    /// The first diagnostic that rejects, when it does not load.
+    pub reason: Option<Diagnostic>,
+}
+
+/// Every release we hold judging `g` ([`llama_cpp_in`]), newest first. A file without tensors
+/// is judged as llama.cpp loads it with `vocab_only`.
+///
+/// ```
+/// use gguf_grammar::Gguf;
+///
+/// let bytes = std::fs::read("../../tests/bundled/minimal-llama.gguf").unwrap();
+/// let gguf = Gguf::parse(&bytes).unwrap();
+/// let rows = gguf_tokenizer::check::releases(&gguf, bytes.len() as u64);
+/// assert!(rows.iter().all(|r| r.loads && r.reason.is_none()));
+/// assert_eq!(rows[0].release, gguf_tokenizer::Release::NEWEST);
+/// ```
+pub fn releases(g: &Gguf<'_>, file_len: u64) -> Vec<ReleaseVerdict> {
+    let vocab_only = g.tensors.is_empty();
+    let load = if vocab_only {
+        Load::VocabOnly
+    } else {
+        Load::Model
+    };
+    Release::ALL
+        .iter()
+        .rev()
+        .map(|&release| {
+            let refusing: Vec<Diagnostic> = llama_cpp_in(g, file_len, release, load)
+                .into_iter()
+                .filter(|d| !gguf_llama::loader::accepts_in(std::slice::from_ref(d), release))
+                .collect();
+            // llama.cpp reads the container, then the architecture, then the rest.
+            let reason = [
+                |d: &Diagnostic| !d.rejected_by.is_empty(),
+                |d: &Diagnostic| d.code == "schema-architecture-unsupported",
+                |_: &Diagnostic| true,
+            ]
+            .into_iter()
+            .find_map(|first| refusing.iter().find(|&d| first(d)).cloned());
+            ReleaseVerdict {
+                release,
+                loads: reason.is_none(),
+                vocab_only,
+                reason,
+            }
+        })
+        .collect()
+}
+
+/// The rows of a file that does not parse (`why`): no release reads it.
+pub fn releases_unparsed(why: &Diagnostic) -> Vec<ReleaseVerdict> {
+    Release::ALL
+        .iter()
+        .rev()
+        .map(|&release| ReleaseVerdict {
+            release,
+            loads: false,
+            vocab_only: false,
+            reason: Some(why.clone()),
+        })
+        .collect()
+}
+
+impl ReleaseVerdict {
+    /// `loads`, `loads the vocabulary (vocab_only; no tensors)` or `does not load`.
+    pub fn verdict(&self) -> &'static str {
+        match (self.loads, self.vocab_only) {
+            (true, false) => "loads",
+            (true, true) => "loads the vocabulary (vocab_only; no tensors)",
+            (false, _) => "does not load",
+        }
+    }
+
+    /// `{"release", "profile", "models", "loads", "vocab_only", "reason": {"code", "offset",
+    /// "path", "message"} | null}`.
+    pub fn json(&self) -> serde_json::Value {
+        let reason = self.reason.as_ref().map(|d| {
+            serde_json::json!({
+                "code": d.code.name(),
+                "offset": d.span.as_ref().map_or(0, |s| s.start),
+                "path": d.path.to_string(),
+                "message": d.message,
+            })
+        });
+        serde_json::json!({
+            "release": self.release.version(),
+            "profile": gguf_llama::loader::profile_name(self.release),
+            "models": gguf_llama::loader::models(self.release),
+            "loads": self.loads,
+            "vocab_only": self.vocab_only,
+            "reason": reason,
+        })
+    }
+}
+
 /// The model diagnostics `gguf check --schema` adds to a container profile's: the schema's
 /// ([`gguf_llama::schema::check_model`]) and the vocabulary's ([`check`]).
 pub fn model(g: &Gguf<'_>) -> Vec<Diagnostic> {
@@ -62,14 +167,27 @@ pub fn check(g: &Gguf<'_>) -> Vec<Diagnostic> {
 /// [`check`] as llama.cpp `release` builds and uses the vocabulary.
 pub fn check_in(g: &Gguf<'_>, release: Release) -> Vec<Diagnostic> {
     let mut out = Diagnostics::default();
-    if let Ok(tok) = Tokenizer::from_gguf_release(g, release) {
-        // A BPE vocabulary without the byte alphabet (gemma4's) needs none of its characters.
-        if tok.kind == Kind::Bpe && !tok.byte_tokens_hex {
-            merges(g, &tok, &mut out);
-            byte_alphabet(g, &tok, &mut out);
+    match Tokenizer::from_gguf_release(g, release) {
+        Ok(tok) => {
+            // A BPE vocabulary without the byte alphabet (gemma4's) needs none of its
+            // characters.
+            if tok.kind == Kind::Bpe && !tok.byte_tokens_hex {
+                merges(g, &tok, &mut out);
+                byte_alphabet(g, &tok, &mut out);
+            }
+            byte_tokens(g, &tok, &mut out);
+            special_types(g, &tok, &mut out);
         }
-        byte_tokens(g, &tok, &mut out);
-        special_types(g, &tok, &mut out);
+        Err(Error::Limit(why)) => {
+            let at = kv_index(g, "tokenizer.ggml.tokens").map_or(At::bytes(0..0), |i| At::kv(g, i));
+            out.report(
+                codes::TOKENIZER_LIMIT,
+                at,
+                format!("the vocabulary was not checked: {why}"),
+            );
+        }
+        // The schema's codes (`schema-tokenizer-model`, `schema-token-count`, ...) say why.
+        Err(_) => {}
     }
     out.finish()
 }

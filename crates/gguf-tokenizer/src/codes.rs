@@ -15,4 +15,7 @@ gguf_grammar::diagnostic_codes! {
     /// A special-token id naming a token that is not a control, user-defined or unknown
     /// token: it decodes as text.
     TOKENIZER_SPECIAL_TYPE = "tokenizer-special-type", Warning, References::NONE;
+    /// The vocabulary exceeds a bound of this crate's tokenizer (llama.cpp would build it,
+    /// in time or memory out of proportion to the file): its checks were not run.
+    TOKENIZER_LIMIT = "tokenizer-limit", Warning, References::NONE;
 }

@@ -121,6 +121,14 @@ fn bpe_token_whose_piece_is_quadratic_is_refused() {
     save("1-bpe-piece", &v, b"x");
     let r = v.load().map(|_| ());
     assert!(is_limit(r), "not refused");
+    // `gguf check --profile llama.cpp` says the vocabulary went unchecked, and why.
+    let bytes = v.build();
+    let found = gguf_tokenizer::check::check(&Gguf::parse(&bytes).unwrap());
+    let codes: Vec<_> = found.iter().map(|d| d.code.name()).collect();
+    assert_eq!(codes, ["tokenizer-limit"], "{found:?}");
+    assert!(found[0]
+        .message
+        .starts_with("the vocabulary was not checked: the tokens' pieces"));
     // A few such code points, as some real vocabularies have, load with llama.cpp's piece.
     let mut v = bpe("gpt-2", &[]);
     let id = v.token("中中", NORMAL);

@@ -85,14 +85,17 @@ fn verdict_linted(gguf: &Gguf<'_>, file_len: u64, lints: &Lints) -> Value {
 
 /// What the page shows for a header (`header` holds at least the whole header of a file
 /// `file_len` bytes long): `{"templates": gguf_template::report (source, lint, screen),
-/// "llama_cpp": llama_cpp_verdict}`, or `{"error": MESSAGE}` when it does not parse.
+/// "llama_cpp": llama_cpp_verdict, "releases": the rows of `gguf check --releases --json`}`,
+/// or `{"error": MESSAGE}` when it does not parse.
 pub fn analyze(header: &[u8], file_len: u64) -> Value {
     match Gguf::parse(header) {
         Ok(gguf) => {
             let lints = gguf_template::lint::lint_gguf(&gguf);
+            let releases = gguf_tokenizer::check::releases(&gguf, file_len);
             json!({
                 "templates": gguf_template::report::report(&gguf, true, Some(&lints), true),
                 "llama_cpp": verdict_linted(&gguf, file_len, &lints),
+                "releases": releases.iter().map(|r| r.json()).collect::<Vec<_>>(),
             })
         }
         Err(e) => json!({ "error": e.to_string() }),
