@@ -133,7 +133,13 @@ pub fn special_tokens(doc: &Document) -> PyResult<Vec<(&'static str, String)>> {
 #[pyfunction]
 pub fn template_report(doc: &Document) -> PyResult<String> {
     let gguf = doc.parsed()?;
-    Ok(gguf_template::report::report(&gguf, true, Some(&gguf_template::lint::lint_gguf(&gguf)), true).to_string())
+    Ok(gguf_template::report::report(
+        &gguf,
+        true,
+        Some(&gguf_template::lint::lint_gguf(&gguf)),
+        true,
+    )
+    .to_string())
 }
 
 /// A lint diagnostic or screen finding as `(code, level, line, column, message)`.

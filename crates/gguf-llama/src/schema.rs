@@ -116,7 +116,13 @@ pub fn check_model_in(gguf: &Gguf<'_>, release: Release) -> Vec<Diagnostic> {
         c.push_kv(
             codes::SCHEMA_ARCHITECTURE_UNSUPPORTED,
             "general.architecture",
-            format!("the {} fails to load it: \"{refusal}\"", release.name()),
+            format!(
+                "the {} fails to load it: \"{refusal}\"{}",
+                release.name(),
+                arch_name.map_or(String::new(), |name| {
+                    loaded_elsewhere(release, |r| loads_architecture(r, name))
+                })
+            ),
         );
     } else if let (Some(name), None) = (arch_name, arch) {
         c.push_kv(
@@ -213,6 +219,23 @@ pub fn accepts_model(diagnostics: &[Diagnostic]) -> bool {
     !diagnostics
         .iter()
         .any(|d| d.code.name().starts_with("schema-") && d.severity == Severity::Error)
+}
+
+/// `; llama-cpp-python 0.3.36's llama.cpp loads it` when releases other than `release` load
+/// what `loads` asks about, so that a name new (or gone) in another release says so.
+fn loaded_elsewhere(release: Release, loads: impl Fn(Release) -> bool) -> String {
+    let others: Vec<&str> = Release::ALL
+        .iter()
+        .filter(|&&r| r != release && loads(r))
+        .map(|r| r.version())
+        .collect();
+    match others.as_slice() {
+        [] => String::new(),
+        versions => format!(
+            "; the llama.cpp of llama-cpp-python {} loads it",
+            versions.join(" and ")
+        ),
+    }
 }
 
 /// Whether `model` is a BPE vocabulary (`LLAMA_VOCAB_TYPE_BPE`) in llama.cpp `release`.
@@ -851,9 +874,10 @@ impl<'g, 'a> Checker<'g, 'a> {
                 codes::SCHEMA_TOKENIZER_MODEL,
                 "tokenizer.ggml.model",
                 format!(
-                    "the {} fails to load it: \"unknown tokenizer: '{model}'\" (it loads {})",
+                    "the {} fails to load it: \"unknown tokenizer: '{model}'\" (it loads {}){}",
                     release.name(),
-                    tokenizer_models(release).collect::<Vec<_>>().join(", ")
+                    tokenizer_models(release).collect::<Vec<_>>().join(", "),
+                    loaded_elsewhere(release, |r| loads_tokenizer_model(r, model))
                 ),
             );
         }
@@ -869,8 +893,9 @@ impl<'g, 'a> Checker<'g, 'a> {
                     codes::SCHEMA_TOKENIZER_PRE,
                     "tokenizer.ggml.pre",
                     format!(
-                        "the {} fails to load it: \"unknown pre-tokenizer type: '{pre}'\"",
-                        release.name()
+                        "the {} fails to load it: \"unknown pre-tokenizer type: '{pre}'\"{}",
+                        release.name(),
+                        loaded_elsewhere(release, |r| pre_tokenizer(r, pre).is_some())
                     ),
                 );
             }
