@@ -101,7 +101,10 @@ mod tests {
         assert_eq!((b[207], b[208], b[209]), (207, 209, 208));
         assert!(swap_blocks(GgmlType::Q8_0, &mut [0; 35]).is_err());
         for ty in [GgmlType::Q1_0, GgmlType::Q2_0] {
-            assert_eq!(swap_blocks(ty, &mut [0; 18]), Err(DataError::CannotSwap(ty)));
+            assert_eq!(
+                swap_blocks(ty, &mut [0; 18]),
+                Err(DataError::CannotSwap(ty))
+            );
         }
     }
 }
