@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
-# Check dequantisation against gguf-py's gguf.quants.dequantize, bit for bit.
+# Check dequantisation against gguf-py's gguf.quants.dequantize and llama.cpp 0.3.36's ggml
+# (to_float), bit for bit.
 #
 # Usage: scripts/check-dequant.sh [--help] [--record]
 #
 # Runs scripts/dequant_reference.py (gguf==0.19.0 from scripts/venv.sh), which writes a file
 # of random blocks of every type gguf-py dequantises (Inf, NaN and subnormal scales
-# included) and gguf-py's output for it and for every tensor of SmolLM2-135M; then runs
+# included) and gguf-py's output for it and for every tensor of SmolLM2-135M, and a file of
+# random blocks of mxfp4, nvfp4, q1_0 and q2_0 that scripts/llama/dequant-ref.cpp (built
+# against 0.3.36 by scripts/llama/build-program.sh) dequantises with ggml; then runs
 # tests/dequant.rs against those with GGUF_DEQUANT_REF set, and fails when the recording in
-# tests/dequant/ (which `cargo test` checks without gguf-py) differs; --record rewrites it.
-# Environment: GGUF_SMOLLM2 (the model; default: scripts/fetch-models.sh).
+# tests/dequant/ (which `cargo test` checks without gguf-py or ggml) differs; --record
+# rewrites it. Environment: GGUF_SMOLLM2 (the model; default: scripts/fetch-models.sh).
 
 set -euo pipefail
 if [[ "${1:-}" == "-h" || "${1:-}" == "--help" ]]; then
-    sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'
     exit 0
 fi
 cd "$(dirname "$0")/.."
@@ -24,16 +27,22 @@ source scripts/venv.sh
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 "$GGUF_PYTHON" scripts/dequant_reference.py "$work" "$GGUF_SMOLLM2"
+dequant_ref="$(bash scripts/llama/build-program.sh --release 0.3.36 scripts/llama/dequant-ref.cpp)"
+"$GGUF_PYTHON" scripts/dequant_reference.py --ggml "$work"
+"$dequant_ref" "$work/random-ggml.gguf" "$work/random-ggml.f32" >"$work/random-ggml.tsv"
+"$GGUF_PYTHON" scripts/dequant_reference.py --ggml-digests "$work"
 GGUF_DEQUANT_REF="$work" cargo test --quiet -p gguf-grammar --test dequant
-# The recording in tests/dequant/ (what `cargo test` compares with when gguf-py is not run)
-# must be what gguf-py gives now; --record rewrites it.
+echo "equal to ggml 0.3.36's to_float, bit for bit: $(awk -F'\t' '{printf "%s%s %s values", sep, $1, $3; sep=", "}' "$work/random-ggml.tsv")"
+# The recording in tests/dequant/ (what `cargo test` compares with when the references are not run)
+# must be what gguf-py and ggml give now; --record rewrites it.
 recorded=tests/dequant
 if [[ "${1:-}" == "--record" ]]; then
-    cp "$work/random.gguf" "$work/random.gguf.jsonl" "$work/$(basename "$GGUF_SMOLLM2").jsonl" "$recorded/"
+    cp "$work/random.gguf" "$work/random.gguf.jsonl" "$work/random-ggml.gguf" "$work/random-ggml.gguf.jsonl" \
+        "$work/$(basename "$GGUF_SMOLLM2").jsonl" "$recorded/"
     "$GGUF_PYTHON" scripts/dequant_reference.py --excerpt "$GGUF_SMOLLM2" "$recorded/smollm2-excerpt.gguf"
 fi
-for f in random.gguf random.gguf.jsonl "$(basename "$GGUF_SMOLLM2").jsonl"; do
-    cmp "$work/$f" "$recorded/$f" || { echo "check-dequant.sh: $recorded/$f differs from gguf-py's output (--record rewrites it)" >&2; exit 1; }
+for f in random.gguf random.gguf.jsonl random-ggml.gguf random-ggml.gguf.jsonl "$(basename "$GGUF_SMOLLM2").jsonl"; do
+    cmp "$work/$f" "$recorded/$f" || { echo "check-dequant.sh: $recorded/$f differs from the references' output (--record rewrites it)" >&2; exit 1; }
 done
 # gguf tensor --format npy: numpy loads the shape and the bits gguf-py's dequantisation gives,
 # for one tensor of each type in SmolLM2 (f32, q4_1, q8_0) and in the random file.

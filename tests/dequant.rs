@@ -1,4 +1,4 @@
-//! Dequantisation against gguf-py 0.19.0, bit for bit.
+//! Dequantisation against gguf-py 0.19.0 and llama.cpp 0.3.36's ggml, bit for bit.
 //!
 //! Without any environment the tests compare with gguf-py's output recorded in
 //! `tests/dequant/` by `scripts/dequant_reference.py` (`scripts/check-dequant.sh --record`):
@@ -7,10 +7,13 @@
 //! `random.gguf.jsonl`; and the same digests for every tensor of SmolLM2-135M in
 //! `SmolLM2-135M-Instruct.Q4_1.gguf.jsonl`, checked on the whole model when it is fetched
 //! (`GGUF_SMOLLM2`, or the cache of `scripts/fetch-models.sh`) and otherwise on
-//! `smollm2-excerpt.gguf`, three of its tensors copied byte for byte.
+//! `smollm2-excerpt.gguf`, three of its tensors copied byte for byte. `random-ggml.gguf`
+//! (`dequant_reference.py --ggml`) holds random blocks of `mxfp4`, `nvfp4`, `q1_0` and `q2_0`
+//! the same way, with the digests of ggml 0.3.36's `to_float` output
+//! (`scripts/llama/dequant-ref.cpp`) in `random-ggml.gguf.jsonl`.
 //!
-//! `scripts/check-dequant.sh` runs gguf-py again and sets `GGUF_DEQUANT_REF` to the folder it
-//! wrote: the tests then compare with that live output instead (value by value for the random
+//! `scripts/check-dequant.sh` runs gguf-py and ggml again and sets `GGUF_DEQUANT_REF` to the
+//! folder they wrote: the tests then compare with that live output instead (value by value for the random
 //! file), and the script fails when the recording differs from it.
 
 mod common;
@@ -115,15 +118,15 @@ fn check_tensors(path: &Path, manifest_path: &Path) -> usize {
     gguf.tensors.len()
 }
 
-#[test]
-fn random_blocks_of_every_type_match_gguf_py() {
-    let dir = reference_dir();
-    let random = dir.join("random.gguf");
+/// Checks `<dir>/<stem>.gguf` against `reference`'s output: value by value first where the
+/// live run wrote all values (`<stem>.f32`; the recording keeps only their digests), so a
+/// mismatch names the value and both bit patterns; then by the digests in
+/// `<stem>.gguf.jsonl`. Returns the file's tensor types, sorted.
+fn check_random(dir: &Path, stem: &str, reference: &str) -> Vec<GgmlType> {
+    let random = dir.join(format!("{stem}.gguf"));
     let file = GgufFile::open(&random).unwrap();
     let gguf = file.parse().unwrap();
-    // Value by value first where the live run wrote all values (the recording keeps only
-    // their digests), so a mismatch names the value and both bit patterns.
-    let expected = std::fs::read(dir.join("random.f32")).ok();
+    let expected = std::fs::read(dir.join(format!("{stem}.f32"))).ok();
     let mut at = 0;
     let mut types = Vec::new();
     for t in &gguf.tensors {
@@ -137,7 +140,7 @@ fn random_blocks_of_every_type_match_gguf_py() {
             assert_eq!(
                 v.to_bits(),
                 want,
-                "{} value {i}: ours {:#010x}, gguf-py {want:#010x}",
+                "{} value {i}: ours {:#010x}, {reference} {want:#010x}",
                 t.info.ggml_type,
                 v.to_bits()
             );
@@ -147,16 +150,42 @@ fn random_blocks_of_every_type_match_gguf_py() {
     if let Some(expected) = &expected {
         assert_eq!(at, expected.len());
     }
+    check_file(&random, dir);
+    types.sort();
+    types
+}
+
+/// The types gguf-py 0.19.0 does not dequantise, checked against llama.cpp 0.3.36's ggml only.
+const GGML_ONLY: [GgmlType; 2] = [GgmlType::Q1_0, GgmlType::Q2_0];
+
+#[test]
+fn random_blocks_of_every_type_match_gguf_py() {
+    let types = check_random(&reference_dir(), "random", "gguf-py");
     let all: Vec<GgmlType> = (0..GgmlType::COUNT)
         .map(GgmlType)
-        .filter(|&t| supported(t))
+        .filter(|&t| supported(t) && !GGML_ONLY.contains(&t))
         .collect();
-    types.sort();
     assert_eq!(
         types, all,
-        "the random file has one tensor of each supported type"
+        "the random file has one tensor of each supported type gguf-py dequantises"
     );
-    check_file(&random, &dir);
+}
+
+/// `random-ggml.gguf` against `ggml_get_type_traits(type)->to_float` of llama.cpp 0.3.36
+/// (scripts/llama/dequant-ref.cpp): the types it adds to gguf-py's and the two 4-bit float
+/// types both have.
+#[test]
+fn random_blocks_match_ggml_0_3_36() {
+    let types = check_random(&reference_dir(), "random-ggml", "ggml 0.3.36");
+    assert_eq!(
+        types,
+        [
+            GgmlType::MXFP4,
+            GgmlType::NVFP4,
+            GgmlType::Q1_0,
+            GgmlType::Q2_0
+        ]
+    );
 }
 
 #[test]
@@ -189,7 +218,13 @@ fn every_smollm2_tensor_matches_gguf_py() {
 #[test]
 fn rows_stream_into_a_buffer() {
     let dir = reference_dir();
-    let file = GgufFile::open(dir.join("random.gguf")).unwrap();
+    for stem in ["random", "random-ggml"] {
+        rows_stream_in(&dir.join(format!("{stem}.gguf")));
+    }
+}
+
+fn rows_stream_in(path: &Path) {
+    let file = GgufFile::open(path).unwrap();
     let gguf = file.parse().unwrap();
     for t in &gguf.tensors {
         let ty = t.info.ggml_type;

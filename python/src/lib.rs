@@ -648,9 +648,10 @@ impl Document {
     /// The values of tensor `index` as float32 in this machine's byte order, in a
     /// `bytearray` (numpy views it without a copy), computed by the crate's
     /// `data::dequant` exactly as gguf-py's `gguf.quants.dequantize`: blocks are read as
-    /// ggml stores them on a little-endian machine, whatever the file's byte order.
-    /// `NotImplementedError` for a type gguf-py cannot dequantise either, `ValueError` when
-    /// the data is not all in the file.
+    /// ggml stores them on a little-endian machine, whatever the file's byte order; `q1_0`
+    /// and `q2_0`, which gguf-py does not dequantise, as llama.cpp 0.3.36's ggml.
+    /// `NotImplementedError` for a type neither dequantises, `ValueError` when the data is
+    /// not all in the file.
     fn dequantize<'py>(&self, py: Python<'py>, index: usize) -> PyResult<Bound<'py, PyByteArray>> {
         let t = self
             .tensors

@@ -1,5 +1,7 @@
 //! Dequantisation: blocks of a ggml type to `f32`, bit-identical to gguf-py 0.19.0's
-//! `gguf.quants.dequantize` for every type it supports.
+//! `gguf.quants.dequantize` for every type it supports, and to llama.cpp 0.3.36's ggml
+//! (`ggml_get_type_traits(type)->to_float`) for `q1_0` and `q2_0`, which gguf-py does not
+//! dequantise (and for `mxfp4` and `nvfp4`, which both do).
 //!
 //! Each value is computed with the same `f32` operations in the same order as gguf-py's
 //! numpy code (for example `q4_1` is `d * q + m`, rounded after the product, never fused),
@@ -9,7 +11,7 @@
 //! Supported: `f32`, `f16`, `bf16`, `q4_0`, `q4_1`, `q5_0`, `q5_1`, `q8_0`, `q2_K`,
 //! `q3_K`, `q4_K`, `q5_K`, `q6_K`, `tq1_0`, `tq2_0`, `mxfp4`, `nvfp4`, `iq4_nl`, `iq4_xs`,
 //! `iq2_xxs`, `iq2_xs`, `iq2_s`, `iq3_xxs`, `iq3_s`, `iq1_s`, `iq1_m` (the lattice grids are
-//! in `grids.rs`, generated from gguf-py).
+//! in `grids.rs`, generated from gguf-py), `q1_0`, `q2_0`.
 //! Other types give [`DataError::Unsupported`].
 //!
 //! ```
@@ -138,6 +140,8 @@ fn kernel(ty: GgmlType) -> Option<(usize, usize, Run)> {
         GgmlType::IQ3_S => kernel!(256, 110, iq3_s),
         GgmlType::IQ1_S => kernel!(256, 50, iq1_s),
         GgmlType::IQ1_M => kernel!(256, 56, iq1_m),
+        GgmlType::Q1_0 => kernel!(128, 18, q1_0),
+        GgmlType::Q2_0 => kernel!(64, 18, q2_0),
         _ => return None,
     })
 }
@@ -146,6 +150,18 @@ fn kernel(ty: GgmlType) -> Option<(usize, usize, Run)> {
 #[inline(always)]
 fn f16(b: &[u8], i: usize) -> f32 {
     super::f16::to_f32(u16::from_le_bytes([b[i], b[i + 1]]))
+}
+
+/// The f16 at `b[i..i + 2]` as ggml 0.3.36's `GGML_FP16_TO_FP32` converts it: as [`f16`],
+/// except that a signalling NaN comes out quiet (ggml scales the shifted bits by 2^-112).
+#[inline(always)]
+fn f16_ggml(b: &[u8], i: usize) -> f32 {
+    let d = f16(b, i);
+    if d.is_nan() {
+        f32::from_bits(d.to_bits() | 0x0040_0000)
+    } else {
+        d
+    }
 }
 
 /// Value `j` of 32 stored as q4_0 packs them: low nibbles first, then high nibbles.
@@ -316,6 +332,29 @@ fn tq2_0(b: &[u8; 66], y: &mut [f32; 256]) {
     let d = f16(b, 64);
     for (e, y) in y.iter_mut().enumerate() {
         *y = d * (crumb(&b[..64], e) as i8 - 1) as f32;
+    }
+}
+
+/// ggml 0.3.36's `dequantize_row_q1_0`: bit `j % 8` of byte `j / 8` set gives `d`, clear
+/// gives `-d` (a negation: a NaN `d` has its sign flipped).
+fn q1_0(b: &[u8; 18], y: &mut [f32; 128]) {
+    let d = f16_ggml(b, 0);
+    for (j, y) in y.iter_mut().enumerate() {
+        *y = if (b[2 + j / 8] >> (j % 8)) & 1 == 1 {
+            d
+        } else {
+            -d
+        };
+    }
+}
+
+/// ggml 0.3.36's `dequantize_row_q2_0`: bits `2(j % 4)..` of byte `j / 4` hold `q`; value
+/// `(q - 1) * d`.
+fn q2_0(b: &[u8; 18], y: &mut [f32; 64]) {
+    let d = f16_ggml(b, 0);
+    for (j, y) in y.iter_mut().enumerate() {
+        let q = (b[2 + j / 4] >> (2 * (j % 4))) & 3;
+        *y = (q as i8 - 1) as f32 * d;
     }
 }
 

@@ -191,8 +191,8 @@ pub const LAYOUTS: [BlockLayout; 35] = [
     b(35, K, &[f("qs", U8, 64, "2-bit quants packed as in q2_K; value = d * (q - 1)"), D]),
     b(39, 32, &[f("e", E8M0, 1, "shared exponent"), f("qs", U8, 16, "4-bit E2M1 codes, packed as in q4_0")]),
     b(40, 64, &[f("d", UE4M3, 4, "one scale per 16 values"), f("qs", U8, 32, "4-bit E2M1 codes: byte l of each 8-byte group g holds values 16g + l (low nibble) and 16g + 8 + l (high)")]),
-    b(41, 128, &[D, f("qs", U8, 16, "one bit per value")]),
-    b(42, 64, &[D, f("qs", U8, 16, "2-bit quants")]),
+    b(41, 128, &[D, f("qs", U8, 16, "one bit per value: bit j % 8 of byte j / 8 is value j; value = d if set, -d if clear")]),
+    b(42, 64, &[D, f("qs", U8, 16, "2-bit quants: bits 2(j % 4), 2(j % 4) + 1 of byte j / 4 are value j; value = (q - 1) * d")]),
 ];
 
 /// The layout of one block of `ty`, or `None` for removed and unknown ids.

@@ -18,7 +18,9 @@ use super::DataError;
 use crate::GgmlType;
 
 /// Whether `gguf-convert-endian` (gguf-py 0.19.0) converts tensors of type `ty`: `f32`,
-/// `f16`, `bf16`, `q4_0`, `q8_0`, `q4_K`, `q6_K`, `mxfp4`, `nvfp4`.
+/// `f16`, `bf16`, `q4_0`, `q8_0`, `q4_K`, `q6_K`, `mxfp4`, `nvfp4`. It refuses `q1_0` (a type
+/// gguf-py knows, but not in its byte-swap table) as it refuses `q4_1`; its reader does not
+/// know `q2_0` (id 42) at all.
 pub fn convertible(ty: GgmlType) -> bool {
     matches!(
         ty,
@@ -98,5 +100,11 @@ mod tests {
         swap_blocks(GgmlType::Q6_K, &mut b).unwrap();
         assert_eq!((b[207], b[208], b[209]), (207, 209, 208));
         assert!(swap_blocks(GgmlType::Q8_0, &mut [0; 35]).is_err());
+        for ty in [GgmlType::Q1_0, GgmlType::Q2_0] {
+            assert_eq!(
+                swap_blocks(ty, &mut [0; 18]),
+                Err(DataError::CannotSwap(ty))
+            );
+        }
     }
 }

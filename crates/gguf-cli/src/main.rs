@@ -100,8 +100,8 @@ enum Command {
     /// Convert a file to the other byte order, header and tensor data, as gguf-py's
     /// gguf-convert-endian does (refusing the tensor types it refuses).
     ConvertEndian(convert_endian::Args),
-    /// Print or export one tensor's values, dequantised to f32 as gguf-py does (text, JSON,
-    /// raw f32 or .npy), optionally only some rows.
+    /// Print or export one tensor's values, dequantised to f32 as gguf-py does (q1_0, q2_0:
+    /// as ggml 0.3.36) (text, JSON, raw f32 or .npy), optionally only some rows.
     Tensor(tensor::Args),
     /// Per-tensor statistics of the dequantised values: min, max, mean, standard deviation,
     /// NaN and infinity counts, tensors in parallel.

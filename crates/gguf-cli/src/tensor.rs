@@ -21,7 +21,8 @@ use crate::Failure;
 #[derive(clap::Args)]
 #[command(after_help = "\
 A row is the tensor's first (fastest) dimension, ne0. Values are dequantised to f32 exactly as
-gguf-py 0.19.0's gguf.quants.dequantize computes them. Shapes are in numpy's order (slowest
+gguf-py 0.19.0's gguf.quants.dequantize computes them; q1_0 and q2_0, which it does not
+dequantise, exactly as llama.cpp 0.3.36's ggml does. Shapes are in numpy's order (slowest
 first); with --rows the leading dimensions are flattened into rows.
 
 Formats: text (one row per line, values separated by spaces), json ({\"name\", \"type\",
