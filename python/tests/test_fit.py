@@ -30,8 +30,11 @@ TYPES = {"k": "cache_type_k", "v": "cache_type_v"}
 
 
 def settings(params):
-    """fit's keywords from a RESULTS.md params cell ("ctx 2048, k q8_0 v q8_0, fa")."""
+    """fit's keywords from a RESULTS.md params cell ("ctx 2048, k q8_0 v q8_0, fa"; "defaults":
+    the release's, which are fit's own)."""
     kw = {}
+    if params == "defaults":
+        return kw
     for part in params.split(", "):
         words = part.split()
         flags = {"fa": "flash_attn", "swa-full": "swa_full", "kvu": "kv_unified", "embd": "embeddings"}
