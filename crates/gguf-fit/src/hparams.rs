@@ -26,7 +26,8 @@ pub enum MemoryKind {
     Kv,
     /// Recurrent state only (`llama_memory_recurrent`: mamba, mamba2, rwkv6/7).
     Recurrent,
-    /// Both, per layer (`llama_memory_hybrid`: jamba, falcon-h1, plamo2, granitehybrid, lfm2).
+    /// Both, per layer (`llama_memory_hybrid`: jamba, falcon-h1, plamo2, granitehybrid, lfm2,
+    /// lfm2moe: `llm_arch_is_hybrid` of 0.3.36).
     Hybrid,
 }
 
@@ -175,7 +176,9 @@ impl Hparams {
             "mamba" | "mamba2" | "rwkv6" | "rwkv6qwen2" | "rwkv7" | "arwkv7" => {
                 MemoryKind::Recurrent
             }
-            "jamba" | "falcon-h1" | "plamo2" | "granitehybrid" | "lfm2" => MemoryKind::Hybrid,
+            "jamba" | "falcon-h1" | "plamo2" | "granitehybrid" | "lfm2" | "lfm2moe" => {
+                MemoryKind::Hybrid
+            }
             _ => MemoryKind::Kv,
         };
         let recurrent_layers = match memory {

@@ -416,6 +416,13 @@ pub fn estimate_shards(shards: &[Gguf<'_>], params: &Params) -> Result<Estimate,
         ));
     }
     let hp = Hparams::read(first)?;
+    if let Some(refusal) = gguf_llama::schema::architecture_refusal(params.release, &hp.arch) {
+        // llama_model_load: "error loading model architecture: ..."
+        return Err(FitError::new(format!(
+            "the {} fails to load it: \"{refusal}\"",
+            params.release.name()
+        )));
+    }
     let newer = params.release >= Release::LlamaCppPython0336;
     if hp.n_vocab == 0 {
         return Err(FitError::new("no vocabulary (`tokenizer.ggml.tokens`)"));

@@ -136,3 +136,28 @@ fn the_host_fit_chooses_the_context_0336_chooses() {
     let old = gguf_fit::host_fit::fit_host(&shards, &Params::of(OLD), 1 << 40, 0, 256);
     assert!(old.unwrap_err().to_string().contains("has no --fit"));
 }
+
+/// An architecture one release does not know is that release's refusal, as its
+/// `llama_model_load` gives it ("unknown model architecture"), never an estimate: mistral3 is
+/// new in 0.3.36 (scripts/check-fit.sh runs both releases' probes on every tiny model).
+#[test]
+fn an_architecture_new_in_0336_is_refused_by_0316() {
+    let tiny = tiny::all()
+        .into_iter()
+        .find(|t| t.name == "llama-f16.gguf")
+        .unwrap();
+    let gguf = Gguf::parse(&tiny.bytes).unwrap();
+    let mut b = gguf_grammar::write::GgufBuilder::from_gguf(&gguf);
+    let keys: Vec<Vec<u8>> = b.kvs.iter().map(|kv| kv.key.clone()).collect();
+    for key in keys.iter().filter(|k| k.starts_with(b"llama.")) {
+        b.rename(key, [b"mistral3".as_slice(), &key[5..]].concat());
+    }
+    b.set("general.architecture", "mistral3");
+    let bytes = b.build().unwrap();
+    let renamed = Gguf::parse(&bytes).unwrap();
+    assert_eq!(
+        estimate(&renamed, &at(OLD, 256)).unwrap_err().to_string(),
+        "the llama.cpp vendored in llama-cpp-python 0.3.16 fails to load it: \"unknown model architecture: 'mistral3'\""
+    );
+    assert!(estimate(&renamed, &at(NEW, 256)).is_ok());
+}
