@@ -312,7 +312,7 @@ function showFit(estimates, nCtx) {
     t.append(tr);
   }
   const caches = e.caches.map((c) => [`${c.kind}${c.swa ? " (sliding window)" : ""}: ${fmt(c.cells)} cells, K ${c.type_k || "-"} ${bytes(c.k_bytes)}, V ${c.type_v || "-"} ${bytes(c.v_bytes)}`]);
-  panel("fit", el("div", `${e.architecture}, context ${fmt(e.n_ctx)}${nCtx === 0 ? " (the training context)" : ""}, batch ${fmt(e.n_batch)}, micro-batch ${fmt(e.n_ubatch)}:`), t, list(caches), el("div", "* the compute buffer is an estimate; the other figures are the sizes llama.cpp allocates. More knobs: gguf fit --help."));
+  panel("fit", el("div", `${e.architecture}, context ${fmt(e.n_ctx)}${nCtx === 0 ? " (the training context)" : ""}, batch ${fmt(e.n_batch)}, micro-batch ${fmt(e.n_ubatch)}:`), t, list(caches), el("div", `* the compute buffer is an estimate; the other figures are the sizes llama.cpp allocates (the llama.cpp vendored in llama-cpp-python ${e.release}, with its defaults). More knobs: gguf fit --help.`));
 }
 
 $("ctx").addEventListener("change", () => analyst && window.gguf_inspector.analysed && askFit());
